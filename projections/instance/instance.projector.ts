@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import { defineProjector } from '../../src/kernel/es/projector.ts';
+import type { SetupEvent } from '../../src/features/setup/setup.events.ts';
+
+/** Instance state: whether setup is complete, and the private admin path chosen there. */
+export const instanceProjector = defineProjector({
+  name: 'instance',
+  version: 1,
+  mode: 'inline',
+  tables: ['instance_state'],
+  handles: ['SetupStarted', 'SetupCompleted'],
+  createTables: async (db, t) => {
+    await sql`
+      create table ${sql.table(t('instance_state'))} (
+        site_id text primary key default '_system',
+        setup_complete boolean not null,
+        admin_path text not null,
+        admin_user_id text not null,
+        first_site_id text not null
+      )`.execute(db);
+  },
+  apply: async (trx, stored, t) => {
+    const e = stored as unknown as SetupEvent;
+    const table = sql.table(t('instance_state'));
+    if (e.type === 'SetupStarted') {
+      await sql`insert into ${table} (setup_complete, admin_path, admin_user_id, first_site_id)
+                values (false, ${e.data.adminPath}, ${e.data.adminUserId}, ${e.data.siteId}) on conflict do nothing`.execute(trx);
+    } else {
+      await sql`update ${table} set setup_complete = true`.execute(trx);
+    }
+  },
+});
+
+export async function instanceState(db: Db): Promise<{ setupComplete: boolean; adminPath: string | null }> {
+  const r = await sql<{ setup_complete: boolean; admin_path: string }>`select setup_complete, admin_path from instance_state`.execute(db);
+  return { setupComplete: r.rows[0]?.setup_complete ?? false, adminPath: r.rows[0]?.admin_path ?? null };
+}

@@ -1,0 +1,42 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+
+export interface SiteRecord {
+  id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  version: number;
+}
+
+interface SiteRow {
+  site_id: string;
+  name: string;
+  settings: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+}
+
+const toRecord = (r: SiteRow): SiteRecord => ({
+  id: r.site_id,
+  name: r.name,
+  settings: r.settings,
+  createdAt: new Date(r.created_at).toISOString(),
+  updatedAt: new Date(r.updated_at).toISOString(),
+  version: r.version,
+});
+
+export async function findSite(db: Db, siteId: string): Promise<SiteRecord | null> {
+  const r = await sql<SiteRow>`select * from sites where site_id = ${siteId}`.execute(db);
+  return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+/** Sites in id order; `ids` null means every site (instance admins). */
+export async function listSites(db: Db, ids: string[] | null): Promise<SiteRecord[]> {
+  const r = ids
+    ? await sql<SiteRow>`select * from sites where site_id = any(${ids}::text[]) order by site_id`.execute(db)
+    : await sql<SiteRow>`select * from sites order by site_id`.execute(db);
+  return r.rows.map(toRecord);
+}

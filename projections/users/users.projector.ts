@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import { defineProjector } from '../../src/kernel/es/projector.ts';
+import { unseal } from '../../src/kernel/privacy/pii.ts';
+import type { UserEvent } from '../../src/features/auth/user.events.ts';
+
+/** Users (instance-wide, site `_system`) and their site memberships, unsealed for lookups. */
+export const usersProjector = defineProjector({
+  name: 'users',
+  version: 1,
+  mode: 'inline',
+  tables: ['users', 'user_sites'],
+  handles: ['UserRegistered', 'UserSiteRoleGranted'],
+  createTables: async (db, t) => {
+    await sql`
+      create table ${sql.table(t('users'))} (
+        site_id text not null default '_system',
+        user_id text primary key,
+        email text,
+        password_hash text,
+        first_name text,
+        last_name text,
+        instance_admin boolean not null,
+        token_version integer not null default 0,
+        created_at timestamptz not null
+      )`.execute(db);
+    await sql`create unique index ${sql.raw(`${t('users')}_email`)} on ${sql.table(t('users'))} (lower(email))`.execute(db);
+    await sql`
+      create table ${sql.table(t('user_sites'))} (
+        site_id text not null,
+        user_id text not null,
+        role text not null,
+        primary key (site_id, user_id)
+      )`.execute(db);
+    await sql`create index ${sql.raw(`${t('user_sites')}_user`)} on ${sql.table(t('user_sites'))} (user_id)`.execute(db);
+  },
+  apply: async (trx, stored, t) => {
+    const e = stored as unknown as UserEvent;
+    if (e.type === 'UserRegistered') {
+      const d = e.data;
+      const open = (v: string | null) => unseal(trx, d.userId, v);
+      await sql`
+        insert into ${sql.table(t('users'))} (user_id, email, password_hash, first_name, last_name, instance_admin, created_at)
+        values (${d.userId}, ${await open(d.email)}, ${await open(d.passwordHash)}, ${await open(d.firstName)},
+                ${await open(d.lastName)}, ${d.instanceAdmin}, ${d.at})
+        on conflict (user_id) do nothing`.execute(trx);
+    } else {
+      await sql`
+        insert into ${sql.table(t('user_sites'))} (site_id, user_id, role) values (${e.data.siteId}, ${e.data.userId}, ${e.data.role})
+        on conflict (site_id, user_id) do update set role = excluded.role`.execute(trx);
+    }
+  },
+});

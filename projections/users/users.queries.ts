@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+
+export interface UserRow {
+  userId: string;
+  email: string | null;
+  passwordHash: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  instanceAdmin: boolean;
+  tokenVersion: number;
+  roles: Record<string, string>;
+}
+
+interface Row {
+  user_id: string;
+  email: string | null;
+  password_hash: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  instance_admin: boolean;
+  token_version: number;
+  roles: Record<string, string> | null;
+}
+
+const SELECT = sql`
+  select u.*, (select jsonb_object_agg(s.site_id, s.role) from user_sites s where s.user_id = u.user_id) as roles
+  from users u`;
+
+const toRow = (r: Row): UserRow => ({
+  userId: r.user_id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  firstName: r.first_name,
+  lastName: r.last_name,
+  instanceAdmin: r.instance_admin,
+  tokenVersion: r.token_version,
+  roles: r.roles ?? {},
+});
+
+export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
+  const r = await sql<Row>`${SELECT} where lower(u.email) = lower(${email})`.execute(db);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+export async function findUserById(db: Db, userId: string): Promise<UserRow | null> {
+  const r = await sql<Row>`${SELECT} where u.user_id = ${userId}`.execute(db);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+/** The login result's user profile (spec: id, email, firstName, lastName, avatar). */
+export const toProfile = (u: UserRow) => ({ id: u.userId, email: u.email, firstName: u.firstName, lastName: u.lastName, avatar: null });

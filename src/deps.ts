@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from './config.ts';
+import type { Clock } from './kernel/clock.ts';
+import type { Database } from './kernel/db/create-db.ts';
+import type { DB } from './kernel/db/database.ts';
+import type { EventStore } from './kernel/es/event-store.ts';
+import type { ProjectionEngine } from './kernel/es/projection-engine.ts';
+import type { Projector } from './kernel/es/projector.ts';
+import type { TokenService } from './features/auth/tokens.ts';
+
+/** Everything a feature needs, handed to its routes as plugin options. */
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  db: Kysely<DB>;
+  store: EventStore;
+  engine: ProjectionEngine;
+  clock: Clock;
+  tokens: TokenService;
+  /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */
+  setupToken: string | null;
+  /** Runs the async projectors to the head of the log (tests, admin). */
+  drainAsync(): Promise<void>;
+}
+
+/** A vertical slice: its read models and its routes. */
+export interface Feature {
+  name: string;
+  projectors: Projector[];
+  routes: FastifyPluginAsync<AppDeps>;
+}

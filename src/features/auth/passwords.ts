@@ -1,0 +1,18 @@
+import { hash, verify } from '@node-rs/argon2';
+
+// argon2id (the library's default algorithm) with OWASP's second recommended profile.
+const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+
+export const hashPassword = (password: string) => hash(password, OPTIONS);
+
+let dummy: Promise<string> | null = null;
+
+/** Verifies; with no hash (unknown user) it still spends the same work, so timing reveals nothing. */
+export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
+  if (!passwordHash) {
+    dummy ??= hashPassword('dummy-password-for-timing');
+    await verify(await dummy, password).catch(() => false);
+    return false;
+  }
+  return verify(passwordHash, password).catch(() => false);
+}

@@ -1,0 +1,10 @@
+import type { Feature } from '../deps.ts';
+import { authFeature } from './auth/index.ts';
+import { setupFeature } from './setup/index.ts';
+import { sitesFeature } from './sites/index.ts';
+import { systemFeature } from './system/index.ts';
+
+/** Every slice of the service; adding one is one line here. */
+export const features: Feature[] = [systemFeature, setupFeature, authFeature, sitesFeature];
+
+export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -1,0 +1,50 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { instanceState } from '../../../../projections/instance/instance.projector.ts';
+import { findSite } from '../../../../projections/sites/sites.queries.ts';
+import { findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+import { setupNotFound } from '../setup.decider.ts';
+import { runSetup } from '../run-setup.process.ts';
+
+const CompleteBody = z.object({
+  siteId: z.string().min(1).max(63),
+  siteName: z.string().min(1).max(200),
+  email: z.string().email().max(320),
+  password: z.string().min(1).max(1024),
+  adminPath: z.string().max(64).optional(),
+  setupToken: z.string().max(512).optional(),
+});
+
+const sameSecret = (a: string, b: string) =>
+  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+
+export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, config, tokens, setupToken } = deps;
+
+  app.get('/setup/capabilities', { config: { caller: 'public', site: false }, schema: { tags: ['setup'] } }, async () => {
+    if ((await instanceState(db)).setupComplete) throw setupNotFound();
+    return { data: { setupComplete: false, encryption: { available: Boolean(config.ENCRYPTION_KEY) } } };
+  });
+
+  app.post('/api/v1/setup/complete', { config: { caller: 'public', site: false }, schema: { body: CompleteBody, tags: ['setup'] } }, async (req, reply) => {
+    if ((await instanceState(db)).setupComplete) throw setupNotFound();
+    if (config.SVC_REQUIRE_SETUP_TOKEN) {
+      if (!setupToken) throw new DomainError('SETUP_TOKEN_NOT_ISSUED', 'no setup token was issued');
+      if (!req.body.setupToken || !sameSecret(req.body.setupToken, setupToken)) {
+        throw new DomainError('UNAUTHENTICATED', 'a valid setupToken is required', { path: ['setupToken'] });
+      }
+    }
+    const { userId, siteId } = await runSetup(deps, req.body, commandMeta(req, SYSTEM_SITE, deps.clock.now()));
+    const user = (await findUserById(db, userId))!;
+    const { token, expiresIn } = await tokens.issue(userId, user.tokenVersion);
+    reply.status(201);
+    return { data: { site: await findSite(db, siteId), user: toProfile(user), token, expiresIn, refreshToken: null } };
+  });
+};

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { AppDeps } from '../../deps.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { collect, WrongExpectedVersion } from '../../kernel/es/event-store.ts';
+import { fold } from '../../kernel/es/decider.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { seal } from '../../kernel/privacy/pii.ts';
+import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
+import { checkPassword, hashPassword } from '../auth/index.ts';
+import { emailClaimStream, userStream } from '../auth/user.events.ts';
+import { userDecider } from '../auth/user.decider.ts';
+import { siteDecider } from '../sites/site.decider.ts';
+import { siteStream } from '../sites/site.events.ts';
+import { setupDecider } from './setup.decider.ts';
+import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
+
+export interface SetupInput {
+  siteId: string;
+  siteName: string;
+  email: string;
+  password: string;
+  adminPath?: string;
+}
+
+export const ADMIN_PATH_PATTERN = /^\/[a-z0-9][a-z0-9_-]{2,62}$/;
+const RESERVED_PATHS = new Set(['/admin', '/studio', '/api', '/health', '/metrics', '/setup']);
+
+/**
+ * First-run setup as a process: claim it (one event, so two concurrent setups cannot both win), then
+ * create the admin user and the first site step by step. Every step is idempotent and the claim holds all
+ * the data, so a crash in the middle is finished by `resumeSetup` on the next start.
+ */
+export async function runSetup(deps: AppDeps, input: SetupInput, metadata: EventMetadata): Promise<{ userId: string; siteId: string }> {
+  if (!SITE_ID_PATTERN.test(input.siteId)) throw new DomainError('VALIDATION_FAILED', 'invalid site id', { path: ['siteId'] });
+  const adminPath = input.adminPath ?? `/studio-${newId().slice(0, 10).toLowerCase()}`;
+  if (!ADMIN_PATH_PATTERN.test(adminPath) || RESERVED_PATHS.has(adminPath)) {
+    throw new DomainError('VALIDATION_FAILED', 'adminPath must look like /my-admin and not be a reserved path', { path: ['adminPath'] });
+  }
+  checkPassword(input.password, input.email);
+  const userId = newId();
+  const email = input.email.trim();
+  const started: Omit<SetupStarted['data'], 'at'> = {
+    siteId: input.siteId,
+    siteName: input.siteName,
+    adminUserId: userId,
+    email: await seal(deps.db, userId, email),
+    emailHash: createHash('sha256').update(email.toLowerCase()).digest('hex'),
+    passwordHash: await seal(deps.db, userId, await hashPassword(input.password)),
+    adminPath,
+  };
+  const now = deps.clock.now().toISOString();
+  await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'StartSetup', data: { ...started, now } }, { metadata });
+  await finishSetup(deps, { ...started, at: now }, metadata);
+  return { userId, siteId: input.siteId };
+}
+
+/** Finishes a setup that was claimed but not completed (a crash mid-way). */
+export async function resumeSetup(deps: AppDeps, metadata: EventMetadata): Promise<boolean> {
+  const events = await collect(deps.store.readStream<SetupEvent>(SETUP_STREAM));
+  const state = fold(setupDecider, events.map((e) => ({ type: e.type, data: e.data }) as SetupEvent));
+  if (state.phase !== 'started') return false;
+  await finishSetup(deps, state.started, metadata);
+  return true;
+}
+
+async function finishSetup(deps: AppDeps, s: SetupStarted['data'], metadata: EventMetadata): Promise<void> {
+  const now = deps.clock.now().toISOString();
+  const meta = { metadata };
+  await ignoreConflict(
+    deps.store.append(emailClaimStream(s.emailHash), [{ type: 'EmailClaimed', data: { userId: s.adminUserId, at: now }, metadata }], {
+      expectedVersion: 'no_stream',
+    }),
+  );
+  const register = { userId: s.adminUserId, email: s.email, passwordHash: s.passwordHash, firstName: null, lastName: null, instanceAdmin: true, now };
+  await ignoreConflict(handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'RegisterUser', data: register }, meta));
+  const site = { siteId: s.siteId, name: s.siteName, createdBy: s.adminUserId, now };
+  await ignoreConflict(handleCommand(deps.store, siteDecider, siteStream(s.siteId), { type: 'CreateSite', data: site }, { metadata: { ...metadata, siteId: s.siteId } }));
+  const grant = { userId: s.adminUserId, siteId: s.siteId, role: 'admin', now };
+  await handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'GrantSiteRole', data: grant }, meta);
+  await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'CompleteSetup', data: { now } }, meta);
+}
+
+async function ignoreConflict(p: Promise<unknown>): Promise<void> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof WrongExpectedVersion) return;
+    if (err instanceof DomainError && err.code === 'CONFLICT') return;
+    throw err;
+  }
+}

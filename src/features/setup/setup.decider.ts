@@ -1,0 +1,43 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import type { SetupEvent, SetupStarted } from './setup.events.ts';
+
+export type SetupState = { phase: 'new' } | { phase: 'started' | 'completed'; started: SetupStarted['data'] };
+
+/** Claim the first-run setup. */
+export type StartSetup = { type: 'StartSetup'; data: Omit<SetupStarted['data'], 'at'> & { now: string } };
+/** Mark setup finished once the user and site exist. */
+export type CompleteSetup = { type: 'CompleteSetup'; data: { now: string } };
+export type SetupCommand = StartSetup | CompleteSetup;
+
+export const setupNotFound = () => new DomainError('NOT_FOUND', 'not found');
+
+export const setupDecider: Decider<SetupState, SetupCommand, SetupEvent> = {
+  initialState: () => ({ phase: 'new' }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'SetupStarted':
+        return { phase: 'started', started: e.data };
+      case 'SetupCompleted':
+        return s.phase === 'new' ? s : { phase: 'completed', started: s.started };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide: (cmd, s) => {
+    switch (cmd.type) {
+      case 'StartSetup': {
+        // After setup the endpoint answers like any unknown route.
+        if (s.phase === 'completed') throw setupNotFound();
+        if (s.phase === 'started') throw new DomainError('CONFLICT', 'setup is already in progress');
+        const { now, ...data } = cmd.data;
+        return [{ type: 'SetupStarted', data: { ...data, at: now } }];
+      }
+      case 'CompleteSetup':
+        if (s.phase === 'new') throw new DomainError('CONFLICT', 'setup was not started');
+        return s.phase === 'completed' ? [] : [{ type: 'SetupCompleted', data: { at: cmd.data.now } }];
+      default:
+        return assertNever(cmd);
+    }
+  },
+};

@@ -1,0 +1,72 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { handleCommand } from '../../../kernel/es/handle-command.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
+import { findSite, listSites } from '../../../../projections/sites/sites.queries.ts';
+import { siteActivity } from '../../../../projections/site-activity/site-activity.projector.ts';
+import { siteDecider } from '../site.decider.ts';
+import { siteStream } from '../site.events.ts';
+
+const CreateSiteBody = z.object({
+  id: z.string().regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -'),
+  name: z.string().min(1).max(200),
+});
+const SettingsBody = z
+  .object({
+    default_save_action: z.enum(['stay', 'return', 'create_new']).nullable().optional(),
+    upload_policy: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+const PatchSiteBody = z.object({ name: z.string().min(1).max(200).optional(), settings: SettingsBody.optional() }).strict();
+
+export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+
+  app.post('/api/v1/sites', { config: { caller: 'admin', site: false }, schema: { body: CreateSiteBody, tags: ['sites'] } }, async (req, reply) => {
+    const now = clock.now();
+    const { id, name } = req.body;
+    await handleCommand(store, siteDecider, siteStream(id), { type: 'CreateSite', data: { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() } }, {
+      metadata: commandMeta(req, id, now),
+    });
+    reply.status(201);
+    return { data: await findSite(db, id) };
+  });
+
+  app.get('/api/v1/sites', { config: { site: false }, schema: { tags: ['sites'] } }, async (req) => {
+    const actor = actorOf(req);
+    const sites = await listSites(db, actor.instanceAdmin ? null : Object.keys(actor.roles));
+    return { data: sites, meta: { total: sites.length } };
+  });
+
+  app.get('/api/v1/site', { schema: { tags: ['sites'] } }, async (req) => {
+    const siteId = siteOf(req);
+    return withSite(db, siteId, async (trx) => {
+      const site = await findSite(trx, siteId);
+      if (!site) throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`);
+      return { data: { ...site, activity: await siteActivity(trx, siteId) } };
+    });
+  });
+
+  app.patch('/api/v1/site', { config: { caller: 'site-admin' }, schema: { body: PatchSiteBody, tags: ['sites'] } }, async (req) => {
+    const siteId = siteOf(req);
+    const now = clock.now();
+    const ifMatch = req.headers['if-match'];
+    await handleCommand(store, siteDecider, siteStream(siteId), { type: 'UpdateSite', data: { siteId, ...req.body, now: now.toISOString() } }, {
+      metadata: commandMeta(req, siteId, now),
+      expectedVersion: ifMatch ? parseVersion(ifMatch) : undefined,
+    });
+    return { data: await withSite(db, siteId, (trx) => findSite(trx, siteId)) };
+  });
+};
+
+/** If-Match carries the version the client read (`"3"` or `3`). */
+function parseVersion(h: string | string[]): number {
+  const v = Number(String(h).replace(/^W\//, '').replace(/"/g, ''));
+  if (!Number.isInteger(v) || v < 0) throw new DomainError('VALIDATION_FAILED', 'If-Match must be a record version', { path: ['headers', 'if-match'] });
+  return v;
+}

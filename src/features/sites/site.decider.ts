@@ -1,0 +1,47 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import type { SiteEvent, SiteSettings } from './site.events.ts';
+
+export type SiteState = { exists: false } | { exists: true; name: string; settings: SiteSettings };
+
+/** Create a site. */
+export type CreateSite = { type: 'CreateSite'; data: { siteId: string; name: string; createdBy: string; now: string } };
+/** Rename a site or change its settings. */
+export type UpdateSite = { type: 'UpdateSite'; data: { siteId: string; name?: string; settings?: SiteSettings; now: string } };
+export type SiteCommand = CreateSite | UpdateSite;
+
+export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'SiteCreated':
+        return { exists: true, name: e.data.name, settings: e.data.settings };
+      case 'SiteUpdated':
+        if (!s.exists) return s;
+        return { exists: true, name: e.data.name ?? s.name, settings: { ...s.settings, ...e.data.settings } };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide: (cmd, s) => {
+    switch (cmd.type) {
+      case 'CreateSite':
+        if (s.exists) throw new DomainError('CONFLICT', `site ${cmd.data.siteId} already exists`, { path: ['id'] });
+        return [
+          { type: 'SiteCreated', data: { siteId: cmd.data.siteId, name: cmd.data.name, settings: {}, createdBy: cmd.data.createdBy, at: cmd.data.now } },
+        ];
+      case 'UpdateSite': {
+        if (!s.exists) throw new DomainError('SITE_NOT_FOUND', `site ${cmd.data.siteId} not found`);
+        const name = cmd.data.name !== undefined && cmd.data.name !== s.name ? cmd.data.name : undefined;
+        const changed = Object.entries(cmd.data.settings ?? {}).filter(
+          ([k, v]) => JSON.stringify(v) !== JSON.stringify(s.settings[k as keyof SiteSettings]),
+        );
+        if (name === undefined && changed.length === 0) return [];
+        const settings = changed.length ? (Object.fromEntries(changed) as SiteSettings) : undefined;
+        return [{ type: 'SiteUpdated', data: { siteId: cmd.data.siteId, name, settings, at: cmd.data.now } }];
+      }
+      default:
+        return assertNever(cmd);
+    }
+  },
+};

@@ -1,0 +1,17 @@
+import type { DomainEvent } from '../../kernel/es/event.ts';
+
+/** Settings a site carries; more keys arrive with their features. */
+export interface SiteSettings {
+  default_save_action?: 'stay' | 'return' | 'create_new' | null;
+  upload_policy?: Record<string, unknown>;
+}
+
+/** A site (tenant) came into being. */
+export type SiteCreated = DomainEvent<'SiteCreated', { siteId: string; name: string; settings: SiteSettings; createdBy: string; at: string }>;
+/** A site's name or settings changed; `settings` holds only the keys that changed. */
+export type SiteUpdated = DomainEvent<'SiteUpdated', { siteId: string; name?: string; settings?: SiteSettings; at: string }>;
+
+export type SiteEvent = SiteCreated | SiteUpdated;
+export const SITE_EVENT_TYPES = ['SiteCreated', 'SiteUpdated'] as const;
+
+export const siteStream = (siteId: string) => `${siteId}/site/${siteId}`;

@@ -1,0 +1,72 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+
+/** Header carrying the observability token (health detail; metrics too). */
+export const OBSERVABILITY_HEADER = 'x-svc-observability-token';
+
+const ProjectionParams = z.object({ name: z.string().min(1).max(100) });
+
+export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { config, engine, db } = deps;
+  const env = config.NODE_ENV;
+
+  const observer = (req: FastifyRequest) => {
+    const given = req.headers[OBSERVABILITY_HEADER];
+    const want = config.SVC_OBSERVABILITY_TOKEN;
+    if (!want || typeof given !== 'string') return false;
+    const h = (s: string) => createHash('sha256').update(s).digest();
+    return timingSafeEqual(h(given), h(want));
+  };
+
+  app.get('/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async (req, reply) => {
+    if (!observer(req)) return { status: 'ok', env };
+    const checks = await subsystems(deps);
+    const ok = checks.database.status === 'ok';
+    reply.status(ok ? 200 : 503);
+    return { status: ok ? 'ok' : 'degraded', env, ...checks };
+  });
+
+  app.get('/api/v1/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async () => {
+    await sql`select 1`.execute(db);
+    return { data: { status: 'ok' } };
+  });
+
+  app.get('/api/v1/admin/projections', { config: { caller: 'admin', site: false }, schema: { tags: ['admin'] } }, async () => {
+    const list = await engine.status();
+    return { data: list, meta: { total: list.length } };
+  });
+
+  app.post(
+    '/api/v1/admin/projections/:name/rebuild',
+    { config: { caller: 'admin', site: false }, schema: { params: ProjectionParams, tags: ['admin'] } },
+    async (req) => {
+      if (!engine.get(req.params.name)) throw new DomainError('NOT_FOUND', `projection ${req.params.name} not found`, { path: ['name'] });
+      return { data: await engine.rebuild(req.params.name) };
+    },
+  );
+};
+
+async function subsystems(deps: AppDeps) {
+  const started = Date.now();
+  let database: { status: string; kind: string; latencyMs?: number; error?: string };
+  try {
+    await sql`select 1`.execute(deps.db);
+    database = { status: 'ok', kind: deps.database.kind, latencyMs: Date.now() - started };
+  } catch (err) {
+    database = { status: 'down', kind: deps.database.kind, error: (err as Error).message };
+  }
+  const projections = await deps.engine.status().catch(() => []);
+  return {
+    database,
+    eventStore: { status: database.status, kind: deps.store.kind },
+    redis: { status: deps.config.REDIS_URL ? 'configured' : 'not_configured' },
+    search: { status: 'postgres' },
+    projections: projections.map((p) => ({ name: p.name, lag: p.lag, status: p.status })),
+  };
+}

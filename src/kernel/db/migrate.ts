@@ -1,0 +1,98 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './database.ts';
+
+/** The role that request-scoped queries run as, so that row-level security applies to them. */
+export const APP_ROLE = 'svc_app';
+
+const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
+  {
+    id: '001_event_store',
+    up: async (db) => {
+      await sql`
+        create table events (
+          global_position bigint generated always as identity,
+          transaction_id xid8 not null default pg_current_xact_id(),
+          site_id text not null,
+          stream_id text not null,
+          stream_version integer not null,
+          event_id uuid not null unique,
+          type text not null,
+          schema_version integer not null default 1,
+          data jsonb not null,
+          metadata jsonb not null,
+          created_at timestamptz not null,
+          primary key (site_id, stream_id, stream_version)
+        )`.execute(db);
+      await sql`create index events_global_order on events (transaction_id, global_position)`.execute(db);
+      await sql`create index events_position on events (global_position)`.execute(db);
+      await sql`create index events_site_type on events (site_id, type, global_position)`.execute(db);
+      await sql`
+        create table streams (
+          site_id text not null,
+          stream_id text not null,
+          version integer not null,
+          primary key (site_id, stream_id)
+        )`.execute(db);
+      await sql`
+        create table projection_state (
+          name text primary key,
+          version integer not null,
+          checkpoint text,
+          status text not null default 'live',
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`create table instance_settings (key text primary key, value jsonb not null)`.execute(db);
+    },
+  },
+  {
+    id: '002_app_role',
+    up: async (db) => {
+      // Roles are cluster-wide: several schemas (tests, tenants of one server) may race to create it.
+      await sql
+        .raw(
+          `do $$ begin
+             if not exists (select from pg_roles where rolname = '${APP_ROLE}') then
+               begin create role ${APP_ROLE} nologin; exception when duplicate_object or unique_violation then null; end;
+             end if;
+           end $$`,
+        )
+        .execute(db);
+      await sql.raw(`grant ${APP_ROLE} to current_user`).execute(db).catch(() => undefined);
+      await sql.raw(`grant usage on schema ${'"' + (await currentSchema(db)) + '"'} to ${APP_ROLE}`).execute(db);
+    },
+  },
+  {
+    id: '003_subject_keys',
+    up: async (db) => {
+      // Keys that seal personal data inside events; deleting a subject's key erases its data from the log.
+      await sql`
+        create table subject_keys (
+          subject_id text primary key,
+          key bytea not null,
+          created_at timestamptz not null default now()
+        )`.execute(db);
+    },
+  },
+];
+
+async function currentSchema(db: Kysely<DB>): Promise<string> {
+  const r = await sql<{ s: string }>`select current_schema() as s`.execute(db);
+  return r.rows[0]!.s;
+}
+
+/** Applies the kernel migrations once, under a transaction-scoped advisory lock. */
+export async function migrate(db: Kysely<DB>): Promise<void> {
+  await sql`create table if not exists schema_migrations (id text primary key, applied_at timestamptz not null default now())`.execute(
+    db,
+  );
+  await db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(current_schema() || ':migrate'))`.execute(trx);
+    const done = await sql<{ id: string }>`select id from schema_migrations`.execute(trx);
+    const applied = new Set(done.rows.map((r) => r.id));
+    for (const m of migrations) {
+      if (applied.has(m.id)) continue;
+      await m.up(trx as unknown as Kysely<DB>);
+      await sql`insert into schema_migrations (id) values (${m.id})`.execute(trx);
+    }
+  });
+}

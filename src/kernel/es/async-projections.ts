@@ -1,0 +1,104 @@
+import { sql, type Kysely } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { DB } from '../db/database.ts';
+import { applyAll } from './projection-engine.ts';
+import { readGlobal } from './pg-event-store.ts';
+import type { Projector } from './projector.ts';
+
+const BATCH = 500;
+
+class CheckpointMoved extends Error {}
+
+/**
+ * Applies one batch to an async projector: its rows and its checkpoint commit together, and the checkpoint
+ * moves only by compare-and-set, so a second worker (or a rebuild) makes this batch roll back, not repeat.
+ * Returns the number of events read.
+ */
+export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number> {
+  const state = await db.selectFrom('projection_state').select(['checkpoint', 'status']).where('name', '=', p.name).executeTakeFirst();
+  if (!state || state.status !== 'live') return 0;
+  const batch = await readGlobal(db, state.checkpoint ?? undefined, BATCH, true);
+  if (batch.length === 0) return 0;
+  const next = batch[batch.length - 1]!.checkpoint;
+  try {
+    await db.transaction().execute(async (trx) => {
+      await applyAll(trx, p, batch);
+      const moved = await trx
+        .updateTable('projection_state')
+        .set({ checkpoint: next, updated_at: new Date() })
+        .where('name', '=', p.name)
+        .where(sql<boolean>`checkpoint is not distinct from ${state.checkpoint}`)
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) throw new CheckpointMoved();
+    });
+  } catch (err) {
+    if (err instanceof CheckpointMoved) return 0;
+    throw err;
+  }
+  return batch.length;
+}
+
+export interface AsyncRunnerOptions {
+  db: Kysely<DB>;
+  /** PostgreSQL pool for the leader lock; null on PGlite (one process owns the data directory). */
+  lockPool: pg.Pool | null;
+  projectors: readonly Projector[];
+  log: Logger;
+  pollMs?: number;
+}
+
+/**
+ * Runs the async projectors while this node holds the leader lock (a session advisory lock), so any number
+ * of nodes may run and exactly one projects.
+ */
+export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promise<void>; drain(): Promise<void> } {
+  const pollMs = opts.pollMs ?? 200;
+  let stopped = false;
+  let lockClient: pg.PoolClient | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  const isLeader = async (): Promise<boolean> => {
+    if (!opts.lockPool) return true;
+    if (lockClient) return true;
+    const c = await opts.lockPool.connect();
+    const r = await c.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext(current_schema() || ':async-projections')) as ok`);
+    if (r.rows[0]?.ok) {
+      lockClient = c;
+      c.on('error', () => (lockClient = null));
+      return true;
+    }
+    c.release();
+    return false;
+  };
+
+  const drain = async (): Promise<void> => {
+    if (!(await isLeader())) return;
+    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, p)) > 0);
+  };
+
+  const tick = (): void => {
+    if (stopped) return;
+    running = drain()
+      .catch((err) => opts.log.error({ err }, 'async projection failed; retrying'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, pollMs);
+      });
+  };
+  if (opts.projectors.length > 0) tick();
+
+  return {
+    drain: () => (running = running.then(drain)),
+    stop: async () => {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      if (lockClient) {
+        await lockClient.query(`select pg_advisory_unlock_all()`).catch(() => undefined);
+        lockClient.release();
+        lockClient = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,60 @@
+import type { DomainEvent, NewEvent, StoredEvent } from './event.ts';
+
+/** `no_stream`: the stream must not exist; a number: its current version (0 = empty); `any`: no check. */
+export type ExpectedVersion = number | 'no_stream' | 'any';
+
+export interface AppendResult {
+  /** The stream's version after the append (its last event's version). */
+  nextExpectedVersion: number;
+  events: StoredEvent[];
+}
+
+export interface ReadStreamOptions {
+  fromVersion?: number;
+  toVersion?: number;
+  /** Only events committed at or before this time. */
+  until?: Date;
+}
+
+export interface ReadAllOptions {
+  /** An event's `checkpoint`: read strictly after it. */
+  after?: string;
+  limit?: number;
+}
+
+/** Raised when the expected version does not match; maps to 409 CONFLICT. */
+export class WrongExpectedVersion extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedVersion,
+    readonly actual: number | null,
+  ) {
+    super(`stream ${streamId} expected version ${String(expected)}, actual ${actual ?? 'none'}`);
+    this.name = 'WrongExpectedVersion';
+  }
+}
+
+/** The append-only event store port (DESIGN §3); every adapter passes test/contracts/event-store.contract.ts. */
+export interface EventStore {
+  readonly kind: string;
+  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  readStream<E extends DomainEvent = DomainEvent>(streamId: string, opts?: ReadStreamOptions): AsyncIterable<StoredEvent<E>>;
+  /** Events in global order; never skips an event that a slower concurrent append commits later. */
+  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
+  /** The stream's current version, or null when it does not exist. */
+  streamVersion(streamId: string): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+/** Site id of a stream name `<siteId>/<aggregate>/<id…>`. */
+export function siteOfStream(streamId: string): string {
+  const i = streamId.indexOf('/');
+  if (i <= 0) throw new Error(`stream id ${streamId} has no site part`);
+  return streamId.slice(0, i);
+}
+
+export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../db/database.ts';
+import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
+import {
+  siteOfStream,
+  WrongExpectedVersion,
+  type AppendResult,
+  type EventStore,
+  type ExpectedVersion,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+} from './event-store.ts';
+import { handlesEvent, liveTable, type Projector } from './projector.ts';
+
+const PAGE = 500;
+
+export interface EventRow {
+  global_position: string;
+  transaction_id: string;
+  site_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: unknown;
+  created_at: Date;
+}
+
+export function toStoredEvent<E extends DomainEvent = DomainEvent>(r: EventRow): StoredEvent<E> {
+  return {
+    type: r.type as E['type'],
+    data: r.data as E['data'],
+    eventId: r.event_id,
+    schemaVersion: r.schema_version,
+    metadata: r.metadata as EventMetadata,
+    streamId: r.stream_id,
+    siteId: r.site_id,
+    streamVersion: r.stream_version,
+    globalPosition: BigInt(r.global_position),
+    checkpoint: `${r.transaction_id}:${r.global_position}`,
+    createdAt: new Date(r.created_at),
+  };
+}
+
+export function parseCheckpoint(cp: string | null | undefined): [string, string] {
+  if (!cp) return ['0', '0'];
+  const m = /^(\d+):(\d+)$/.exec(cp);
+  if (!m) throw new Error(`invalid checkpoint ${cp}`);
+  return [m[1]!, m[2]!];
+}
+
+/**
+ * Event store on PostgreSQL or PGlite: one `events` table, a `streams` table for the version check,
+ * and inline projectors applied in the append transaction (read-your-writes).
+ */
+export class PgEventStore implements EventStore {
+  readonly kind = 'postgres';
+  constructor(
+    private readonly db: Kysely<DB>,
+    private readonly inline: readonly Projector[] = [],
+  ) {}
+
+  async append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const siteId = siteOfStream(streamId);
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const last = await bumpVersion(trx, siteId, streamId, events.length, opts.expectedVersion);
+        const stored = await insertEvents(trx, siteId, streamId, last - events.length + 1, events);
+        for (const p of this.inline) {
+          for (const e of stored) if (handlesEvent(p, e.type)) await p.apply(trx, e, liveTable);
+        }
+        return { nextExpectedVersion: last, events: stored };
+      });
+    } catch (err) {
+      // The primary key (site, stream, version) is the backstop for any race the version check misses.
+      if ((err as { code?: string }).code === '23505') {
+        throw new WrongExpectedVersion(streamId, opts.expectedVersion, await this.streamVersion(streamId));
+      }
+      throw err;
+    }
+  }
+
+  async *readStream<E extends DomainEvent = DomainEvent>(
+    streamId: string,
+    opts: ReadStreamOptions = {},
+  ): AsyncIterable<StoredEvent<E>> {
+    const siteId = siteOfStream(streamId);
+    let from = opts.fromVersion ?? 1;
+    for (;;) {
+      let q = this.db
+        .selectFrom('events')
+        .selectAll()
+        .where('site_id', '=', siteId)
+        .where('stream_id', '=', streamId)
+        .where('stream_version', '>=', from)
+        .orderBy('stream_version')
+        .limit(PAGE);
+      if (opts.toVersion !== undefined) q = q.where('stream_version', '<=', opts.toVersion);
+      if (opts.until) q = q.where('created_at', '<=', opts.until);
+      const rows = (await q.execute()) as EventRow[];
+      for (const r of rows) yield toStoredEvent<E>(r);
+      if (rows.length < PAGE) return;
+      from = rows[rows.length - 1]!.stream_version + 1;
+    }
+  }
+
+  readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {
+    return readGlobal(this.db, opts.after, opts.limit ?? PAGE, true);
+  }
+
+  async streamVersion(streamId: string): Promise<number | null> {
+    const row = await this.db
+      .selectFrom('streams')
+      .select('version')
+      .where('site_id', '=', siteOfStream(streamId))
+      .where('stream_id', '=', streamId)
+      .executeTakeFirst();
+    return row?.version ?? null;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Global order by (transaction_id, global_position). With `guard`, only transactions older than every
+ * running one are read, so an event that a slower transaction commits later is never skipped.
+ * Without it (only under an exclusive lock on `events`) everything committed is read.
+ */
+export async function readGlobal(
+  db: Kysely<DB> | Transaction<DB>,
+  after: string | undefined,
+  limit: number,
+  guard: boolean,
+): Promise<StoredEvent[]> {
+  const [tx, pos] = parseCheckpoint(after);
+  const rows = await sql<EventRow>`
+    select * from events
+    where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)
+    ${guard ? sql`and transaction_id < pg_snapshot_xmin(pg_current_snapshot())` : sql``}
+    order by transaction_id, global_position
+    limit ${limit}`.execute(db);
+  return rows.rows.map((r) => toStoredEvent(r));
+}
+
+async function bumpVersion(
+  trx: Transaction<DB>,
+  siteId: string,
+  streamId: string,
+  n: number,
+  expected: ExpectedVersion,
+): Promise<number> {
+  let rows: { version: number }[];
+  if (expected === 'any') {
+    rows = (
+      await sql<{ version: number }>`
+        insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
+        on conflict (site_id, stream_id) do update set version = streams.version + ${n}
+        returning version`.execute(trx)
+    ).rows;
+  } else if (expected === 'no_stream' || expected === 0) {
+    rows = (
+      await sql<{ version: number }>`
+        insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
+        on conflict (site_id, stream_id) do nothing
+        returning version`.execute(trx)
+    ).rows;
+  } else {
+    rows = await trx
+      .updateTable('streams')
+      .set({ version: sql`version + ${n}` })
+      .where('site_id', '=', siteId)
+      .where('stream_id', '=', streamId)
+      .where('version', '=', expected)
+      .returning('version')
+      .execute();
+  }
+  if (rows.length === 0) {
+    const actual = await trx
+      .selectFrom('streams')
+      .select('version')
+      .where('site_id', '=', siteId)
+      .where('stream_id', '=', streamId)
+      .executeTakeFirst();
+    throw new WrongExpectedVersion(streamId, expected, actual?.version ?? null);
+  }
+  return rows[0]!.version;
+}
+
+async function insertEvents(
+  trx: Transaction<DB>,
+  siteId: string,
+  streamId: string,
+  firstVersion: number,
+  events: NewEvent[],
+): Promise<StoredEvent[]> {
+  const ids = events.map((e) => e.eventId ?? randomUUID());
+  const res = await sql<EventRow>`
+    insert into events (site_id, stream_id, stream_version, event_id, type, schema_version, data, metadata, created_at)
+    select ${siteId}, ${streamId}, v, id, t, sv, d, m, c
+    from unnest(${events.map((_, i) => firstVersion + i)}::int[], ${ids}::uuid[], ${events.map((e) => e.type)}::text[],
+                ${events.map((e) => e.schemaVersion ?? 1)}::int[], ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[],
+                ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[], ${events.map((e) => e.metadata.occurredAt)}::timestamptz[])
+         as u(v, id, t, sv, d, m, c)
+    returning *`.execute(trx);
+  return res.rows.sort((a, b) => a.stream_version - b.stream_version).map((r) => toStoredEvent(r));
+}

@@ -1,0 +1,131 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Db, DB } from '../db/database.ts';
+import { APP_ROLE } from '../db/migrate.ts';
+import type { StoredEvent } from './event.ts';
+import { readGlobal } from './pg-event-store.ts';
+import { handlesEvent, liveTable, type Projector, type TableName } from './projector.ts';
+
+const BATCH = 500;
+const NEXT = '__next';
+
+export interface ProjectionStatus {
+  name: string;
+  version: number;
+  mode: 'inline' | 'async';
+  status: string;
+  checkpoint: string | null;
+  lag: number;
+}
+
+/**
+ * Owns every projector's tables and state: creates them, rebuilds a projector from the log into fresh
+ * tables and swaps them in (on first start and when its version changes), and reports checkpoints and lag.
+ */
+export class ProjectionEngine {
+  private readonly byName: Map<string, Projector>;
+  constructor(
+    private readonly db: Kysely<DB>,
+    readonly projectors: readonly Projector[],
+  ) {
+    this.byName = new Map(projectors.map((p) => [p.name, p]));
+  }
+
+  get(name: string): Projector | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Brings every projector to its code version: new or changed ones are rebuilt from the log. */
+  async setup(): Promise<void> {
+    for (const p of this.projectors) {
+      const state = await this.db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
+      if (!state || state.version !== p.version) await this.rebuild(p.name);
+    }
+  }
+
+  /** Replays the whole log into fresh tables, then swaps them in under a short lock that holds back appends. */
+  async rebuild(name: string): Promise<ProjectionStatus> {
+    const p = this.byName.get(name);
+    if (!p) throw new Error(`unknown projection ${name}`);
+    const next: TableName = (t) => `${t}${NEXT}`;
+    for (const t of p.tables) await sql`drop table if exists ${sql.table(next(t))}`.execute(this.db);
+    await p.createTables(this.db, next);
+    for (const t of p.tables) await secureTable(this.db, next(t));
+
+    let checkpoint: string | undefined;
+    for (;;) {
+      const batch = await readGlobal(this.db, checkpoint, BATCH, true);
+      if (batch.length === 0) break;
+      await this.db.transaction().execute((trx) => applyAll(trx, p, batch, next));
+      checkpoint = batch[batch.length - 1]!.checkpoint;
+    }
+
+    await this.db.transaction().execute(async (trx) => {
+      // Appends wait for this lock; everything committed before it is read without the snapshot guard.
+      await sql`lock table events in exclusive mode`.execute(trx);
+      for (;;) {
+        const batch = await readGlobal(trx, checkpoint, BATCH, false);
+        if (batch.length === 0) break;
+        await applyAll(trx, p, batch, next);
+        checkpoint = batch[batch.length - 1]!.checkpoint;
+      }
+      for (const t of p.tables) await swapIn(trx, t, next(t));
+      await trx
+        .insertInto('projection_state')
+        .values({ name: p.name, version: p.version, checkpoint: checkpoint ?? null, status: 'live', updated_at: new Date() })
+        .onConflict((oc) =>
+          oc.column('name').doUpdateSet({ version: p.version, checkpoint: checkpoint ?? null, status: 'live', updated_at: new Date() }),
+        )
+        .execute();
+    });
+    return this.statusOf(p);
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    return Promise.all(this.projectors.map((p) => this.statusOf(p)));
+  }
+
+  private async statusOf(p: Projector): Promise<ProjectionStatus> {
+    const state = await this.db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
+    if (p.mode === 'inline') {
+      // Inline projectors commit with each append: no lag, and their position is the head of the log.
+      const head = await sql<{ cp: string | null }>`
+        select transaction_id || ':' || global_position as cp from events
+        order by transaction_id desc, global_position desc limit 1`.execute(this.db);
+      return { name: p.name, version: p.version, mode: p.mode, status: state?.status ?? 'new', checkpoint: head.rows[0]?.cp ?? null, lag: 0 };
+    }
+    const lag = await countAfter(this.db, state?.checkpoint ?? null);
+    return { name: p.name, version: p.version, mode: p.mode, status: state?.status ?? 'new', checkpoint: state?.checkpoint ?? null, lag };
+  }
+}
+
+export async function countAfter(db: Db, checkpoint: string | null): Promise<number> {
+  const [tx, pos] = (checkpoint ?? '0:0').split(':');
+  const r = await sql<{ n: string }>`
+    select count(*)::text as n from events where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(db);
+  return Number(r.rows[0]!.n);
+}
+
+export async function applyAll(trx: Transaction<DB>, p: Projector, events: StoredEvent[], t: TableName = liveTable): Promise<void> {
+  for (const e of events) if (handlesEvent(p, e.type)) await p.apply(trx, e, t);
+}
+
+/** Every read-model table gets row-level security on site_id, the second wall behind the code's own scoping. */
+async function secureTable(db: Db, table: string): Promise<void> {
+  await sql`alter table ${sql.table(table)} enable row level security`.execute(db);
+  await sql`create policy site_isolation on ${sql.table(table)}
+            using (site_id = current_setting('svc.site_id', true))
+            with check (site_id = current_setting('svc.site_id', true))`.execute(db);
+  await sql`grant select, insert, update, delete on ${sql.table(table)} to ${sql.raw(APP_ROLE)}`.execute(db);
+}
+
+async function swapIn(trx: Transaction<DB>, live: string, next: string): Promise<void> {
+  await sql`drop table if exists ${sql.table(live)} cascade`.execute(trx);
+  await sql`alter table ${sql.table(next)} rename to ${sql.table(live)}`.execute(trx);
+  const idx = await sql<{ indexname: string }>`
+    select indexname from pg_indexes where schemaname = current_schema() and tablename = ${live}`.execute(trx);
+  for (const { indexname } of idx.rows) {
+    if (indexname.includes(NEXT)) {
+      await sql`alter index ${sql.table(indexname)} rename to ${sql.table(indexname.replace(NEXT, ''))}`.execute(trx);
+    }
+  }
+}

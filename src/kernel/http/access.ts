@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { roleOn, type Actor } from '../auth/actor.ts';
+import { siteFromRequest, SITE_ID_PATTERN } from '../tenancy/site.ts';
+import { DomainError, forbidden, unauthenticated } from './errors.ts';
+import './route-config.ts';
+
+export interface AccessOptions {
+  /** Turns a bearer token into an actor, or throws UNAUTHENTICATED / TOKEN_EXPIRED. */
+  authenticate(token: string): Promise<Actor>;
+  siteExists(siteId: string): Promise<boolean>;
+}
+
+const SITE_ADMIN_ROLES = new Set(['admin', 'site_admin']);
+
+/**
+ * Authentication, tenancy and the caller check of every route, in that order: a bad token is 401 before
+ * anything else is revealed; then the site must exist (404 SITE_NOT_FOUND) and be one of the caller's.
+ */
+export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
+  app.decorateRequest('actor', null);
+  app.decorateRequest('site', null);
+  app.addHook('onRequest', async (req) => {
+    const config = req.routeOptions.config ?? {};
+    const caller = config.caller ?? 'bearer';
+    const token = bearer(req);
+    if (token) req.actor = await opts.authenticate(token);
+    if (caller !== 'public' && !req.actor) throw unauthenticated();
+    if (caller === 'admin' && !req.actor?.instanceAdmin) throw forbidden('this area is for administrators');
+
+    const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
+    if (!siteScoped) return;
+    const siteId = siteFromRequest(req.headers, req.headers.host);
+    if (!siteId) throw new DomainError('VALIDATION_FAILED', 'no site given: send X-Svc-Site', { path: ['headers', 'x-svc-site'] });
+    if (!SITE_ID_PATTERN.test(siteId) || !(await opts.siteExists(siteId))) {
+      throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
+    }
+    if (req.actor) {
+      const role = roleOn(req.actor, siteId);
+      if (!role) throw forbidden(`you are not a member of site ${siteId}`);
+      if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role)) throw forbidden('this area is for site administrators');
+    }
+    req.site = { id: siteId };
+  });
+}
+
+function bearer(req: FastifyRequest): string | null {
+  const h = req.headers.authorization;
+  if (!h) return null;
+  const m = /^Bearer\s+(\S+)$/i.exec(h);
+  if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+  return m[1]!;
+}
+
+/** The active site of a site-scoped route (set by installAccess). */
+export function siteOf(req: FastifyRequest): string {
+  if (!req.site) throw new Error('route is not site-scoped');
+  return req.site.id;
+}
+
+export function actorOf(req: FastifyRequest): Actor {
+  if (!req.actor) throw unauthenticated();
+  return req.actor;
+}

@@ -1,0 +1,42 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+
+/** Personal data as stored in an event: `pii:<base64(iv | ciphertext | tag)>`, sealed with the subject's key. */
+export type Sealed = string;
+const PREFIX = 'pii:';
+
+async function subjectKey(db: Db, subjectId: string, create: boolean): Promise<Buffer | null> {
+  if (create) {
+    await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${randomBytes(32)})
+              on conflict (subject_id) do nothing`.execute(db);
+  }
+  const r = await sql<{ key: Buffer }>`select key from subject_keys where subject_id = ${subjectId}`.execute(db);
+  return r.rows[0]?.key ?? null;
+}
+
+/** Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use. */
+export async function seal(db: Db, subjectId: string, value: string): Promise<Sealed> {
+  const key = (await subjectKey(db, subjectId, true))!;
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([c.update(value, 'utf8'), c.final()]);
+  return PREFIX + Buffer.concat([iv, body, c.getAuthTag()]).toString('base64');
+}
+
+/** Opens a sealed value; null once the subject's key was destroyed (erased). */
+export async function unseal(db: Db, subjectId: string, sealed: Sealed | null): Promise<string | null> {
+  if (sealed === null) return null;
+  if (!sealed.startsWith(PREFIX)) throw new Error('not a sealed value');
+  const key = await subjectKey(db, subjectId, false);
+  if (!key) return null;
+  const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64');
+  const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  d.setAuthTag(raw.subarray(raw.length - 16));
+  return Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8');
+}
+
+/** Erasure: the subject's sealed data in the log becomes unreadable for good. */
+export async function shred(db: Db, subjectId: string): Promise<void> {
+  await sql`delete from subject_keys where subject_id = ${subjectId}`.execute(db);
+}

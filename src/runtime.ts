@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { AppDeps } from './deps.ts';
+import { allProjectors } from './features/index.ts';
+import { TokenService } from './features/auth/index.ts';
+import { systemClock, type Clock } from './kernel/clock.ts';
+import { createDatabase, type Database } from './kernel/db/create-db.ts';
+import type { DB } from './kernel/db/database.ts';
+import { migrate } from './kernel/db/migrate.ts';
+import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
+import { PgEventStore } from './kernel/es/pg-event-store.ts';
+import { ProjectionEngine } from './kernel/es/projection-engine.ts';
+
+export interface Runtime {
+  deps: AppDeps;
+  stop(): Promise<void>;
+}
+
+export function databaseFromConfig(config: Config): Promise<Database> {
+  return config.DATABASE_URL
+    ? createDatabase({ kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
+    : createDatabase({ kind: 'pglite', dataDir: path.resolve(config.SVC_DATA_DIR) });
+}
+
+/**
+ * Wires the service on an open database: migrations, event store with its inline projectors, projections
+ * brought to their code version, the async projection worker, and token signing.
+ */
+export async function startRuntime(
+  config: Config,
+  database: Database,
+  log: Logger,
+  opts: { clock?: Clock; asyncWorker?: boolean } = {},
+): Promise<Runtime> {
+  const { db } = database;
+  await migrate(db);
+  const projectors = allProjectors();
+  const engine = new ProjectionEngine(db, projectors);
+  await engine.setup();
+  const store = new PgEventStore(db, projectors.filter((p) => p.mode === 'inline'));
+  const asyncProjectors = projectors.filter((p) => p.mode === 'async');
+  const worker = startAsyncProjections({
+    db,
+    lockPool: database.kind === 'postgres' ? database.pool : null,
+    projectors: opts.asyncWorker === false ? [] : asyncProjectors,
+    log,
+    pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
+  });
+  const secret = config.JWT_SECRET ?? (await persistedSecret(db, 'jwt_secret', log));
+  const setupToken = config.SVC_REQUIRE_SETUP_TOKEN ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url')) : null;
+  if (setupToken && !config.SVC_SETUP_TOKEN) log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
+  const deps: AppDeps = {
+    config,
+    database,
+    db,
+    store,
+    engine,
+    clock: opts.clock ?? systemClock,
+    tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
+    setupToken,
+    drainAsync: async () => {
+      for (const p of asyncProjectors) while ((await catchUpOnce(db, p)) > 0);
+    },
+  };
+  return { deps, stop: () => worker.stop() };
+}
+
+/** A secret generated once and kept in the database, for installs that set none (embedded mode). */
+async function persistedSecret(db: Kysely<DB>, key: string, log: Logger): Promise<string> {
+  const fresh = randomBytes(48).toString('base64url');
+  await sql`insert into instance_settings (key, value) values (${key}, ${JSON.stringify(fresh)}) on conflict (key) do nothing`.execute(db);
+  const row = await db.selectFrom('instance_settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+  if (row.value === fresh) log.warn('JWT_SECRET is not set: generated one and stored it in the database');
+  return row.value as string;
+}
