@@ -20,6 +20,8 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
   app.decorateRequest('actor', null);
   app.decorateRequest('site', null);
   app.addHook('onRequest', async (req) => {
+    // Unmatched routes answer one plain 404, whoever asks.
+    if (!req.routeOptions.url) return;
     const config = req.routeOptions.config ?? {};
     const caller = config.caller ?? 'bearer';
     const token = bearer(req);

@@ -1,0 +1,52 @@
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { AppDeps } from '../../src/deps.ts';
+import type { Clock } from '../../src/kernel/clock.ts';
+import { startRuntime } from '../../src/runtime.ts';
+import { openTestDatabase } from './db.ts';
+
+export const ADMIN = { email: 'admin@example.com', password: 'Correct-horse-42!' };
+
+export interface TestApp {
+  app: FastifyInstance;
+  deps: AppDeps;
+  /** Sends a request; `as` is a bearer token, `site` an X-Svc-Site value. */
+  call(opts: InjectOptions & { as?: string; site?: string }): ReturnType<FastifyInstance['inject']>;
+  /** Runs setup (site `main`) and returns the admin's token. */
+  setup(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The whole service on a database of its own, driven through app.inject(). */
+export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  const database = await openTestDatabase();
+  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-123', ...opts.env });
+  const runtime = await startRuntime(config, database, pino({ level: 'silent' }), { clock: opts.clock, asyncWorker: false });
+  const app = await buildApp(runtime.deps, { logger: false });
+  const call: TestApp['call'] = ({ as, site, headers, ...rest }) =>
+    app.inject({
+      ...rest,
+      headers: { ...(as ? { authorization: `Bearer ${as}` } : {}), ...(site ? { 'x-svc-site': site } : {}), ...headers },
+    });
+  return {
+    app,
+    deps: runtime.deps,
+    call,
+    setup: async () => {
+      const res = await call({
+        method: 'POST',
+        url: '/api/v1/setup/complete',
+        payload: { siteId: 'main', siteName: 'Main', ...ADMIN },
+      });
+      if (res.statusCode !== 201) throw new Error(`setup failed: ${res.body}`);
+      return res.json().data.token as string;
+    },
+    close: async () => {
+      await app.close();
+      await runtime.stop();
+      await database.drop();
+    },
+  };
+}
