@@ -1,4 +1,4 @@
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -13,7 +13,7 @@ export interface TestApp {
   app: FastifyInstance;
   deps: AppDeps;
   /** Sends a request; `as` is a bearer token, `site` an X-Svc-Site value. */
-  call(opts: InjectOptions & { as?: string; site?: string }): ReturnType<FastifyInstance['inject']>;
+  call(opts: InjectOptions & { as?: string; site?: string }): Promise<LightMyRequestResponse>;
   /** Runs setup (site `main`) and returns the admin's token. */
   setup(): Promise<string>;
   close(): Promise<void>;
