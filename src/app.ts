@@ -32,8 +32,14 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // While shutting down, answers close their connection, so a keep-alive client does not hold the exit.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
   await app.register(swagger, {
