@@ -1,0 +1,13 @@
+import { describe } from 'vitest';
+import { eventStoreContract } from '../../../test/contracts/event-store.contract.ts';
+import { EsdbEventStore } from './esdb-event-store.ts';
+
+const url = process.env.EVENTSTORE_URL;
+if (!url) console.info('EventStoreDB contract skipped: EVENTSTORE_URL is not set');
+
+describe.skipIf(!url)('EventStoreDB adapter (EVENTSTORE_URL)', () => {
+  eventStoreContract('EventStoreDB', async () => {
+    const store = new EsdbEventStore(url!);
+    return { store, close: () => store.close() };
+  });
+});
