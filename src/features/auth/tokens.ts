@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import { errors, jwtVerify, SignJWT } from 'jose';
 import { DomainError } from '../../kernel/http/errors.ts';
 
@@ -11,12 +11,13 @@ export interface AccessClaims {
 
 /** HS256 access tokens signed with JWT_SECRET. */
 export class TokenService {
-  private readonly key: Uint8Array;
+  // A KeyObject made once: jose would otherwise import the raw secret on every sign and verify.
+  private readonly key: KeyObject;
   constructor(
     secret: string,
     private readonly ttlSeconds: number,
   ) {
-    this.key = new TextEncoder().encode(secret);
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
   async issue(userId: string, tokenVersion: number, amr: string[] = ['pwd']): Promise<{ token: string; expiresIn: number }> {

@@ -22,7 +22,34 @@ export interface HandleOptions {
  * re-decided against the fresh state (safe: the decider sees the other writer's events), unless the
  * caller pinned the version it saw; then the conflict goes back as 409 CONFLICT.
  */
-export async function handleCommand<S, C, E extends DomainEvent>(
+export function handleCommand<S, C, E extends DomainEvent>(
+  store: EventStore,
+  decider: Decider<S, C, E>,
+  streamId: string,
+  command: C,
+  opts: HandleOptions,
+): Promise<CommandResult<S, E>> {
+  return serialised(streamId, () => decideAndAppend(store, decider, streamId, command, opts));
+}
+
+const tails = new Map<string, Promise<unknown>>();
+
+/**
+ * Commands on one stream queue up inside this process, so concurrent writers on one node never race each
+ * other into conflicts; the expected-version check still guards against other nodes.
+ */
+function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const prev = tails.get(key) ?? Promise.resolve();
+  const run = prev.then(fn, fn);
+  const tail = run.catch(() => undefined);
+  tails.set(key, tail);
+  void tail.then(() => {
+    if (tails.get(key) === tail) tails.delete(key);
+  });
+  return run;
+}
+
+async function decideAndAppend<S, C, E extends DomainEvent>(
   store: EventStore,
   decider: Decider<S, C, E>,
   streamId: string,
