@@ -27,8 +27,20 @@ interface Scenario {
 let seq = 0;
 const SCENARIOS: Scenario[] = [
   { key: 'site-read', name: 'GET /api/v1/site (read one record)', method: 'GET', path: '/api/v1/site' },
-  { key: 'site-write', name: 'PATCH /api/v1/site (command on one stream)', method: 'PATCH', path: '/api/v1/site', body: () => ({ name: `Bench ${seq++}` }) },
-  { key: 'site-create', name: 'POST /api/v1/sites (append to a new stream)', method: 'POST', path: '/api/v1/sites', body: () => ({ id: `b-${process.pid}-${seq++}`, name: 'x' }) },
+  {
+    key: 'site-write',
+    name: 'PATCH /api/v1/site (command on one stream)',
+    method: 'PATCH',
+    path: '/api/v1/site',
+    body: () => ({ name: `Bench ${seq++}` }),
+  },
+  {
+    key: 'site-create',
+    name: 'POST /api/v1/sites (append to a new stream)',
+    method: 'POST',
+    path: '/api/v1/sites',
+    body: () => ({ id: `b-${process.pid}-${seq++}`, name: 'x' }),
+  },
 ];
 
 const cpuSeconds = (pid: number) => {
@@ -36,7 +48,8 @@ const cpuSeconds = (pid: number) => {
   const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 };
-const rssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
+const rssMb = (pid: number) =>
+  Math.round(Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 
 async function load(server: ServerProcess, token: string, s: Scenario, duration: number) {
   const headers = { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' };
@@ -44,12 +57,24 @@ async function load(server: ServerProcess, token: string, s: Scenario, duration:
     url: server.url,
     connections: CONNECTIONS,
     duration,
-    requests: [{ method: s.method, path: s.path, headers, setupRequest: (req) => ({ ...req, body: s.body ? JSON.stringify(s.body()) : undefined }) }],
+    requests: [
+      {
+        method: s.method,
+        path: s.path,
+        headers,
+        setupRequest: (req) => ({ ...req, body: s.body ? JSON.stringify(s.body()) : undefined }),
+      },
+    ],
   });
 }
 
 async function runMode(mode: string) {
-  const env: Record<string, string> = { SVC_ADMIN_EMAIL: ADMIN.email, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_SITE_ID: 'bench', LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = {
+    SVC_ADMIN_EMAIL: ADMIN.email,
+    SVC_ADMIN_PASSWORD: ADMIN.password,
+    SVC_SITE_ID: 'bench',
+    LOG_LEVEL: 'warn',
+  };
   let dropDb = async () => undefined as void;
   let pgVersion: string | null = null;
   if (mode === 'postgres') {
@@ -73,7 +98,11 @@ async function runMode(mode: string) {
   const server = await startServer(env);
   const pid = server.child.pid!;
   try {
-    const login = await fetch(`${server.url}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+    const login = await fetch(`${server.url}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
     const token = ((await login.json()) as { data: { token: string } }).data.token;
     const results: Record<string, unknown> = {};
     for (const s of SCENARIOS) {
@@ -123,7 +152,9 @@ function markdown(runs: Awaited<ReturnType<typeof runMode>>[]): string {
   ];
   for (const run of runs) {
     for (const r of Object.values(run.results) as Record<string, unknown>[]) {
-      lines.push(`| ${run.mode} | ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} (${r.conflicts_409}) | ${r.server_cpu_ms_per_req} |`);
+      lines.push(
+        `| ${run.mode} | ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} (${r.conflicts_409}) | ${r.server_cpu_ms_per_req} |`,
+      );
     }
     lines.push(`| ${run.mode} | server RSS after the run | ${run.rss_mb_after} MB | | | | |`);
   }

@@ -21,7 +21,10 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
         ? false
         : {
             level: deps.config.LOG_LEVEL,
-            redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.setupToken'], censor: '[redacted]' },
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.setupToken'],
+              censor: '[redacted]',
+            },
           },
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -51,15 +54,25 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     siteExists: siteCache(deps),
   });
   for (const f of features) await app.register(f.routes, deps);
-  app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () => app.swagger());
+  app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
   return app;
 }
 
 async function authenticate(deps: AppDeps, token: string): Promise<Actor> {
   const claims = await deps.tokens.verify(token);
   const user = await findUserById(deps.db, claims.sub);
-  if (!user || user.tokenVersion !== claims.tv) throw new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
-  return { type: 'user', id: user.userId, email: user.email ?? '', instanceAdmin: user.instanceAdmin, roles: user.roles, tokenVersion: user.tokenVersion };
+  if (!user || user.tokenVersion !== claims.tv)
+    throw new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
+  return {
+    type: 'user',
+    id: user.userId,
+    email: user.email ?? '',
+    instanceAdmin: user.instanceAdmin,
+    roles: user.roles,
+    tokenVersion: user.tokenVersion,
+  };
 }
 
 /** Known sites are remembered for a few seconds (sites are never hard-deleted); unknown ones are asked each time. */

@@ -19,7 +19,16 @@ export async function bootstrap(deps: AppDeps, log: Logger): Promise<void> {
   const { config } = deps;
   if ((await instanceState(deps.db)).setupComplete) return;
   if (config.SVC_ADMIN_EMAIL && config.SVC_ADMIN_PASSWORD) {
-    await runSetup(deps, { siteId: config.SVC_SITE_ID, siteName: config.SVC_SITE_NAME, email: config.SVC_ADMIN_EMAIL, password: config.SVC_ADMIN_PASSWORD }, metadata);
+    await runSetup(
+      deps,
+      {
+        siteId: config.SVC_SITE_ID,
+        siteName: config.SVC_SITE_NAME,
+        email: config.SVC_ADMIN_EMAIL,
+        password: config.SVC_ADMIN_PASSWORD,
+      },
+      metadata,
+    );
     log.info({ siteId: config.SVC_SITE_ID }, 'setup completed from the environment');
   } else {
     log.warn('setup is not complete: POST /api/v1/setup/complete (see GET /setup/capabilities)');

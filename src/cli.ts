@@ -28,7 +28,9 @@ async function cli(args: string[]): Promise<number> {
     }
     const t = Date.now();
     const status = await engine.rebuild(name);
-    console.log(`rebuilt ${name} v${status.version} in ${Date.now() - t} ms (checkpoint ${status.checkpoint ?? 'none'})`);
+    console.log(
+      `rebuilt ${name} v${status.version} in ${Date.now() - t} ms (checkpoint ${status.checkpoint ?? 'none'})`,
+    );
     return 0;
   } finally {
     await runtime.stop();

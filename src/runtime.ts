@@ -40,7 +40,10 @@ export async function startRuntime(
   const projectors = allProjectors();
   const engine = new ProjectionEngine(db, projectors);
   await engine.setup();
-  const store = new PgEventStore(db, projectors.filter((p) => p.mode === 'inline'));
+  const store = new PgEventStore(
+    db,
+    projectors.filter((p) => p.mode === 'inline'),
+  );
   const asyncProjectors = projectors.filter((p) => p.mode === 'async');
   const worker = startAsyncProjections({
     db,
@@ -50,8 +53,11 @@ export async function startRuntime(
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
   });
   const secret = config.JWT_SECRET ?? (await persistedSecret(db, 'jwt_secret', log));
-  const setupToken = config.SVC_REQUIRE_SETUP_TOKEN ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url')) : null;
-  if (setupToken && !config.SVC_SETUP_TOKEN) log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
+  const setupToken = config.SVC_REQUIRE_SETUP_TOKEN
+    ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url'))
+    : null;
+  if (setupToken && !config.SVC_SETUP_TOKEN)
+    log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
   const deps: AppDeps = {
     config,
     database,
@@ -71,7 +77,9 @@ export async function startRuntime(
 /** A secret generated once and kept in the database, for installs that set none (embedded mode). */
 async function persistedSecret(db: Kysely<DB>, key: string, log: Logger): Promise<string> {
   const fresh = randomBytes(48).toString('base64url');
-  await sql`insert into instance_settings (key, value) values (${key}, ${JSON.stringify(fresh)}) on conflict (key) do nothing`.execute(db);
+  await sql`insert into instance_settings (key, value) values (${key}, ${JSON.stringify(fresh)}) on conflict (key) do nothing`.execute(
+    db,
+  );
   const row = await db.selectFrom('instance_settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
   if (row.value === fresh) log.warn('JWT_SECRET is not set: generated one and stored it in the database');
   return row.value as string;

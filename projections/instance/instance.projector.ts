@@ -25,7 +25,9 @@ export const instanceProjector = defineProjector({
     const table = sql.table(t('instance_state'));
     if (e.type === 'SetupStarted') {
       await sql`insert into ${table} (setup_complete, admin_path, admin_user_id, first_site_id)
-                values (false, ${e.data.adminPath}, ${e.data.adminUserId}, ${e.data.siteId}) on conflict do nothing`.execute(trx);
+                values (false, ${e.data.adminPath}, ${e.data.adminUserId}, ${e.data.siteId}) on conflict do nothing`.execute(
+        trx,
+      );
     } else {
       await sql`update ${table} set setup_complete = true`.execute(trx);
     }
@@ -33,6 +35,9 @@ export const instanceProjector = defineProjector({
 });
 
 export async function instanceState(db: Db): Promise<{ setupComplete: boolean; adminPath: string | null }> {
-  const r = await sql<{ setup_complete: boolean; admin_path: string }>`select setup_complete, admin_path from instance_state`.execute(db);
+  const r = await sql<{
+    setup_complete: boolean;
+    admin_path: string;
+  }>`select setup_complete, admin_path from instance_state`.execute(db);
   return { setupComplete: r.rows[0]?.setup_complete ?? false, adminPath: r.rows[0]?.admin_path ?? null };
 }

@@ -23,7 +23,9 @@ export const usersProjector = defineProjector({
         token_version integer not null default 0,
         created_at timestamptz not null
       )`.execute(db);
-    await sql`create unique index ${sql.raw(`${t('users')}_email`)} on ${sql.table(t('users'))} (lower(email))`.execute(db);
+    await sql`create unique index ${sql.raw(`${t('users')}_email`)} on ${sql.table(t('users'))} (lower(email))`.execute(
+      db,
+    );
     await sql`
       create table ${sql.table(t('user_sites'))} (
         site_id text not null,
@@ -31,7 +33,9 @@ export const usersProjector = defineProjector({
         role text not null,
         primary key (site_id, user_id)
       )`.execute(db);
-    await sql`create index ${sql.raw(`${t('user_sites')}_user`)} on ${sql.table(t('user_sites'))} (user_id)`.execute(db);
+    await sql`create index ${sql.raw(`${t('user_sites')}_user`)} on ${sql.table(t('user_sites'))} (user_id)`.execute(
+      db,
+    );
   },
   apply: async (trx, stored, t) => {
     const e = stored as unknown as UserEvent;

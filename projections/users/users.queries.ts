@@ -49,4 +49,10 @@ export async function findUserById(db: Db, userId: string): Promise<UserRow | nu
 }
 
 /** The login result's user profile (spec: id, email, firstName, lastName, avatar). */
-export const toProfile = (u: UserRow) => ({ id: u.userId, email: u.email, firstName: u.firstName, lastName: u.lastName, avatar: null });
+export const toProfile = (u: UserRow) => ({
+  id: u.userId,
+  email: u.email,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  avatar: null,
+});

@@ -52,16 +52,26 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
         const res = await store.append(s, [ev(3), ev(4), ev(5)], { expectedVersion: 2 });
         expect(res.nextExpectedVersion).toBe(5);
         expect((await read(s)).map((e) => [e.streamVersion, (e.data as { n: number }).n])).toEqual([
-          [1, 1], [2, 2], [3, 3], [4, 4], [5, 5],
+          [1, 1],
+          [2, 2],
+          [3, 3],
+          [4, 4],
+          [5, 5],
         ]);
       });
 
       it('rejects a wrong expected version and writes nothing of that append', async () => {
         const s = uniqueStream();
         await store.append(s, [ev(1)], { expectedVersion: 'no_stream' });
-        await expect(store.append(s, [ev(2), ev(3)], { expectedVersion: 5 })).rejects.toBeInstanceOf(WrongExpectedVersion);
-        await expect(store.append(s, [ev(2)], { expectedVersion: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedVersion);
-        await expect(store.append(uniqueStream(), [ev(1)], { expectedVersion: 3 })).rejects.toBeInstanceOf(WrongExpectedVersion);
+        await expect(store.append(s, [ev(2), ev(3)], { expectedVersion: 5 })).rejects.toBeInstanceOf(
+          WrongExpectedVersion,
+        );
+        await expect(store.append(s, [ev(2)], { expectedVersion: 'no_stream' })).rejects.toBeInstanceOf(
+          WrongExpectedVersion,
+        );
+        await expect(store.append(uniqueStream(), [ev(1)], { expectedVersion: 3 })).rejects.toBeInstanceOf(
+          WrongExpectedVersion,
+        );
         expect((await read(s)).length).toBe(1);
         expect(await store.streamVersion(s)).toBe(1);
       });
@@ -75,9 +85,12 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
       it('lets exactly one of two concurrent writers at one version win', async () => {
         const s = uniqueStream();
         await store.append(s, [ev(0)], { expectedVersion: 'no_stream' });
-        const results = await Promise.allSettled([1, 2, 3, 4].map((n) => store.append(s, [ev(n), ev(n * 10)], { expectedVersion: 1 })));
+        const results = await Promise.allSettled(
+          [1, 2, 3, 4].map((n) => store.append(s, [ev(n), ev(n * 10)], { expectedVersion: 1 })),
+        );
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-        for (const r of results.filter((r) => r.status === 'rejected')) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersion);
+        for (const r of results.filter((r) => r.status === 'rejected'))
+          expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersion);
         expect((await read(s)).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
       });
     });
@@ -90,20 +103,42 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
 
       it('round-trips type, data and metadata exactly', async () => {
         const s = uniqueStream('meta-site');
-        const e = { type: 'Shaped', data: { nested: { a: [1, 'two', null], b: true }, text: 'héllo' }, metadata: meta('meta-site', '2026-03-01T10:00:00.000Z') };
+        const e = {
+          type: 'Shaped',
+          data: { nested: { a: [1, 'two', null], b: true }, text: 'héllo' },
+          metadata: meta('meta-site', '2026-03-01T10:00:00.000Z'),
+        };
         await store.append(s, [e], { expectedVersion: 'no_stream' });
         const [got] = await read(s);
-        expect(got).toMatchObject({ type: 'Shaped', data: e.data, metadata: e.metadata, streamId: s, siteId: 'meta-site', streamVersion: 1 });
+        expect(got).toMatchObject({
+          type: 'Shaped',
+          data: e.data,
+          metadata: e.metadata,
+          streamId: s,
+          siteId: 'meta-site',
+          streamVersion: 1,
+        });
         expect(got!.eventId).toEqual(expect.any(String));
         expect(typeof got!.globalPosition).toBe('bigint');
       });
 
       it('reads from and to a version, and until a time', async () => {
         const s = uniqueStream();
-        const times = ['2026-03-01T00:00:00.000Z', '2026-03-02T00:00:00.000Z', '2026-03-03T00:00:00.000Z', '2026-03-04T00:00:00.000Z'];
-        await store.append(s, times.map((t, i) => ev(i + 1, 'contract', t)), { expectedVersion: 'no_stream' });
+        const times = [
+          '2026-03-01T00:00:00.000Z',
+          '2026-03-02T00:00:00.000Z',
+          '2026-03-03T00:00:00.000Z',
+          '2026-03-04T00:00:00.000Z',
+        ];
+        await store.append(
+          s,
+          times.map((t, i) => ev(i + 1, 'contract', t)),
+          { expectedVersion: 'no_stream' },
+        );
         expect((await read(s, { fromVersion: 2, toVersion: 3 })).map((e) => e.streamVersion)).toEqual([2, 3]);
-        expect((await read(s, { until: new Date('2026-03-02T12:00:00Z') })).map((e) => e.streamVersion)).toEqual([1, 2]);
+        expect((await read(s, { until: new Date('2026-03-02T12:00:00Z') })).map((e) => e.streamVersion)).toEqual([
+          1, 2,
+        ]);
         expect(await read(s, { until: new Date('2026-02-01T00:00:00Z') })).toEqual([]);
       });
 
@@ -119,7 +154,7 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
     describe('readAll', () => {
       async function readEverything(after?: string): Promise<StoredEvent[]> {
         const all: StoredEvent[] = [];
-        for (let cp = after; ; ) {
+        for (let cp = after; ;) {
           const page = await store.readAll({ after: cp, limit: 7 });
           if (page.length === 0) return all;
           all.push(...page);
@@ -129,11 +164,17 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
 
       it('pages through every event exactly once', async () => {
         const s = uniqueStream();
-        await store.append(s, Array.from({ length: 20 }, (_, i) => ev(i)), { expectedVersion: 'no_stream' });
+        await store.append(
+          s,
+          Array.from({ length: 20 }, (_, i) => ev(i)),
+          { expectedVersion: 'no_stream' },
+        );
         const all = await readEverything();
         const ids = all.map((e) => e.eventId);
         expect(new Set(ids).size).toBe(ids.length);
-        expect(all.filter((e) => e.streamId === s).map((e) => e.streamVersion)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        expect(all.filter((e) => e.streamId === s).map((e) => e.streamVersion)).toEqual(
+          Array.from({ length: 20 }, (_, i) => i + 1),
+        );
       });
 
       it('never skips an event while concurrent appenders commit out of order', async () => {
@@ -155,7 +196,8 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
         const streams = Array.from({ length: writers }, () => uniqueStream());
         await Promise.all(
           streams.map(async (s) => {
-            for (let i = 0; i < perWriter; i++) await store.append(s, [ev(i)], { expectedVersion: i === 0 ? 'no_stream' : i });
+            for (let i = 0; i < perWriter; i++)
+              await store.append(s, [ev(i)], { expectedVersion: i === 0 ? 'no_stream' : i });
           }),
         );
         writing = false;

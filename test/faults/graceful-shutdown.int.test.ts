@@ -15,7 +15,12 @@ describe('SIGTERM', () => {
     const inFlight = fetch(`${server.url}/api/v1/setup/complete`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ siteId: 'main', siteName: 'Main', email: 'term@example.com', password: 'Graceful-exit-42!' }),
+      body: JSON.stringify({
+        siteId: 'main',
+        siteName: 'Main',
+        email: 'term@example.com',
+        password: 'Graceful-exit-42!',
+      }),
     });
     await new Promise((r) => setTimeout(r, 20));
     server.child.kill('SIGTERM');

@@ -17,7 +17,9 @@ describe('HTTP envelope', () => {
   });
 
   it('answers /, /admin and /studio with indistinguishable 404s', async () => {
-    const answers = await Promise.all(['/', '/admin', '/studio', '/definitely-unknown'].map((url) => t.call({ method: 'GET', url })));
+    const answers = await Promise.all(
+      ['/', '/admin', '/studio', '/definitely-unknown'].map((url) => t.call({ method: 'GET', url })),
+    );
     for (const a of answers) {
       expect(a.statusCode).toBe(404);
       expect(a.body).toBe(answers[0]!.body);

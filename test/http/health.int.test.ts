@@ -13,7 +13,11 @@ describe('GET /health', () => {
     expect(anonymous.json()).toEqual({ status: 'ok', env: 'development' });
     const wrong = await t.call({ method: 'GET', url: '/health', headers: { 'x-svc-observability-token': 'guess' } });
     expect(wrong.json()).toEqual({ status: 'ok', env: 'development' });
-    const detail = await t.call({ method: 'GET', url: '/health', headers: { 'x-svc-observability-token': 'observe-me' } });
+    const detail = await t.call({
+      method: 'GET',
+      url: '/health',
+      headers: { 'x-svc-observability-token': 'observe-me' },
+    });
     expect(detail.statusCode).toBe(200);
     expect(detail.json()).toMatchObject({
       status: 'ok',

@@ -28,15 +28,29 @@ describe('site membership', () => {
   });
 
   it('keeps site settings to site administrators', async () => {
-    expect((await t.call({ method: 'PATCH', url: '/api/v1/site', as: viewer, site: 'other', payload: { name: 'x' } })).statusCode).toBe(403);
-    const ok = await t.call({ method: 'PATCH', url: '/api/v1/site', as: siteAdmin, site: 'other', payload: { name: 'By site admin' } });
+    expect(
+      (await t.call({ method: 'PATCH', url: '/api/v1/site', as: viewer, site: 'other', payload: { name: 'x' } }))
+        .statusCode,
+    ).toBe(403);
+    const ok = await t.call({
+      method: 'PATCH',
+      url: '/api/v1/site',
+      as: siteAdmin,
+      site: 'other',
+      payload: { name: 'By site admin' },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json().data.name).toBe('By site admin');
   });
 
   it('keeps instance areas to instance administrators', async () => {
-    expect((await t.call({ method: 'POST', url: '/api/v1/sites', as: siteAdmin, payload: { id: 'mine', name: 'Mine' } })).statusCode).toBe(403);
+    expect(
+      (await t.call({ method: 'POST', url: '/api/v1/sites', as: siteAdmin, payload: { id: 'mine', name: 'Mine' } }))
+        .statusCode,
+    ).toBe(403);
     expect((await t.call({ method: 'GET', url: '/api/v1/admin/projections', as: siteAdmin })).statusCode).toBe(403);
-    expect((await t.call({ method: 'POST', url: '/api/v1/admin/projections/sites/rebuild', as: viewer })).statusCode).toBe(403);
+    expect(
+      (await t.call({ method: 'POST', url: '/api/v1/admin/projections/sites/rebuild', as: viewer })).statusCode,
+    ).toBe(403);
   });
 });

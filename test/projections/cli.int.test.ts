@@ -12,7 +12,10 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 // The CLI opens its own embedded database; on PostgreSQL the same code path is covered by the HTTP rebuild tests.
 describe('npm run svc -- projections', () => {
   const cli = (...args: string[]) =>
-    run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], { env: { ...process.env, SVC_DATA_DIR: dir, DATABASE_URL: '' }, timeout: 90_000 });
+    run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      env: { ...process.env, SVC_DATA_DIR: dir, DATABASE_URL: '' },
+      timeout: 90_000,
+    });
 
   it('rebuilds a projection by name', async () => {
     const { stdout } = await cli('projections', 'rebuild', 'sites');

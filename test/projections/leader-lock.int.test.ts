@@ -6,7 +6,8 @@ import { siteActivityProjector } from '../../projections/site-activity/site-acti
 import { createTestApp, type TestApp } from '../setup/app.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-if (!onPostgres) console.info('leader-lock test skipped: it needs TEST_DATABASE_URL (PGlite has one process per data directory)');
+if (!onPostgres)
+  console.info('leader-lock test skipped: it needs TEST_DATABASE_URL (PGlite has one process per data directory)');
 
 describe.skipIf(!onPostgres)('async projections leader lock', () => {
   let t: TestApp;
@@ -18,14 +19,22 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
 
   it('lets one of two nodes project, and the other take over when it stops', async () => {
     const log = pino({ level: 'silent' });
-    const opts = { db: t.deps.db, lockPool: t.deps.database.pool, projectors: [siteActivityProjector], log, pollMs: 20 };
+    const opts = {
+      db: t.deps.db,
+      lockPool: t.deps.database.pool,
+      projectors: [siteActivityProjector],
+      log,
+      pollMs: 20,
+    };
     const a = startAsyncProjections(opts);
     await new Promise((r) => setTimeout(r, 200));
     const b = startAsyncProjections(opts);
     const holders = async () =>
       Number(
-        (await sql<{ n: string }>`select count(*)::text as n from pg_locks where locktype = 'advisory' and granted
-           and objid = (hashtext(current_schema() || ':async-projections'))::oid`.execute(t.deps.db)).rows[0]!.n,
+        (
+          await sql<{ n: string }>`select count(*)::text as n from pg_locks where locktype = 'advisory' and granted
+           and objid = (hashtext(current_schema() || ':async-projections'))::oid`.execute(t.deps.db)
+        ).rows[0]!.n,
       );
     expect(await holders()).toBe(1);
     await a.stop();

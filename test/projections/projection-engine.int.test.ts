@@ -48,7 +48,9 @@ describe('ProjectionEngine', () => {
           const command = c.create
             ? ({ type: 'CreateSite', data: { siteId: c.site, name: c.name, createdBy: 'u', now } } as const)
             : ({ type: 'UpdateSite', data: { siteId: c.site, name: c.name, settings, now } } as const);
-          await handleCommand(t.deps.store, siteDecider, siteStream(c.site), command, { metadata: meta(c.site) }).catch(() => undefined);
+          await handleCommand(t.deps.store, siteDecider, siteStream(c.site), command, { metadata: meta(c.site) }).catch(
+            () => undefined,
+          );
         }
         const live = await snapshot('sites');
         await t.deps.engine.rebuild('sites');
@@ -64,7 +66,11 @@ describe('ProjectionEngine', () => {
     const engine = new ProjectionEngine(t.deps.db, [bumped]);
     await engine.setup();
     expect((await snapshot('sites')).find((r) => r.site_id === 'main')!.name).toBe('Main');
-    const state = await t.deps.db.selectFrom('projection_state').selectAll().where('name', '=', 'sites').executeTakeFirstOrThrow();
+    const state = await t.deps.db
+      .selectFrom('projection_state')
+      .selectAll()
+      .where('name', '=', 'sites')
+      .executeTakeFirstOrThrow();
     expect(state.version).toBe(bumped.version);
     await new ProjectionEngine(t.deps.db, [sitesProjector]).setup();
   });
@@ -72,11 +78,20 @@ describe('ProjectionEngine', () => {
   it('moves an async checkpoint with the rows, and a stale worker applies nothing twice', async () => {
     await t.deps.drainAsync();
     const before = await snapshot('site_activity');
-    await handleCommand(t.deps.store, siteDecider, siteStream('main'), { type: 'UpdateSite', data: { siteId: 'main', name: `n${Date.now()}`, now: new Date().toISOString() } }, { metadata: meta('main') });
+    await handleCommand(
+      t.deps.store,
+      siteDecider,
+      siteStream('main'),
+      { type: 'UpdateSite', data: { siteId: 'main', name: `n${Date.now()}`, now: new Date().toISOString() } },
+      { metadata: meta('main') },
+    );
     const status = async () => (await t.deps.engine.status()).find((s) => s.name === 'site-activity')!;
     expect((await status()).lag).toBe(1);
     // Two workers race over the same batch: the compare-and-set lets one commit.
-    const applied = await Promise.all([catchUpOnce(t.deps.db, siteActivityProjector), catchUpOnce(t.deps.db, siteActivityProjector)]);
+    const applied = await Promise.all([
+      catchUpOnce(t.deps.db, siteActivityProjector),
+      catchUpOnce(t.deps.db, siteActivityProjector),
+    ]);
     expect(applied.filter((n) => n > 0).length).toBeGreaterThanOrEqual(1);
     expect((await status()).lag).toBe(0);
     const after = await snapshot('site_activity');
@@ -91,7 +106,12 @@ describe('admin projections API', () => {
     expect(res.statusCode).toBe(200);
     const names = res.json().data.map((p: { name: string }) => p.name);
     expect(names).toEqual(expect.arrayContaining(['sites', 'site-activity', 'users', 'instance']));
-    for (const p of res.json().data) expect(p).toMatchObject({ version: expect.any(Number), lag: expect.any(Number), mode: expect.stringMatching(/inline|async/) });
+    for (const p of res.json().data)
+      expect(p).toMatchObject({
+        version: expect.any(Number),
+        lag: expect.any(Number),
+        mode: expect.stringMatching(/inline|async/),
+      });
   });
 
   it('rebuilds one on request and keeps the read model', async () => {
@@ -103,7 +123,10 @@ describe('admin projections API', () => {
   });
 
   it('answers an unknown projection with 404 NOT_FOUND and an anonymous caller with 401', async () => {
-    expect((await t.call({ method: 'POST', url: '/api/v1/admin/projections/nope/rebuild', as: admin })).json().errors[0].code).toBe('NOT_FOUND');
+    expect(
+      (await t.call({ method: 'POST', url: '/api/v1/admin/projections/nope/rebuild', as: admin })).json().errors[0]
+        .code,
+    ).toBe('NOT_FOUND');
     expect((await t.call({ method: 'GET', url: '/api/v1/admin/projections' })).statusCode).toBe(401);
   });
 });

@@ -22,13 +22,24 @@ export interface TestApp {
 /** The whole service on a database of its own, driven through app.inject(). */
 export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-123', ...opts.env });
-  const runtime = await startRuntime(config, database, pino({ level: 'silent' }), { clock: opts.clock, asyncWorker: false });
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-123',
+    ...opts.env,
+  });
+  const runtime = await startRuntime(config, database, pino({ level: 'silent' }), {
+    clock: opts.clock,
+    asyncWorker: false,
+  });
   const app = await buildApp(runtime.deps, { logger: false });
   const call: TestApp['call'] = ({ as, site, headers, ...rest }) =>
     app.inject({
       ...rest,
-      headers: { ...(as ? { authorization: `Bearer ${as}` } : {}), ...(site ? { 'x-svc-site': site } : {}), ...headers },
+      headers: {
+        ...(as ? { authorization: `Bearer ${as}` } : {}),
+        ...(site ? { 'x-svc-site': site } : {}),
+        ...headers,
+      },
     });
   return {
     app,

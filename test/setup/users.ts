@@ -7,10 +7,22 @@ import { userStream } from '../../src/features/auth/user.events.ts';
 import type { TestApp } from './app.ts';
 
 /** A user with roles on sites, written through the User aggregate (the user API arrives with access control). */
-export async function createUser(t: TestApp, email: string, password: string, roles: Record<string, string>): Promise<string> {
+export async function createUser(
+  t: TestApp,
+  email: string,
+  password: string,
+  roles: Record<string, string>,
+): Promise<string> {
   const userId = newId();
   const now = new Date().toISOString();
-  const metadata = { siteId: '_system', actor: { type: 'system' as const, id: 'test' }, correlationId: 'test', causationId: null, requestId: null, occurredAt: now };
+  const metadata = {
+    siteId: '_system',
+    actor: { type: 'system' as const, id: 'test' },
+    correlationId: 'test',
+    causationId: null,
+    requestId: null,
+    occurredAt: now,
+  };
   const { db, store } = t.deps;
   const data = {
     userId,
@@ -23,7 +35,13 @@ export async function createUser(t: TestApp, email: string, password: string, ro
   };
   await handleCommand(store, userDecider, userStream(userId), { type: 'RegisterUser', data }, { metadata });
   for (const [siteId, role] of Object.entries(roles)) {
-    await handleCommand(store, userDecider, userStream(userId), { type: 'GrantSiteRole', data: { userId, siteId, role, now } }, { metadata });
+    await handleCommand(
+      store,
+      userDecider,
+      userStream(userId),
+      { type: 'GrantSiteRole', data: { userId, siteId, role, now } },
+      { metadata },
+    );
   }
   const res = await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } });
   return res.json().data.token as string;

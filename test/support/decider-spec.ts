@@ -29,7 +29,10 @@ export function deciderSpec<S, C, E extends DomainEvent>(decider: Decider<S, C, 
  * Decides each command in turn against the folded state, skipping rejected ones; returns the state reached
  * step by step and the events accepted. Folding those events from scratch must give the same state.
  */
-export function runCommands<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, commands: C[]): { state: S; events: E[] } {
+export function runCommands<S, C, E extends DomainEvent>(
+  decider: Decider<S, C, E>,
+  commands: C[],
+): { state: S; events: E[] } {
   let state = decider.initialState();
   const events: E[] = [];
   for (const c of commands) {

@@ -11,8 +11,12 @@ export function checkPassword(password: string, email?: string, path: string[] =
   const classes = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9]/].filter((r) => r.test(password)).length;
   if (classes < 3) reasons.push('at least three of: lower case, upper case, digit, symbol');
   const local = email?.split('@')[0]?.toLowerCase();
-  if (local && local.length >= 3 && password.toLowerCase().includes(local)) reasons.push('must not contain the email name');
+  if (local && local.length >= 3 && password.toLowerCase().includes(local))
+    reasons.push('must not contain the email name');
   if (reasons.length) {
-    throw new DomainError('VALIDATION_FAILED', `password too weak: ${reasons.join('; ')}`, { path, extensions: { reason: 'password_policy', rules: reasons } });
+    throw new DomainError('VALIDATION_FAILED', `password too weak: ${reasons.join('; ')}`, {
+      path,
+      extensions: { reason: 'password_policy', rules: reasons },
+    });
   }
 }

@@ -20,7 +20,11 @@ export class TokenService {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  async issue(userId: string, tokenVersion: number, amr: string[] = ['pwd']): Promise<{ token: string; expiresIn: number }> {
+  async issue(
+    userId: string,
+    tokenVersion: number,
+    amr: string[] = ['pwd'],
+  ): Promise<{ token: string; expiresIn: number }> {
     const token = await new SignJWT({ tv: tokenVersion, amr })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(userId)
@@ -35,9 +39,15 @@ export class TokenService {
   async verify(token: string): Promise<AccessClaims> {
     try {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: 'svc-access' });
-      return { sub: String(payload.sub), tv: Number(payload.tv ?? 0), amr: (payload.amr as string[]) ?? [], jti: String(payload.jti) };
+      return {
+        sub: String(payload.sub),
+        tv: Number(payload.tv ?? 0),
+        amr: (payload.amr as string[]) ?? [],
+        jti: String(payload.jti),
+      };
     } catch (err) {
-      if (err instanceof errors.JWTExpired) throw new DomainError('TOKEN_EXPIRED', 'the access token has expired; refresh and retry');
+      if (err instanceof errors.JWTExpired)
+        throw new DomainError('TOKEN_EXPIRED', 'the access token has expired; refresh and retry');
       throw new DomainError('UNAUTHENTICATED', 'invalid access token');
     }
   }

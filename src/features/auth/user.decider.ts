@@ -8,10 +8,21 @@ export type UserState = { exists: false } | { exists: true; roles: Record<string
 /** Create a user identity. */
 export type RegisterUser = {
   type: 'RegisterUser';
-  data: { userId: string; email: Sealed; passwordHash: Sealed; firstName: Sealed | null; lastName: Sealed | null; instanceAdmin: boolean; now: string };
+  data: {
+    userId: string;
+    email: Sealed;
+    passwordHash: Sealed;
+    firstName: Sealed | null;
+    lastName: Sealed | null;
+    instanceAdmin: boolean;
+    now: string;
+  };
 };
 /** Give a user a role on a site. */
-export type GrantSiteRole = { type: 'GrantSiteRole'; data: { userId: string; siteId: string; role: string; now: string } };
+export type GrantSiteRole = {
+  type: 'GrantSiteRole';
+  data: { userId: string; siteId: string; role: string; now: string };
+};
 export type UserCommand = RegisterUser | GrantSiteRole;
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
@@ -36,7 +47,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'GrantSiteRole':
         if (!s.exists) throw new DomainError('NOT_FOUND', `user ${cmd.data.userId} not found`);
         if (s.roles[cmd.data.siteId] === cmd.data.role) return [];
-        return [{ type: 'UserSiteRoleGranted', data: { userId: cmd.data.userId, siteId: cmd.data.siteId, role: cmd.data.role, at: cmd.data.now } }];
+        return [
+          {
+            type: 'UserSiteRoleGranted',
+            data: { userId: cmd.data.userId, siteId: cmd.data.siteId, role: cmd.data.role, at: cmd.data.now },
+          },
+        ];
       default:
         return assertNever(cmd);
     }

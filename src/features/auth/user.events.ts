@@ -15,7 +15,10 @@ export type UserRegistered = DomainEvent<
   }
 >;
 /** A user was given a role on a site (a membership). */
-export type UserSiteRoleGranted = DomainEvent<'UserSiteRoleGranted', { userId: string; siteId: string; role: string; at: string }>;
+export type UserSiteRoleGranted = DomainEvent<
+  'UserSiteRoleGranted',
+  { userId: string; siteId: string; role: string; at: string }
+>;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;
 

@@ -32,11 +32,18 @@ const RESERVED_PATHS = new Set(['/admin', '/studio', '/api', '/health', '/metric
  * create the admin user and the first site step by step. Every step is idempotent and the claim holds all
  * the data, so a crash in the middle is finished by `resumeSetup` on the next start.
  */
-export async function runSetup(deps: AppDeps, input: SetupInput, metadata: EventMetadata): Promise<{ userId: string; siteId: string }> {
-  if (!SITE_ID_PATTERN.test(input.siteId)) throw new DomainError('VALIDATION_FAILED', 'invalid site id', { path: ['siteId'] });
+export async function runSetup(
+  deps: AppDeps,
+  input: SetupInput,
+  metadata: EventMetadata,
+): Promise<{ userId: string; siteId: string }> {
+  if (!SITE_ID_PATTERN.test(input.siteId))
+    throw new DomainError('VALIDATION_FAILED', 'invalid site id', { path: ['siteId'] });
   const adminPath = input.adminPath ?? `/studio-${newId().slice(0, 10).toLowerCase()}`;
   if (!ADMIN_PATH_PATTERN.test(adminPath) || RESERVED_PATHS.has(adminPath)) {
-    throw new DomainError('VALIDATION_FAILED', 'adminPath must look like /my-admin and not be a reserved path', { path: ['adminPath'] });
+    throw new DomainError('VALIDATION_FAILED', 'adminPath must look like /my-admin and not be a reserved path', {
+      path: ['adminPath'],
+    });
   }
   checkPassword(input.password, input.email);
   const userId = newId();
@@ -51,7 +58,13 @@ export async function runSetup(deps: AppDeps, input: SetupInput, metadata: Event
     adminPath,
   };
   const now = deps.clock.now().toISOString();
-  await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'StartSetup', data: { ...started, now } }, { metadata });
+  await handleCommand(
+    deps.store,
+    setupDecider,
+    SETUP_STREAM,
+    { type: 'StartSetup', data: { ...started, now } },
+    { metadata },
+  );
   await finishSetup(deps, { ...started, at: now }, metadata);
   return { userId, siteId: input.siteId };
 }
@@ -59,7 +72,10 @@ export async function runSetup(deps: AppDeps, input: SetupInput, metadata: Event
 /** Finishes a setup that was claimed but not completed (a crash mid-way). */
 export async function resumeSetup(deps: AppDeps, metadata: EventMetadata): Promise<boolean> {
   const events = await collect(deps.store.readStream<SetupEvent>(SETUP_STREAM));
-  const state = fold(setupDecider, events.map((e) => ({ type: e.type, data: e.data }) as SetupEvent));
+  const state = fold(
+    setupDecider,
+    events.map((e) => ({ type: e.type, data: e.data }) as SetupEvent),
+  );
   if (state.phase !== 'started') return false;
   await finishSetup(deps, state.started, metadata);
   return true;
@@ -69,14 +85,36 @@ async function finishSetup(deps: AppDeps, s: SetupStarted['data'], metadata: Eve
   const now = deps.clock.now().toISOString();
   const meta = { metadata };
   await ignoreConflict(
-    deps.store.append(emailClaimStream(s.emailHash), [{ type: 'EmailClaimed', data: { userId: s.adminUserId, at: now }, metadata }], {
-      expectedVersion: 'no_stream',
-    }),
+    deps.store.append(
+      emailClaimStream(s.emailHash),
+      [{ type: 'EmailClaimed', data: { userId: s.adminUserId, at: now }, metadata }],
+      {
+        expectedVersion: 'no_stream',
+      },
+    ),
   );
-  const register = { userId: s.adminUserId, email: s.email, passwordHash: s.passwordHash, firstName: null, lastName: null, instanceAdmin: true, now };
-  await ignoreConflict(handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'RegisterUser', data: register }, meta));
+  const register = {
+    userId: s.adminUserId,
+    email: s.email,
+    passwordHash: s.passwordHash,
+    firstName: null,
+    lastName: null,
+    instanceAdmin: true,
+    now,
+  };
+  await ignoreConflict(
+    handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'RegisterUser', data: register }, meta),
+  );
   const site = { siteId: s.siteId, name: s.siteName, createdBy: s.adminUserId, now };
-  await ignoreConflict(handleCommand(deps.store, siteDecider, siteStream(s.siteId), { type: 'CreateSite', data: site }, { metadata: { ...metadata, siteId: s.siteId } }));
+  await ignoreConflict(
+    handleCommand(
+      deps.store,
+      siteDecider,
+      siteStream(s.siteId),
+      { type: 'CreateSite', data: site },
+      { metadata: { ...metadata, siteId: s.siteId } },
+    ),
+  );
   const grant = { userId: s.adminUserId, siteId: s.siteId, role: 'admin', now };
   await handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'GrantSiteRole', data: grant }, meta);
   await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'CompleteSetup', data: { now } }, meta);

@@ -10,7 +10,11 @@ let t: TestApp;
 afterEach(() => t.close());
 
 const complete = (payload: Record<string, unknown>) =>
-  t.call({ method: 'POST', url: '/api/v1/setup/complete', payload: { siteId: 'acme', siteName: 'Acme', ...ADMIN, ...payload } });
+  t.call({
+    method: 'POST',
+    url: '/api/v1/setup/complete',
+    payload: { siteId: 'acme', siteName: 'Acme', ...ADMIN, ...payload },
+  });
 
 describe('POST /api/v1/setup/complete', () => {
   it('creates the first site and its admin with one request, then closes both setup endpoints', async () => {
@@ -41,7 +45,11 @@ describe('POST /api/v1/setup/complete', () => {
     t = await createTestApp();
     const res = await complete({ password: 'short' });
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['password'], extensions: { reason: 'password_policy' } });
+    expect(res.json().errors[0]).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      path: ['password'],
+      extensions: { reason: 'password_policy' },
+    });
     expect(await collect(t.deps.store.readStream(SETUP_STREAM))).toEqual([]);
   });
 
@@ -73,9 +81,17 @@ describe('POST /api/v1/setup/complete', () => {
 describe('bootstrap', () => {
   it('runs setup from SVC_ADMIN_EMAIL and SVC_ADMIN_PASSWORD on first start', async () => {
     t = await createTestApp();
-    const config = loadConfig({ SVC_ADMIN_EMAIL: 'boot@example.com', SVC_ADMIN_PASSWORD: 'Start-up-pass-99!', SVC_SITE_ID: 'boot' });
+    const config = loadConfig({
+      SVC_ADMIN_EMAIL: 'boot@example.com',
+      SVC_ADMIN_PASSWORD: 'Start-up-pass-99!',
+      SVC_SITE_ID: 'boot',
+    });
     await bootstrap({ ...t.deps, config }, pino({ level: 'silent' }));
-    const login = await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'boot@example.com', password: 'Start-up-pass-99!' } });
+    const login = await t.call({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'boot@example.com', password: 'Start-up-pass-99!' },
+    });
     expect(login.statusCode).toBe(200);
     const sites = await t.call({ method: 'GET', url: '/api/v1/sites', as: login.json().data.token });
     expect(sites.json().data.map((s: { id: string }) => s.id)).toEqual(['boot']);
@@ -97,6 +113,8 @@ describe('bootstrap', () => {
     await bootstrap(t.deps, pino({ level: 'silent' }));
     expect((await t.call({ method: 'GET', url: '/setup/capabilities' })).statusCode).toBe(404);
     const token = (await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: ADMIN })).json().data.token;
-    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: token, site: 'acme' })).json().data.name).toBe('Acme');
+    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: token, site: 'acme' })).json().data.name).toBe(
+      'Acme',
+    );
   });
 });

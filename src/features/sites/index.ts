@@ -5,4 +5,8 @@ import { sitesRoutes } from './http/sites.routes.ts';
 
 export { findSite } from '../../../projections/sites/sites.queries.ts';
 
-export const sitesFeature: Feature = { name: 'sites', projectors: [sitesProjector, siteActivityProjector], routes: sitesRoutes };
+export const sitesFeature: Feature = {
+  name: 'sites',
+  projectors: [sitesProjector, siteActivityProjector],
+  routes: sitesRoutes,
+};

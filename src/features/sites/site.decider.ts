@@ -7,7 +7,10 @@ export type SiteState = { exists: false } | { exists: true; name: string; settin
 /** Create a site. */
 export type CreateSite = { type: 'CreateSite'; data: { siteId: string; name: string; createdBy: string; now: string } };
 /** Rename a site or change its settings. */
-export type UpdateSite = { type: 'UpdateSite'; data: { siteId: string; name?: string; settings?: SiteSettings; now: string } };
+export type UpdateSite = {
+  type: 'UpdateSite';
+  data: { siteId: string; name?: string; settings?: SiteSettings; now: string };
+};
 export type SiteCommand = CreateSite | UpdateSite;
 
 export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
@@ -28,7 +31,16 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
       case 'CreateSite':
         if (s.exists) throw new DomainError('CONFLICT', `site ${cmd.data.siteId} already exists`, { path: ['id'] });
         return [
-          { type: 'SiteCreated', data: { siteId: cmd.data.siteId, name: cmd.data.name, settings: {}, createdBy: cmd.data.createdBy, at: cmd.data.now } },
+          {
+            type: 'SiteCreated',
+            data: {
+              siteId: cmd.data.siteId,
+              name: cmd.data.name,
+              settings: {},
+              createdBy: cmd.data.createdBy,
+              at: cmd.data.now,
+            },
+          },
         ];
       case 'UpdateSite': {
         if (!s.exists) throw new DomainError('SITE_NOT_FOUND', `site ${cmd.data.siteId} not found`);

@@ -7,9 +7,15 @@ export interface SiteSettings {
 }
 
 /** A site (tenant) came into being. */
-export type SiteCreated = DomainEvent<'SiteCreated', { siteId: string; name: string; settings: SiteSettings; createdBy: string; at: string }>;
+export type SiteCreated = DomainEvent<
+  'SiteCreated',
+  { siteId: string; name: string; settings: SiteSettings; createdBy: string; at: string }
+>;
 /** A site's name or settings changed; `settings` holds only the keys that changed. */
-export type SiteUpdated = DomainEvent<'SiteUpdated', { siteId: string; name?: string; settings?: SiteSettings; at: string }>;
+export type SiteUpdated = DomainEvent<
+  'SiteUpdated',
+  { siteId: string; name?: string; settings?: SiteSettings; at: string }
+>;
 
 export type SiteEvent = SiteCreated | SiteUpdated;
 export const SITE_EVENT_TYPES = ['SiteCreated', 'SiteUpdated'] as const;

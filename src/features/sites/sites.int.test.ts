@@ -9,7 +9,10 @@ let admin: string;
 beforeAll(async () => {
   t = await createTestApp();
   admin = await t.setup();
-  expect((await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'second', name: 'Second' } })).statusCode).toBe(201);
+  expect(
+    (await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'second', name: 'Second' } }))
+      .statusCode,
+  ).toBe(201);
 });
 afterAll(() => t.close());
 
@@ -21,7 +24,12 @@ describe('POST /api/v1/sites', () => {
   });
 
   it('answers a taken id with 409 CONFLICT', async () => {
-    const res = await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'second', name: 'Again' } });
+    const res = await t.call({
+      method: 'POST',
+      url: '/api/v1/sites',
+      as: admin,
+      payload: { id: 'second', name: 'Again' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0]).toMatchObject({ code: 'CONFLICT', path: ['id'] });
   });
@@ -47,19 +55,34 @@ describe('tenancy', () => {
   });
 
   it('resolves the site from the request host subdomain', async () => {
-    const res = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, headers: { host: 'second.cms.example.com' } });
+    const res = await t.call({
+      method: 'GET',
+      url: '/api/v1/site',
+      as: admin,
+      headers: { host: 'second.cms.example.com' },
+    });
     expect(res.json().data.id).toBe('second');
   });
 
   it('prefers X-Svc-Site over the subdomain', async () => {
-    const res = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main', headers: { host: 'second.cms.example.com' } });
+    const res = await t.call({
+      method: 'GET',
+      url: '/api/v1/site',
+      as: admin,
+      site: 'main',
+      headers: { host: 'second.cms.example.com' },
+    });
     expect(res.json().data.id).toBe('main');
   });
 
   it('keeps each site to its own rows even for a query without a site filter (row-level security)', async () => {
-    const rows = await withSite(t.deps.db, 'second', (trx) => sql<{ site_id: string }>`select site_id from sites`.execute(trx));
+    const rows = await withSite(t.deps.db, 'second', (trx) =>
+      sql<{ site_id: string }>`select site_id from sites`.execute(trx),
+    );
     expect(rows.rows.map((r) => r.site_id)).toEqual(['second']);
-    const write = withSite(t.deps.db, 'second', (trx) => sql`update sites set name = 'hijacked' where site_id = 'main'`.execute(trx));
+    const write = withSite(t.deps.db, 'second', (trx) =>
+      sql`update sites set name = 'hijacked' where site_id = 'main'`.execute(trx),
+    );
     expect(Number((await write).numAffectedRows ?? 0)).toBe(0);
     const main = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' });
     expect(main.json().data.name).toBe('Main');
@@ -68,34 +91,71 @@ describe('tenancy', () => {
 
 describe('GET and PATCH /api/v1/site', () => {
   it('updates the active site only', async () => {
-    const res = await t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'second', payload: { name: 'Renamed', settings: { default_save_action: 'stay' } } });
+    const res = await t.call({
+      method: 'PATCH',
+      url: '/api/v1/site',
+      as: admin,
+      site: 'second',
+      payload: { name: 'Renamed', settings: { default_save_action: 'stay' } },
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().data).toMatchObject({ id: 'second', name: 'Renamed', settings: { default_save_action: 'stay' } });
-    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' })).json().data.name).toBe('Main');
+    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' })).json().data.name).toBe(
+      'Main',
+    );
   });
 
   it('rejects unknown settings and bad values with 400', async () => {
-    const bad = await t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'main', payload: { settings: { default_save_action: 'explode' } } });
+    const bad = await t.call({
+      method: 'PATCH',
+      url: '/api/v1/site',
+      as: admin,
+      site: 'main',
+      payload: { settings: { default_save_action: 'explode' } },
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].path).toEqual(['body', 'settings', 'default_save_action']);
-    const extra = await t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'main', payload: { owner: 'me' } });
+    const extra = await t.call({
+      method: 'PATCH',
+      url: '/api/v1/site',
+      as: admin,
+      site: 'main',
+      payload: { owner: 'me' },
+    });
     expect(extra.statusCode).toBe(400);
   });
 
   it('answers a stale If-Match with 409 CONFLICT and changes nothing', async () => {
     const before = (await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' })).json().data;
-    const res = await t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'main', headers: { 'if-match': String(before.version - 1 || 99) }, payload: { name: 'Stale' } });
+    const res = await t.call({
+      method: 'PATCH',
+      url: '/api/v1/site',
+      as: admin,
+      site: 'main',
+      headers: { 'if-match': String(before.version - 1 || 99) },
+      payload: { name: 'Stale' },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0].code).toBe('CONFLICT');
-    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' })).json().data.name).toBe(before.name);
+    expect((await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' })).json().data.name).toBe(
+      before.name,
+    );
   });
 
   it('loses no update among 20 concurrent writers', async () => {
     const names = Array.from({ length: 20 }, (_, i) => `Concurrent ${i}`);
-    const res = await Promise.all(names.map((name) => t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'second', payload: { name } })));
+    const res = await Promise.all(
+      names.map((name) =>
+        t.call({ method: 'PATCH', url: '/api/v1/site', as: admin, site: 'second', payload: { name } }),
+      ),
+    );
     const ok = res.filter((r) => r.statusCode === 200).length;
     expect(res.every((r) => r.statusCode === 200 || r.json().errors[0].code === 'CONFLICT')).toBe(true);
-    const events = await sql<{ n: string }>`select count(*)::text as n from events where stream_id = 'second/site/second' and type = 'SiteUpdated'`.execute(t.deps.db);
+    const events = await sql<{
+      n: string;
+    }>`select count(*)::text as n from events where stream_id = 'second/site/second' and type = 'SiteUpdated'`.execute(
+      t.deps.db,
+    );
     // One event per accepted write (the first PATCH above made one), none lost or duplicated.
     expect(Number(events.rows[0]!.n)).toBe(1 + ok);
   });
@@ -103,15 +163,25 @@ describe('GET and PATCH /api/v1/site', () => {
   it('shows the async activity projection once drained', async () => {
     await t.deps.drainAsync();
     const res = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'second' });
-    const n = await sql<{ n: string }>`select count(*)::text as n from events where site_id = 'second'`.execute(t.deps.db);
+    const n = await sql<{ n: string }>`select count(*)::text as n from events where site_id = 'second'`.execute(
+      t.deps.db,
+    );
     expect(res.json().data.activity.eventCount).toBe(Number(n.rows[0]!.n));
   });
 });
 
 describe('POST /api/v1/auth/login', () => {
   it('answers an unknown user and a wrong password identically', async () => {
-    const unknown = await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'nobody@example.com', password: 'whatever-123' } });
-    const wrong = await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email: 'admin@example.com', password: 'whatever-123' } });
+    const unknown = await t.call({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'nobody@example.com', password: 'whatever-123' },
+    });
+    const wrong = await t.call({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'admin@example.com', password: 'whatever-123' },
+    });
     expect(unknown.statusCode).toBe(401);
     expect(wrong.statusCode).toBe(401);
     expect(wrong.body).toBe(unknown.body);
@@ -119,11 +189,23 @@ describe('POST /api/v1/auth/login', () => {
 
   it('answers an expired token with 401 TOKEN_EXPIRED and a forged one with UNAUTHENTICATED', async () => {
     const key = new TextEncoder().encode('test-secret-test-secret-test-secret-123');
-    const expired = await new SignJWT({ tv: 0 }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setAudience('svc-access').setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(key);
+    const expired = await new SignJWT({ tv: 0 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setAudience('svc-access')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
+      .sign(key);
     const res = await t.call({ method: 'GET', url: '/api/v1/sites', as: expired });
     expect(res.statusCode).toBe(401);
     expect(res.json().errors[0].code).toBe('TOKEN_EXPIRED');
-    const forged = await new SignJWT({ tv: 0 }).setProtectedHeader({ alg: 'HS256' }).setSubject('x').setAudience('svc-access').setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-another-secret-12345'));
-    expect((await t.call({ method: 'GET', url: '/api/v1/sites', as: forged })).json().errors[0].code).toBe('UNAUTHENTICATED');
+    const forged = await new SignJWT({ tv: 0 })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject('x')
+      .setAudience('svc-access')
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('another-secret-another-secret-12345'));
+    expect((await t.call({ method: 'GET', url: '/api/v1/sites', as: forged })).json().errors[0].code).toBe(
+      'UNAUTHENTICATED',
+    );
   });
 });

@@ -57,7 +57,10 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
            end $$`,
         )
         .execute(db);
-      await sql.raw(`grant ${APP_ROLE} to current_user`).execute(db).catch(() => undefined);
+      await sql
+        .raw(`grant ${APP_ROLE} to current_user`)
+        .execute(db)
+        .catch(() => undefined);
       await sql.raw(`grant usage on schema ${'"' + (await currentSchema(db)) + '"'} to ${APP_ROLE}`).execute(db);
     },
   },

@@ -16,7 +16,11 @@ class CheckpointMoved extends Error {}
  * Returns the number of events read.
  */
 export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number> {
-  const state = await db.selectFrom('projection_state').select(['checkpoint', 'status']).where('name', '=', p.name).executeTakeFirst();
+  const state = await db
+    .selectFrom('projection_state')
+    .select(['checkpoint', 'status'])
+    .where('name', '=', p.name)
+    .executeTakeFirst();
   if (!state || state.status !== 'live') return 0;
   const batch = await readGlobal(db, state.checkpoint ?? undefined, BATCH, true);
   if (batch.length === 0) return 0;
@@ -63,7 +67,9 @@ export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promi
     if (!opts.lockPool) return true;
     if (lockClient) return true;
     const c = await opts.lockPool.connect();
-    const r = await c.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext(current_schema() || ':async-projections')) as ok`);
+    const r = await c.query<{ ok: boolean }>(
+      `select pg_try_advisory_lock(hashtext(current_schema() || ':async-projections')) as ok`,
+    );
     if (r.rows[0]?.ok) {
       lockClient = c;
       c.on('error', () => (lockClient = null));

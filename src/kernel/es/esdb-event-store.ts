@@ -37,7 +37,11 @@ export class EsdbEventStore implements EventStore {
     this.client = EventStoreDBClient.connectionString(connectionString);
   }
 
-  async append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: NewEvent[],
+    opts: { expectedVersion: ExpectedVersion },
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     siteOfStream(streamId);
     const data = events.map((e) => ({
@@ -48,7 +52,9 @@ export class EsdbEventStore implements EventStore {
       metadata: { ...e.metadata, schemaVersion: e.schemaVersion ?? 1 } as unknown as JSONType,
     }));
     try {
-      const res = await this.client.appendToStream(streamId, data, { expectedRevision: toRevision(opts.expectedVersion) });
+      const res = await this.client.appendToStream(streamId, data, {
+        expectedRevision: toRevision(opts.expectedVersion),
+      });
       const last = Number(res.nextExpectedRevision) + 1;
       const first = last - events.length + 1;
       const stored = await this.readRange(streamId, first, last);
@@ -68,12 +74,18 @@ export class EsdbEventStore implements EventStore {
     return out;
   }
 
-  async *readStream<E extends DomainEvent = DomainEvent>(streamId: string, opts: ReadStreamOptions = {}): AsyncIterable<StoredEvent<E>> {
+  async *readStream<E extends DomainEvent = DomainEvent>(
+    streamId: string,
+    opts: ReadStreamOptions = {},
+  ): AsyncIterable<StoredEvent<E>> {
     const from = Math.max(1, opts.fromVersion ?? 1);
     const maxCount = opts.toVersion !== undefined ? Math.max(0, opts.toVersion - from + 1) : undefined;
     if (maxCount === 0) return;
     try {
-      const reading = this.client.readStream(streamId, { fromRevision: BigInt(from - 1), ...(maxCount ? { maxCount } : {}) });
+      const reading = this.client.readStream(streamId, {
+        fromRevision: BigInt(from - 1),
+        ...(maxCount ? { maxCount } : {}),
+      });
       for await (const resolved of reading) {
         const e = resolved.event as JSONRecordedEvent | undefined;
         if (!e) continue;
@@ -104,7 +116,11 @@ export class EsdbEventStore implements EventStore {
 
   async streamVersion(streamId: string): Promise<number | null> {
     try {
-      for await (const resolved of this.client.readStream(streamId, { fromRevision: END, direction: BACKWARDS, maxCount: 1 })) {
+      for await (const resolved of this.client.readStream(streamId, {
+        fromRevision: END,
+        direction: BACKWARDS,
+        maxCount: 1,
+      })) {
         if (resolved.event) return Number(resolved.event.revision) + 1;
       }
       return null;

@@ -38,7 +38,10 @@ export class WrongExpectedVersion extends Error {
 export interface EventStore {
   readonly kind: string;
   append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
-  readStream<E extends DomainEvent = DomainEvent>(streamId: string, opts?: ReadStreamOptions): AsyncIterable<StoredEvent<E>>;
+  readStream<E extends DomainEvent = DomainEvent>(
+    streamId: string,
+    opts?: ReadStreamOptions,
+  ): AsyncIterable<StoredEvent<E>>;
   /** Events in global order; never skips an event that a slower concurrent append commits later. */
   readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
   /** The stream's current version, or null when it does not exist. */

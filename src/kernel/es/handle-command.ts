@@ -85,7 +85,11 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
 }
 
 function versionConflict(streamId: string, expected: number, actual: number | null): DomainError {
-  return new DomainError('CONFLICT', `the record was changed by someone else (expected version ${expected}, found ${actual ?? 0})`, {
-    extensions: { stream: streamId, expectedVersion: expected, actualVersion: actual ?? 0 },
-  });
+  return new DomainError(
+    'CONFLICT',
+    `the record was changed by someone else (expected version ${expected}, found ${actual ?? 0})`,
+    {
+      extensions: { stream: streamId, expectedVersion: expected, actualVersion: actual ?? 0 },
+    },
+  );
 }

@@ -63,7 +63,11 @@ export class PgEventStore implements EventStore {
     private readonly inline: readonly Projector[] = [],
   ) {}
 
-  async append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    events: NewEvent[],
+    opts: { expectedVersion: ExpectedVersion },
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const siteId = siteOfStream(streamId);
     try {

@@ -37,7 +37,11 @@ export class ProjectionEngine {
   /** Brings every projector to its code version: new or changed ones are rebuilt from the log. */
   async setup(): Promise<void> {
     for (const p of this.projectors) {
-      const state = await this.db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
+      const state = await this.db
+        .selectFrom('projection_state')
+        .selectAll()
+        .where('name', '=', p.name)
+        .executeTakeFirst();
       if (!state || state.version !== p.version) await this.rebuild(p.name);
     }
   }
@@ -71,9 +75,22 @@ export class ProjectionEngine {
       for (const t of p.tables) await swapIn(trx, t, next(t));
       await trx
         .insertInto('projection_state')
-        .values({ name: p.name, version: p.version, checkpoint: checkpoint ?? null, status: 'live', updated_at: new Date() })
+        .values({
+          name: p.name,
+          version: p.version,
+          checkpoint: checkpoint ?? null,
+          status: 'live',
+          updated_at: new Date(),
+        })
         .onConflict((oc) =>
-          oc.column('name').doUpdateSet({ version: p.version, checkpoint: checkpoint ?? null, status: 'live', updated_at: new Date() }),
+          oc
+            .column('name')
+            .doUpdateSet({
+              version: p.version,
+              checkpoint: checkpoint ?? null,
+              status: 'live',
+              updated_at: new Date(),
+            }),
         )
         .execute();
     });
@@ -85,27 +102,52 @@ export class ProjectionEngine {
   }
 
   private async statusOf(p: Projector): Promise<ProjectionStatus> {
-    const state = await this.db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
+    const state = await this.db
+      .selectFrom('projection_state')
+      .selectAll()
+      .where('name', '=', p.name)
+      .executeTakeFirst();
     if (p.mode === 'inline') {
       // Inline projectors commit with each append: no lag, and their position is the head of the log.
       const head = await sql<{ cp: string | null }>`
         select transaction_id || ':' || global_position as cp from events
         order by transaction_id desc, global_position desc limit 1`.execute(this.db);
-      return { name: p.name, version: p.version, mode: p.mode, status: state?.status ?? 'new', checkpoint: head.rows[0]?.cp ?? null, lag: 0 };
+      return {
+        name: p.name,
+        version: p.version,
+        mode: p.mode,
+        status: state?.status ?? 'new',
+        checkpoint: head.rows[0]?.cp ?? null,
+        lag: 0,
+      };
     }
     const lag = await countAfter(this.db, state?.checkpoint ?? null);
-    return { name: p.name, version: p.version, mode: p.mode, status: state?.status ?? 'new', checkpoint: state?.checkpoint ?? null, lag };
+    return {
+      name: p.name,
+      version: p.version,
+      mode: p.mode,
+      status: state?.status ?? 'new',
+      checkpoint: state?.checkpoint ?? null,
+      lag,
+    };
   }
 }
 
 export async function countAfter(db: Db, checkpoint: string | null): Promise<number> {
   const [tx, pos] = (checkpoint ?? '0:0').split(':');
   const r = await sql<{ n: string }>`
-    select count(*)::text as n from events where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(db);
+    select count(*)::text as n from events where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(
+    db,
+  );
   return Number(r.rows[0]!.n);
 }
 
-export async function applyAll(trx: Transaction<DB>, p: Projector, events: StoredEvent[], t: TableName = liveTable): Promise<void> {
+export async function applyAll(
+  trx: Transaction<DB>,
+  p: Projector,
+  events: StoredEvent[],
+  t: TableName = liveTable,
+): Promise<void> {
   for (const e of events) if (handlesEvent(p, e.type)) await p.apply(trx, e, t);
 }
 

@@ -32,14 +32,16 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
     if (!siteScoped) return;
     const siteId = siteFromRequest(req.headers, req.headers.host);
-    if (!siteId) throw new DomainError('VALIDATION_FAILED', 'no site given: send X-Svc-Site', { path: ['headers', 'x-svc-site'] });
+    if (!siteId)
+      throw new DomainError('VALIDATION_FAILED', 'no site given: send X-Svc-Site', { path: ['headers', 'x-svc-site'] });
     if (!SITE_ID_PATTERN.test(siteId) || !(await opts.siteExists(siteId))) {
       throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
     }
     if (req.actor) {
       const role = roleOn(req.actor, siteId);
       if (!role) throw forbidden(`you are not a member of site ${siteId}`);
-      if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role)) throw forbidden('this area is for site administrators');
+      if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role))
+        throw forbidden('this area is for site administrators');
     }
     req.site = { id: siteId };
   });

@@ -31,11 +31,15 @@ function toResponse(err: FastifyError): { status: number; body: { errors: ErrorO
     );
   }
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError') {
-    return send(400, [{ code: 'VALIDATION_FAILED', message: `malformed JSON body: ${err.message}`, path: ['body'], extensions: {} }]);
+    return send(400, [
+      { code: 'VALIDATION_FAILED', message: `malformed JSON body: ${err.message}`, path: ['body'], extensions: {} },
+    ]);
   }
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return send(status, [{ code: 'VALIDATION_FAILED', message: err.message, path: [], extensions: { reason: err.code } }]);
+    return send(status, [
+      { code: 'VALIDATION_FAILED', message: err.message, path: [], extensions: { reason: err.code } },
+    ]);
   }
   return send(500, [{ code: 'INTERNAL', message: 'internal error', path: [], extensions: {} }]);
 }

@@ -60,7 +60,12 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly options: { path?: string[]; extensions?: Record<string, unknown>; status?: number; errors?: ErrorObject[] } = {},
+    readonly options: {
+      path?: string[];
+      extensions?: Record<string, unknown>;
+      status?: number;
+      errors?: ErrorObject[];
+    } = {},
   ) {
     super(message);
     this.name = 'DomainError';
@@ -70,7 +75,12 @@ export class DomainError extends Error {
   toErrorObjects(): ErrorObject[] {
     return (
       this.options.errors ?? [
-        { code: this.code, message: this.message, path: this.options.path ?? [], extensions: this.options.extensions ?? {} },
+        {
+          code: this.code,
+          message: this.message,
+          path: this.options.path ?? [],
+          extensions: this.options.extensions ?? {},
+        },
       ]
     );
   }

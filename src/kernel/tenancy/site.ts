@@ -6,7 +6,10 @@ export const SITE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const SYSTEM_SITE = '_system';
 
 /** The site named by X-Svc-Site, or else by the first label of a host with at least three labels. */
-export function siteFromRequest(headers: Record<string, string | string[] | undefined>, host: string | undefined): string | null {
+export function siteFromRequest(
+  headers: Record<string, string | string[] | undefined>,
+  host: string | undefined,
+): string | null {
   const h = headers['x-svc-site'];
   const header = Array.isArray(h) ? h[0] : h;
   if (header) return header.trim().toLowerCase();

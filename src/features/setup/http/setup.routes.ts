@@ -28,23 +28,33 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { db, config, tokens, setupToken } = deps;
 
-  app.get('/setup/capabilities', { config: { caller: 'public', site: false }, schema: { tags: ['setup'] } }, async () => {
-    if ((await instanceState(db)).setupComplete) throw setupNotFound();
-    return { data: { setupComplete: false, encryption: { available: Boolean(config.ENCRYPTION_KEY) } } };
-  });
+  app.get(
+    '/setup/capabilities',
+    { config: { caller: 'public', site: false }, schema: { tags: ['setup'] } },
+    async () => {
+      if ((await instanceState(db)).setupComplete) throw setupNotFound();
+      return { data: { setupComplete: false, encryption: { available: Boolean(config.ENCRYPTION_KEY) } } };
+    },
+  );
 
-  app.post('/api/v1/setup/complete', { config: { caller: 'public', site: false }, schema: { body: CompleteBody, tags: ['setup'] } }, async (req, reply) => {
-    if ((await instanceState(db)).setupComplete) throw setupNotFound();
-    if (config.SVC_REQUIRE_SETUP_TOKEN) {
-      if (!setupToken) throw new DomainError('SETUP_TOKEN_NOT_ISSUED', 'no setup token was issued');
-      if (!req.body.setupToken || !sameSecret(req.body.setupToken, setupToken)) {
-        throw new DomainError('UNAUTHENTICATED', 'a valid setupToken is required', { path: ['setupToken'] });
+  app.post(
+    '/api/v1/setup/complete',
+    { config: { caller: 'public', site: false }, schema: { body: CompleteBody, tags: ['setup'] } },
+    async (req, reply) => {
+      if ((await instanceState(db)).setupComplete) throw setupNotFound();
+      if (config.SVC_REQUIRE_SETUP_TOKEN) {
+        if (!setupToken) throw new DomainError('SETUP_TOKEN_NOT_ISSUED', 'no setup token was issued');
+        if (!req.body.setupToken || !sameSecret(req.body.setupToken, setupToken)) {
+          throw new DomainError('UNAUTHENTICATED', 'a valid setupToken is required', { path: ['setupToken'] });
+        }
       }
-    }
-    const { userId, siteId } = await runSetup(deps, req.body, commandMeta(req, SYSTEM_SITE, deps.clock.now()));
-    const user = (await findUserById(db, userId))!;
-    const { token, expiresIn } = await tokens.issue(userId, user.tokenVersion);
-    reply.status(201);
-    return { data: { site: await findSite(db, siteId), user: toProfile(user), token, expiresIn, refreshToken: null } };
-  });
+      const { userId, siteId } = await runSetup(deps, req.body, commandMeta(req, SYSTEM_SITE, deps.clock.now()));
+      const user = (await findUserById(db, userId))!;
+      const { token, expiresIn } = await tokens.issue(userId, user.tokenVersion);
+      reply.status(201);
+      return {
+        data: { site: await findSite(db, siteId), user: toProfile(user), token, expiresIn, refreshToken: null },
+      };
+    },
+  );
 };

@@ -22,20 +22,32 @@ const SettingsBody = z
     upload_policy: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
-const PatchSiteBody = z.object({ name: z.string().min(1).max(200).optional(), settings: SettingsBody.optional() }).strict();
+const PatchSiteBody = z
+  .object({ name: z.string().min(1).max(200).optional(), settings: SettingsBody.optional() })
+  .strict();
 
 export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
 
-  app.post('/api/v1/sites', { config: { caller: 'admin', site: false }, schema: { body: CreateSiteBody, tags: ['sites'] } }, async (req, reply) => {
-    const now = clock.now();
-    const { id, name } = req.body;
-    await handleCommand(store, siteDecider, siteStream(id), { type: 'CreateSite', data: { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() } }, {
-      metadata: commandMeta(req, id, now),
-    });
-    reply.status(201);
-    return { data: await findSite(db, id) };
-  });
+  app.post(
+    '/api/v1/sites',
+    { config: { caller: 'admin', site: false }, schema: { body: CreateSiteBody, tags: ['sites'] } },
+    async (req, reply) => {
+      const now = clock.now();
+      const { id, name } = req.body;
+      await handleCommand(
+        store,
+        siteDecider,
+        siteStream(id),
+        { type: 'CreateSite', data: { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() } },
+        {
+          metadata: commandMeta(req, id, now),
+        },
+      );
+      reply.status(201);
+      return { data: await findSite(db, id) };
+    },
+  );
 
   app.get('/api/v1/sites', { config: { site: false }, schema: { tags: ['sites'] } }, async (req) => {
     const actor = actorOf(req);
@@ -52,21 +64,32 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     });
   });
 
-  app.patch('/api/v1/site', { config: { caller: 'site-admin' }, schema: { body: PatchSiteBody, tags: ['sites'] } }, async (req) => {
-    const siteId = siteOf(req);
-    const now = clock.now();
-    const ifMatch = req.headers['if-match'];
-    await handleCommand(store, siteDecider, siteStream(siteId), { type: 'UpdateSite', data: { siteId, ...req.body, now: now.toISOString() } }, {
-      metadata: commandMeta(req, siteId, now),
-      expectedVersion: ifMatch ? parseVersion(ifMatch) : undefined,
-    });
-    return { data: await withSite(db, siteId, (trx) => findSite(trx, siteId)) };
-  });
+  app.patch(
+    '/api/v1/site',
+    { config: { caller: 'site-admin' }, schema: { body: PatchSiteBody, tags: ['sites'] } },
+    async (req) => {
+      const siteId = siteOf(req);
+      const now = clock.now();
+      const ifMatch = req.headers['if-match'];
+      await handleCommand(
+        store,
+        siteDecider,
+        siteStream(siteId),
+        { type: 'UpdateSite', data: { siteId, ...req.body, now: now.toISOString() } },
+        {
+          metadata: commandMeta(req, siteId, now),
+          expectedVersion: ifMatch ? parseVersion(ifMatch) : undefined,
+        },
+      );
+      return { data: await withSite(db, siteId, (trx) => findSite(trx, siteId)) };
+    },
+  );
 };
 
 /** If-Match carries the version the client read (`"3"` or `3`). */
 function parseVersion(h: string | string[]): number {
   const v = Number(String(h).replace(/^W\//, '').replace(/"/g, ''));
-  if (!Number.isInteger(v) || v < 0) throw new DomainError('VALIDATION_FAILED', 'If-Match must be a record version', { path: ['headers', 'if-match'] });
+  if (!Number.isInteger(v) || v < 0)
+    throw new DomainError('VALIDATION_FAILED', 'If-Match must be a record version', { path: ['headers', 'if-match'] });
   return v;
 }

@@ -24,29 +24,38 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     return timingSafeEqual(h(given), h(want));
   };
 
-  app.get('/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async (req, reply) => {
-    if (!observer(req)) return { status: 'ok', env };
-    const checks = await subsystems(deps);
-    const ok = checks.database.status === 'ok';
-    reply.status(ok ? 200 : 503);
-    return { status: ok ? 'ok' : 'degraded', env, ...checks };
-  });
+  app.get(
+    '/health',
+    { config: { caller: 'public', site: false }, schema: { tags: ['system'] } },
+    async (req, reply) => {
+      if (!observer(req)) return { status: 'ok', env };
+      const checks = await subsystems(deps);
+      const ok = checks.database.status === 'ok';
+      reply.status(ok ? 200 : 503);
+      return { status: ok ? 'ok' : 'degraded', env, ...checks };
+    },
+  );
 
   app.get('/api/v1/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async () => {
     await sql`select 1`.execute(db);
     return { data: { status: 'ok' } };
   });
 
-  app.get('/api/v1/admin/projections', { config: { caller: 'admin', site: false }, schema: { tags: ['admin'] } }, async () => {
-    const list = await engine.status();
-    return { data: list, meta: { total: list.length } };
-  });
+  app.get(
+    '/api/v1/admin/projections',
+    { config: { caller: 'admin', site: false }, schema: { tags: ['admin'] } },
+    async () => {
+      const list = await engine.status();
+      return { data: list, meta: { total: list.length } };
+    },
+  );
 
   app.post(
     '/api/v1/admin/projections/:name/rebuild',
     { config: { caller: 'admin', site: false }, schema: { params: ProjectionParams, tags: ['admin'] } },
     async (req) => {
-      if (!engine.get(req.params.name)) throw new DomainError('NOT_FOUND', `projection ${req.params.name} not found`, { path: ['name'] });
+      if (!engine.get(req.params.name))
+        throw new DomainError('NOT_FOUND', `projection ${req.params.name} not found`, { path: ['name'] });
       return { data: await engine.rebuild(req.params.name) };
     },
   );
