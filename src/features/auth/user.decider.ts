@@ -1,23 +1,11 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
-import type { UserEvent } from './user.events.ts';
+import type { UserEvent, UserRegistered } from './user.events.ts';
 
 export type UserState = { exists: false } | { exists: true; roles: Record<string, string> };
 
 /** Create a user identity. */
-export type RegisterUser = {
-  type: 'RegisterUser';
-  data: {
-    userId: string;
-    email: Sealed;
-    passwordHash: Sealed;
-    firstName: Sealed | null;
-    lastName: Sealed | null;
-    instanceAdmin: boolean;
-    now: string;
-  };
-};
+export type RegisterUser = { type: 'RegisterUser'; data: Omit<UserRegistered['data'], 'at'> & { now: string } };
 /** Give a user a role on a site. */
 export type GrantSiteRole = {
   type: 'GrantSiteRole';

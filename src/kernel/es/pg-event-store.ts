@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../db/database.ts';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { DB, EventsTable } from '../db/database.ts';
 import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
 import {
   siteOfStream,
@@ -15,19 +15,7 @@ import { handlesEvent, liveTable, type Projector } from './projector.ts';
 
 const PAGE = 500;
 
-export interface EventRow {
-  global_position: string;
-  transaction_id: string;
-  site_id: string;
-  stream_id: string;
-  stream_version: number;
-  event_id: string;
-  type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: unknown;
-  created_at: Date;
-}
+export type EventRow = Selectable<EventsTable>;
 
 export function toStoredEvent<E extends DomainEvent = DomainEvent>(r: EventRow): StoredEvent<E> {
   return {

@@ -83,14 +83,12 @@ export class ProjectionEngine {
           updated_at: new Date(),
         })
         .onConflict((oc) =>
-          oc
-            .column('name')
-            .doUpdateSet({
-              version: p.version,
-              checkpoint: checkpoint ?? null,
-              status: 'live',
-              updated_at: new Date(),
-            }),
+          oc.column('name').doUpdateSet({
+            version: p.version,
+            checkpoint: checkpoint ?? null,
+            status: 'live',
+            updated_at: new Date(),
+          }),
         )
         .execute();
     });
