@@ -2,6 +2,7 @@ import { DomainError } from '../http/errors.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent, EventMetadata, StoredEvent } from './event.ts';
 import { WrongExpectedVersion, type EventStore } from './event-store.ts';
+import { stateCache } from './stream-state-cache.ts';
 
 export interface CommandResult<S, E extends DomainEvent> {
   state: S;
@@ -57,16 +58,19 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   opts: HandleOptions,
 ): Promise<CommandResult<S, E>> {
   const retries = opts.expectedVersion === undefined ? (opts.retries ?? 5) : 0;
+  const cache = stateCache(store, decider as Decider<S, never, never>);
   for (let attempt = 0; ; attempt++) {
-    let state = decider.initialState();
-    let version = 0;
-    for await (const e of store.readStream<E>(streamId)) {
+    const cached = cache.get(streamId);
+    let state = cached?.state ?? decider.initialState();
+    let version = cached?.version ?? 0;
+    for await (const e of store.readStream<E>(streamId, { fromVersion: version + 1 })) {
       state = decider.evolve(state, { type: e.type, data: e.data } as E);
       version = e.streamVersion;
     }
     if (opts.expectedVersion !== undefined && opts.expectedVersion !== version) {
       throw versionConflict(streamId, opts.expectedVersion, version);
     }
+    cache.set(streamId, version, state);
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { state, version, events: [] };
     try {
@@ -76,6 +80,7 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
         { expectedVersion: version },
       );
       for (const e of decided) state = decider.evolve(state, e);
+      cache.set(streamId, res.nextExpectedVersion, state);
       return { state, version: res.nextExpectedVersion, events: res.events as StoredEvent<E>[] };
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) throw err;
