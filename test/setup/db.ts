@@ -35,9 +35,3 @@ export async function openTestDatabase(): Promise<Database & { schema: string | 
   await migrate(database.db);
   return { ...database, schema: null, drop: () => database.close() };
 }
-
-export function testDatabaseUrlForSchema(schema: string): string {
-  const url = new URL(process.env.TEST_DATABASE_URL!);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  return url.toString();
-}

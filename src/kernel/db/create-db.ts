@@ -33,11 +33,19 @@ async function openPostgres(config: { url: string; schema?: string; poolSize?: n
     await admin.query(`create schema if not exists "${config.schema}"`);
     await admin.end();
   }
+  // Options in the URL (e.g. a search_path) would replace ours wholesale: merge both.
+  const url = new URL(config.url);
+  const given = url.searchParams.get('options') ?? '';
+  url.searchParams.delete('options');
+  const options = [
+    '-c idle_in_transaction_session_timeout=30000', // one stuck session must not stall projections (DESIGN §3)
+    given,
+    config.schema ? `-c search_path=${config.schema}` : '',
+  ].filter(Boolean);
   const pool = new pg.Pool({
-    connectionString: config.url,
+    connectionString: url.toString(),
     max: config.poolSize ?? 10,
-    // One stuck session must not stall projections (DESIGN §3).
-    options: `-c idle_in_transaction_session_timeout=30000${config.schema ? ` -c search_path=${config.schema}` : ''}`,
+    options: options.join(' '),
   });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', pool, close: () => db.destroy() };
