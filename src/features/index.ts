@@ -1,10 +1,11 @@
 import type { Feature } from '../deps.ts';
 import { authFeature } from './auth/index.ts';
+import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
-export const features: Feature[] = [systemFeature, setupFeature, authFeature, sitesFeature];
+export const features: Feature[] = [systemFeature, setupFeature, authFeature, sitesFeature, schemaFeature];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

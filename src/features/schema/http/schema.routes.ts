@@ -1,0 +1,158 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../../deps.ts';
+import { handleCommand } from '../../../kernel/es/handle-command.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import * as q from '../../../../projections/schema/schema.queries.ts';
+import { schemaDecider, type SchemaCommand } from '../schema.decider.ts';
+import { schemaStream } from '../schema.events.ts';
+import type { FieldDef } from '../schema.types.ts';
+import * as s from './schema.schemas.ts';
+
+const admin = { caller: 'site-admin' as const };
+const found = <T>(v: T | null, what: string): T => {
+  if (v === null) throw new DomainError('NOT_FOUND', `${what} not found`);
+  return v;
+};
+
+export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, store, clock } = deps;
+  const run = async (req: FastifyRequest, make: (now: string) => SchemaCommand) => {
+    const siteId = siteOf(req);
+    const now = clock.now();
+    await handleCommand(store, schemaDecider, schemaStream(siteId), make(now.toISOString()), {
+      metadata: commandMeta(req, siteId, now),
+    });
+    return siteId;
+  };
+  const read = <T>(
+    req: FastifyRequest,
+    fn: (trx: Parameters<Parameters<typeof withSite>[2]>[0], siteId: string) => Promise<T>,
+  ) => withSite(db, siteOf(req), (trx) => fn(trx, siteOf(req)));
+  const tags = ['schema'];
+
+  app.get('/api/v1/collections', { schema: { tags } }, async (req) => {
+    const data = await read(req, (trx, site) => q.listCollections(trx, site));
+    return { data, meta: { total: data.length } };
+  });
+  app.get('/api/v1/collections/:name', { schema: { tags, params: s.CollectionParams } }, async (req) => ({
+    data: found(
+      await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)),
+      `collection ${req.params.name}`,
+    ),
+  }));
+  app.post(
+    '/api/v1/collections',
+    { config: admin, schema: { tags, body: s.CreateCollectionBody } },
+    async (req, reply) => {
+      const b = req.body;
+      const collection = { displayName: null, icon: null, note: null, status_field: null, sort_field: null, ...b };
+      await run(req, (now) => ({ type: 'CreateCollection', data: { collection, now } }));
+      reply.status(201);
+      return { data: await read(req, (trx, site) => q.findCollection(trx, site, b.name)) };
+    },
+  );
+  app.patch(
+    '/api/v1/collections/:name',
+    { config: admin, schema: { tags, params: s.CollectionParams, body: s.UpdateCollectionBody } },
+    async (req) => {
+      await run(req, (now) => ({ type: 'UpdateCollection', data: { name: req.params.name, changes: req.body, now } }));
+      return { data: await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)) };
+    },
+  );
+  app.delete(
+    '/api/v1/collections/:name',
+    { config: admin, schema: { tags, params: s.CollectionParams } },
+    async (req, reply) => {
+      await run(req, (now) => ({ type: 'DeleteCollection', data: { name: req.params.name, now } }));
+      return reply.status(204).send();
+    },
+  );
+
+  app.get('/api/v1/fields/:collection', { schema: { tags, params: s.FieldParams } }, async (req) => {
+    const data = await read(req, async (trx, site) => {
+      found(await q.findCollection(trx, site, req.params.collection), `collection ${req.params.collection}`);
+      return q.listFields(trx, site, req.params.collection);
+    });
+    return { data, meta: { total: data.length } };
+  });
+  app.get('/api/v1/fields/:collection/:field', { schema: { tags, params: s.FieldItemParams } }, async (req) => ({
+    data: found(
+      await read(req, (trx, site) => q.findField(trx, site, req.params.collection, req.params.field)),
+      `field ${req.params.field}`,
+    ),
+  }));
+  app.post(
+    '/api/v1/fields/:collection',
+    { config: admin, schema: { tags, params: s.FieldParams, body: s.CreateFieldBody } },
+    async (req, reply) => {
+      const b = req.body;
+      const field: FieldDef = {
+        choices: null,
+        interface: null,
+        display: null,
+        options: {},
+        required: false,
+        nullable: true,
+        readonly: false,
+        encrypted: false,
+        unique: false,
+        sort: null,
+        ...b,
+        default: b.default ?? null,
+      };
+      await run(req, (now) => ({ type: 'CreateField', data: { collection: req.params.collection, field, now } }));
+      reply.status(201);
+      return { data: await read(req, (trx, site) => q.findField(trx, site, req.params.collection, b.field)) };
+    },
+  );
+  app.patch(
+    '/api/v1/fields/:collection/:field',
+    { config: admin, schema: { tags, params: s.FieldItemParams, body: s.UpdateFieldBody } },
+    async (req) => {
+      const { collection, field } = req.params;
+      await run(req, (now) => ({ type: 'UpdateField', data: { collection, field, changes: req.body, now } }));
+      return { data: await read(req, (trx, site) => q.findField(trx, site, collection, field)) };
+    },
+  );
+  app.delete(
+    '/api/v1/fields/:collection/:field',
+    { config: admin, schema: { tags, params: s.FieldItemParams } },
+    async (req, reply) => {
+      await run(req, (now) => ({ type: 'DeleteField', data: { ...req.params, now } }));
+      return reply.status(204).send();
+    },
+  );
+
+  app.get('/api/v1/relations', { schema: { tags } }, async (req) => {
+    const data = await read(req, (trx, site) => q.listRelations(trx, site));
+    return { data, meta: { total: data.length } };
+  });
+  app.post('/api/v1/relations', { config: admin, schema: { tags, body: s.CreateRelationBody } }, async (req, reply) => {
+    const relation = { id: newId(), target: null, junctionCollection: null, ...req.body };
+    await run(req, (now) => ({ type: 'CreateRelation', data: { relation, now } }));
+    reply.status(201);
+    return { data: await read(req, (trx, site) => q.findRelation(trx, site, relation.id)) };
+  });
+  app.patch(
+    '/api/v1/relations/:id',
+    { config: admin, schema: { tags, params: s.RelationParams, body: s.UpdateRelationBody } },
+    async (req) => {
+      await run(req, (now) => ({ type: 'UpdateRelation', data: { id: req.params.id, changes: req.body, now } }));
+      return { data: await read(req, (trx, site) => q.findRelation(trx, site, req.params.id)) };
+    },
+  );
+  app.delete(
+    '/api/v1/relations/:id',
+    { config: admin, schema: { tags, params: s.RelationParams } },
+    async (req, reply) => {
+      await run(req, (now) => ({ type: 'DeleteRelation', data: { id: req.params.id, now } }));
+      return reply.status(204).send();
+    },
+  );
+};

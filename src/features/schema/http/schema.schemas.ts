@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema.types.ts';
+
+const name = z.string().regex(NAME_PATTERN, 'names are 1–63 characters: a-z, 0-9 and _, starting with a letter');
+const text = z.string().max(500);
+
+export const CollectionParams = z.object({ name });
+export const CreateCollectionBody = z
+  .object({
+    name,
+    displayName: text.nullable().optional(),
+    icon: z.string().max(100).nullable().optional(),
+    note: z.string().max(5000).nullable().optional(),
+    singleton: z.boolean().default(false),
+    status_field: name.nullable().optional(),
+    sort_field: name.nullable().optional(),
+    primaryKeyType: z.enum(PRIMARY_KEY_TYPES).default('nanoid'),
+  })
+  .strict();
+export const UpdateCollectionBody = CreateCollectionBody.pick({
+  displayName: true,
+  icon: true,
+  note: true,
+  status_field: true,
+  sort_field: true,
+})
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
+
+const fieldShape = {
+  type: z.enum(FIELD_TYPES),
+  choices: z.array(z.string().min(1).max(200)).min(1).max(500).nullable().optional(),
+  interface: z.string().max(100).nullable().optional(),
+  display: z.string().max(200).nullable().optional(),
+  options: z.record(z.string(), z.unknown()).optional(),
+  required: z.boolean().optional(),
+  nullable: z.boolean().optional(),
+  readonly: z.boolean().optional(),
+  encrypted: z.boolean().optional(),
+  unique: z.boolean().optional(),
+  sort: z.number().int().min(0).max(1_000_000).nullable().optional(),
+  default: z.unknown().optional(),
+};
+
+export const FieldParams = z.object({ collection: name });
+export const FieldItemParams = z.object({ collection: name, field: name });
+export const CreateFieldBody = z
+  .object({ field: name, ...fieldShape })
+  .strict()
+  .superRefine((b, ctx) => {
+    if (b.type === 'enum' && !b.choices?.length)
+      ctx.addIssue({ code: 'custom', path: ['choices'], message: 'an enum field needs choices' });
+    if (b.type !== 'enum' && b.choices)
+      ctx.addIssue({ code: 'custom', path: ['choices'], message: 'only enum fields have choices' });
+    if (b.encrypted && !['string', 'text', 'json'].includes(b.type)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['encrypted'],
+        message: 'only string, text and json fields can be encrypted',
+      });
+    }
+    if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
+    }
+  });
+const { type: _type, ...changeable } = fieldShape;
+export const UpdateFieldBody = z
+  .object(changeable)
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
+
+export const RelationParams = z.object({ id: z.string().min(1).max(64) });
+export const CreateRelationBody = z
+  .object({
+    kind: z.enum(RELATION_KINDS),
+    collection: name,
+    field: name,
+    target: name.nullable().optional(),
+    junctionCollection: name.nullable().optional(),
+    onDelete: z.enum(ON_DELETE).default('set null'),
+  })
+  .strict();
+export const UpdateRelationBody = z.object({ onDelete: z.enum(ON_DELETE) }).strict();

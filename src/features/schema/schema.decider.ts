@@ -1,0 +1,216 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import type { SchemaEvent } from './schema.events.ts';
+import {
+  SYSTEM_FIELDS,
+  type CollectionChanges,
+  type CollectionDef,
+  type FieldChanges,
+  type FieldDef,
+  type RelationChanges,
+  type RelationDef,
+} from './schema.types.ts';
+
+interface CollectionState {
+  def: CollectionDef;
+  deleted: boolean;
+  fields: Record<string, FieldDef>;
+}
+export interface SchemaState {
+  collections: Record<string, CollectionState>;
+  relations: Record<string, RelationDef>;
+}
+
+type At = { now: string };
+export type SchemaCommand =
+  | { type: 'CreateCollection'; data: At & { collection: CollectionDef } }
+  | { type: 'UpdateCollection'; data: At & { name: string; changes: CollectionChanges } }
+  | { type: 'DeleteCollection'; data: At & { name: string } }
+  | { type: 'CreateField'; data: At & { collection: string; field: FieldDef } }
+  | { type: 'UpdateField'; data: At & { collection: string; field: string; changes: FieldChanges } }
+  | { type: 'DeleteField'; data: At & { collection: string; field: string } }
+  | { type: 'CreateRelation'; data: At & { relation: RelationDef } }
+  | { type: 'UpdateRelation'; data: At & { id: string; changes: RelationChanges } }
+  | { type: 'DeleteRelation'; data: At & { id: string } };
+
+const notFound = (what: string, path: string[]) => new DomainError('NOT_FOUND', `${what} not found`, { path });
+const taken = (what: string, path: string[]) => new DomainError('CONFLICT', `${what} already exists`, { path });
+
+function live(s: SchemaState, name: string, path = ['collection']): CollectionState {
+  const c = s.collections[name];
+  if (!c || c.deleted) throw notFound(`collection ${name}`, path);
+  return c;
+}
+
+function usedBy(s: SchemaState, collection: string, field?: string): RelationDef[] {
+  return Object.values(s.relations).filter((r) =>
+    field
+      ? r.collection === collection && r.field === field
+      : r.target === collection || r.junctionCollection === collection || r.collection === collection,
+  );
+}
+
+/** A reference inside a request body to something that does not exist is bad input (400), not a missing resource. */
+const badRef = (message: string, path: string) => new DomainError('VALIDATION_FAILED', message, { path: [path] });
+
+function ref(s: SchemaState, name: string | null, path: string): CollectionState {
+  const c = name ? s.collections[name] : undefined;
+  if (!name || !c || c.deleted) throw badRef(name ? `unknown collection ${name}` : `${path} is required`, path);
+  return c;
+}
+
+function checkRelation(s: SchemaState, r: RelationDef): void {
+  const c = ref(s, r.collection, 'collection');
+  if (!c.fields[r.field]) throw badRef(`unknown field ${r.collection}.${r.field}: create the field first`, 'field');
+  if (r.kind !== 'm2a') ref(s, r.target, 'target');
+  if (r.kind === 'm2m') ref(s, r.junctionCollection, 'junctionCollection');
+  if (usedBy(s, r.collection, r.field).length) throw taken(`a relation on ${r.collection}.${r.field}`, ['field']);
+}
+
+/** The schema of one site: collections, their fields, and the relations between them. */
+export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
+  initialState: () => ({ collections: {}, relations: {} }),
+  evolve: (s, e) => evolveSchema(s, e),
+  decide: (cmd, s) => {
+    const at = cmd.data.now;
+    const changed = (change: string, collection: string | null): SchemaEvent => ({
+      type: 'SchemaChanged',
+      data: { change, collection, at },
+    });
+    switch (cmd.type) {
+      case 'CreateCollection': {
+        const { collection } = cmd.data;
+        if (s.collections[collection.name]) throw taken(`collection ${collection.name}`, ['name']);
+        return [
+          { type: 'CollectionCreated', data: { collection, at } },
+          changed('collection.created', collection.name),
+        ];
+      }
+      case 'UpdateCollection':
+        live(s, cmd.data.name, ['name']);
+        return [
+          { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
+          changed('collection.updated', cmd.data.name),
+        ];
+      case 'DeleteCollection': {
+        live(s, cmd.data.name, ['name']);
+        const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
+        if (refs.length)
+          throw new DomainError('CONFLICT', `collection ${cmd.data.name} is used by relations; remove them first`, {
+            extensions: { relations: refs.map((r) => r.id) },
+          });
+        return [
+          { type: 'CollectionDeleted', data: { name: cmd.data.name, at } },
+          changed('collection.deleted', cmd.data.name),
+        ];
+      }
+      case 'CreateField': {
+        const c = live(s, cmd.data.collection);
+        const name = cmd.data.field.field;
+        if ((SYSTEM_FIELDS as readonly string[]).includes(name))
+          throw new DomainError('VALIDATION_FAILED', `${name} is a system field`, { path: ['field'] });
+        if (c.fields[name]) throw taken(`field ${cmd.data.collection}.${name}`, ['field']);
+        return [
+          { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
+          changed('field.created', cmd.data.collection),
+        ];
+      }
+      case 'UpdateField': {
+        const f = live(s, cmd.data.collection).fields[cmd.data.field];
+        if (!f) throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
+        if (f.type === 'enum' && cmd.data.changes.choices === null)
+          throw new DomainError('VALIDATION_FAILED', 'an enum field needs choices', { path: ['choices'] });
+        const { collection, field, changes } = cmd.data;
+        return [
+          { type: 'FieldUpdated', data: { collection, field, changes, at } },
+          changed('field.updated', collection),
+        ];
+      }
+      case 'DeleteField': {
+        if (!live(s, cmd.data.collection).fields[cmd.data.field])
+          throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
+        if (usedBy(s, cmd.data.collection, cmd.data.field).length)
+          throw new DomainError('CONFLICT', `field ${cmd.data.field} carries a relation; remove it first`, {
+            path: ['field'],
+          });
+        return [
+          { type: 'FieldDeleted', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
+          changed('field.deleted', cmd.data.collection),
+        ];
+      }
+      case 'CreateRelation':
+        checkRelation(s, cmd.data.relation);
+        return [
+          { type: 'RelationCreated', data: { relation: cmd.data.relation, at } },
+          changed('relation.created', cmd.data.relation.collection),
+        ];
+      case 'UpdateRelation': {
+        const r = s.relations[cmd.data.id];
+        if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
+        return [
+          { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
+          changed('relation.updated', r.collection),
+        ];
+      }
+      case 'DeleteRelation': {
+        const r = s.relations[cmd.data.id];
+        if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
+        return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
+      }
+      default:
+        return assertNever(cmd);
+    }
+  },
+};
+
+function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
+  const withCollection = (name: string, f: (c: CollectionState) => CollectionState): SchemaState => {
+    const c = s.collections[name];
+    return c ? { ...s, collections: { ...s.collections, [name]: f(c) } } : s;
+  };
+  switch (e.type) {
+    case 'CollectionCreated':
+      return {
+        ...s,
+        collections: {
+          ...s.collections,
+          [e.data.collection.name]: { def: e.data.collection, deleted: false, fields: {} },
+        },
+      };
+    case 'CollectionUpdated':
+      return withCollection(e.data.name, (c) => ({ ...c, def: { ...c.def, ...e.data.changes } }));
+    case 'CollectionDeleted':
+      return withCollection(e.data.name, (c) => ({ ...c, deleted: true }));
+    case 'FieldCreated':
+      return withCollection(e.data.collection, (c) => ({
+        ...c,
+        fields: { ...c.fields, [e.data.field.field]: e.data.field },
+      }));
+    case 'FieldUpdated':
+      return withCollection(e.data.collection, (c) => {
+        const f = c.fields[e.data.field];
+        return f ? { ...c, fields: { ...c.fields, [e.data.field]: { ...f, ...e.data.changes } } } : c;
+      });
+    case 'FieldDeleted':
+      return withCollection(e.data.collection, (c) => {
+        const fields = { ...c.fields };
+        delete fields[e.data.field];
+        return { ...c, fields };
+      });
+    case 'RelationCreated':
+      return { ...s, relations: { ...s.relations, [e.data.relation.id]: e.data.relation } };
+    case 'RelationUpdated': {
+      const r = s.relations[e.data.id];
+      return r ? { ...s, relations: { ...s.relations, [e.data.id]: { ...r, ...e.data.changes } } } : s;
+    }
+    case 'RelationDeleted': {
+      const relations = { ...s.relations };
+      delete relations[e.data.id];
+      return { ...s, relations };
+    }
+    case 'SchemaChanged':
+      return s;
+    default:
+      return assertNever(e);
+  }
+}

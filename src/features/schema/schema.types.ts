@@ -1,0 +1,85 @@
+/** Value types a field may have (spec "Field"). */
+export const FIELD_TYPES = [
+  'string',
+  'text',
+  'hash',
+  'csv',
+  'integer',
+  'bigInteger',
+  'decimal',
+  'boolean',
+  'json',
+  'uuid',
+  'date',
+  'datetime',
+  'time',
+  'timestamp',
+  'geometry',
+  'enum',
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const PRIMARY_KEY_TYPES = ['nanoid', 'uuid', 'integer', 'bigInteger'] as const;
+export type PrimaryKeyType = (typeof PRIMARY_KEY_TYPES)[number];
+
+export const RELATION_KINDS = ['m2o', 'o2m', 'm2m', 'm2a'] as const;
+export const ON_DELETE = ['restrict', 'set null', 'cascade'] as const;
+
+/** Names of collections and fields. */
+export const NAME_PATTERN = /^[a-z][a-z0-9_]{0,62}$/;
+
+/** System fields on every collection; user fields may not take these names. */
+export const SYSTEM_FIELDS = [
+  'id',
+  'status',
+  'sort',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'deleted_at',
+  'deleted_by',
+] as const;
+
+export interface CollectionDef {
+  name: string;
+  displayName: string | null;
+  icon: string | null;
+  note: string | null;
+  singleton: boolean;
+  status_field: string | null;
+  sort_field: string | null;
+  primaryKeyType: PrimaryKeyType;
+}
+
+export interface FieldDef {
+  field: string;
+  type: FieldType;
+  choices: string[] | null;
+  interface: string | null;
+  display: string | null;
+  options: Record<string, unknown>;
+  required: boolean;
+  nullable: boolean;
+  readonly: boolean;
+  encrypted: boolean;
+  unique: boolean;
+  sort: number | null;
+  default: unknown;
+}
+
+export interface RelationDef {
+  id: string;
+  kind: (typeof RELATION_KINDS)[number];
+  /** The collection that carries `field`. */
+  collection: string;
+  field: string;
+  /** Target collection; null for m2a (any collection). */
+  target: string | null;
+  junctionCollection: string | null;
+  onDelete: (typeof ON_DELETE)[number];
+}
+
+export type CollectionChanges = Partial<Omit<CollectionDef, 'name' | 'primaryKeyType' | 'singleton'>>;
+export type FieldChanges = Partial<Omit<FieldDef, 'field' | 'type'>>;
+export type RelationChanges = Partial<Pick<RelationDef, 'onDelete'>>;
