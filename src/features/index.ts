@@ -1,11 +1,19 @@
 import type { Feature } from '../deps.ts';
 import { authFeature } from './auth/index.ts';
+import { itemsFeature } from './items/index.ts';
 import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
-export const features: Feature[] = [systemFeature, setupFeature, authFeature, sitesFeature, schemaFeature];
+export const features: Feature[] = [
+  systemFeature,
+  setupFeature,
+  authFeature,
+  sitesFeature,
+  schemaFeature,
+  itemsFeature,
+];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

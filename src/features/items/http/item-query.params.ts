@@ -1,0 +1,80 @@
+import { DomainError } from '../../../kernel/http/errors.ts';
+import type { ItemQuery } from '../../../../projections/item-documents/item-documents.queries.ts';
+
+type Raw = Record<string, string | string[] | undefined>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
+const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+
+/** Bracket-form values: true/false, null, clean numbers (no leading zeros) become typed; all else stays a string. */
+export function coerce(v: string): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  if (v === 'null') return null;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(v) && Number.isFinite(Number(v))) return Number(v);
+  return v;
+}
+
+const ARRAY_OPS = new Set(['_in', '_nin', '_between', '_has_any_keys', '_has_all_keys']);
+
+/** `filter[a][_eq]=1&filter[_and][0][b][_gt]=2` → a nested filter; malformed keys are ignored (spec rule 5). */
+export function bracketFilter(raw: Raw): Record<string, unknown> | null {
+  let out: Record<string, unknown> | null = null;
+  for (const [key, value] of Object.entries(raw)) {
+    if (!key.startsWith('filter[')) continue;
+    const m = /^filter((?:\[[^[\]]+\])+)$/.exec(key);
+    if (!m) continue;
+    const segments = [...m[1]!.matchAll(/\[([^[\]]+)\]/g)].map((x) => x[1]!);
+    const op = segments[segments.length - 1]!;
+    if (!op.startsWith('_') || segments.length < 2) continue;
+    const v = one(value) ?? '';
+    const parsed = ARRAY_OPS.has(op) ? v.split(',').map(coerce) : coerce(v);
+    out ??= {};
+    let node = out;
+    for (const s of segments.slice(0, -1)) node = (node[s] ??= {}) as Record<string, unknown>;
+    node[op] = parsed;
+  }
+  return out;
+}
+
+/** The list parameters of GET /items/:collection. */
+export function parseItemQuery(raw: Raw): ItemQuery {
+  let filter = bracketFilter(raw);
+  const json = one(raw.filter);
+  if (json !== undefined) {
+    try {
+      filter = JSON.parse(json) as Record<string, unknown>;
+    } catch {
+      throw bad('filter is not valid JSON', 'filter');
+    }
+    if (!filter || typeof filter !== 'object' || Array.isArray(filter))
+      throw bad('filter must be a JSON object', 'filter');
+  }
+  const limit = one(raw.limit) === undefined ? 25 : Number(one(raw.limit));
+  if (!Number.isInteger(limit) || limit < 1 || limit > 200)
+    throw bad('limit must be an integer from 1 to 200', 'limit');
+  const page = one(raw.page);
+  const offsetRaw = one(raw.offset);
+  let offset = offsetRaw === undefined ? 0 : Number(offsetRaw);
+  if (!Number.isInteger(offset) || offset < 0) throw bad('offset must be a non-negative integer', 'offset');
+  if (page !== undefined) {
+    const p = Number(page);
+    if (!Number.isInteger(p) || p < 1) throw bad('page must be an integer from 1', 'page');
+    offset = (p - 1) * limit;
+  }
+  const meta = one(raw.meta) ?? 'total_count';
+  if (meta !== 'total_count' && meta !== 'none') throw bad('meta must be total_count or none', 'meta');
+  const list = (k: string) =>
+    (one(raw[k]) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const fields = list('fields');
+  return {
+    filter,
+    sort: list('sort'),
+    limit,
+    offset,
+    fields: fields.length ? fields : null,
+    withTotal: meta === 'total_count',
+  };
+}

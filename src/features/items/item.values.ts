@@ -1,0 +1,104 @@
+import type { ErrorObject } from '../../kernel/http/errors.ts';
+import type { FieldDef } from '../schema/schema.types.ts';
+
+/** System values every item may carry besides its collection's fields. */
+const SYSTEM: Record<string, (v: unknown) => string | null> = {
+  status: (v) => (typeof v === 'string' && v.length <= 100 ? null : 'must be a string of at most 100 characters'),
+  sort: (v) => (Number.isSafeInteger(v) ? null : 'must be an integer'),
+};
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+
+/** Why a value does not fit a field's type, or null when it does. */
+export function typeProblem(f: FieldDef, v: unknown): string | null {
+  switch (f.type) {
+    case 'string':
+    case 'text':
+    case 'hash':
+    case 'csv':
+      return typeof v === 'string' ? null : 'must be a string';
+    case 'integer':
+      return Number.isSafeInteger(v) && Math.abs(v as number) <= 2_147_483_647 ? null : 'must be a 32-bit integer';
+    case 'bigInteger':
+      return Number.isSafeInteger(v) || (typeof v === 'string' && /^-?\d{1,19}$/.test(v)) ? null : 'must be an integer';
+    case 'decimal':
+      return (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && NUMERIC.test(v))
+        ? null
+        : 'must be a number';
+    case 'boolean':
+      return typeof v === 'boolean' ? null : 'must be true or false';
+    case 'json':
+      return null;
+    case 'uuid':
+      return typeof v === 'string' && UUID.test(v) ? null : 'must be a UUID';
+    case 'date':
+      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(v))
+        ? null
+        : 'must be a date (YYYY-MM-DD)';
+    case 'datetime':
+    case 'timestamp':
+      return typeof v === 'string' && !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v)
+        ? null
+        : 'must be an ISO 8601 date and time';
+    case 'time':
+      return typeof v === 'string' && TIME.test(v) ? null : 'must be a time (HH:MM[:SS])';
+    case 'geometry':
+      return v !== null && typeof v === 'object' && typeof (v as { type?: unknown }).type === 'string'
+        ? null
+        : 'must be a GeoJSON geometry';
+    case 'enum':
+      return typeof v === 'string' && (f.choices ?? []).includes(v)
+        ? null
+        : `must be one of: ${(f.choices ?? []).join(', ')}`;
+  }
+}
+
+/**
+ * Every problem with a set of values, each with its field path. `full` (create, replace) also checks required
+ * fields; a partial update checks only what it sends, and may not write readonly fields.
+ */
+export function valueProblems(
+  fields: FieldDef[],
+  values: Record<string, unknown>,
+  mode: 'full' | 'partial',
+): ErrorObject[] {
+  const byName = new Map(fields.map((f) => [f.field, f]));
+  const problems: ErrorObject[] = [];
+  const add = (field: string, message: string, reason: string) =>
+    problems.push({ code: 'VALIDATION_FAILED', message: `${field} ${message}`, path: [field], extensions: { reason } });
+  for (const [key, v] of Object.entries(values)) {
+    const system = SYSTEM[key];
+    if (system) {
+      const p = v === null ? null : system(v);
+      if (p) add(key, p, 'type');
+      continue;
+    }
+    const f = byName.get(key);
+    if (!f) {
+      add(key, 'is not a field of this collection', 'unknown_field');
+      continue;
+    }
+    if (mode === 'partial' && f.readonly) add(key, 'is read-only', 'readonly');
+    if (v === null) {
+      if (!f.nullable || f.required) add(key, 'may not be null', 'null');
+      continue;
+    }
+    const p = typeProblem(f, v);
+    if (p) add(key, p, 'type');
+  }
+  if (mode === 'full') {
+    for (const f of fields) if (f.required && !(f.field in values)) add(f.field, 'is required', 'required');
+  }
+  return problems;
+}
+
+/** Values for a new item: defaults for the fields not given. */
+export function withDefaults(fields: FieldDef[], values: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...values };
+  for (const f of fields)
+    if (!(f.field in out) && f.default !== null && f.default !== undefined) out[f.field] = f.default;
+  return out;
+}
