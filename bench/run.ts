@@ -24,8 +24,61 @@ interface Scenario {
   body?: () => unknown;
 }
 
+/** The peer benchmark's data: the same seeded generator (mulberry32, seed 42) and fields. */
+function mulberry32(seed: number) {
+  let a = seed;
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const WORDS =
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua'.split(
+    ' ',
+  );
+function articles(n: number) {
+  const rand = mulberry32(42);
+  const words = (k: number) => Array.from({ length: k }, () => WORDS[Math.floor(rand() * WORDS.length)]).join(' ');
+  const base = Date.UTC(2024, 0, 1);
+  return Array.from({ length: n }, (_, i) => ({
+    title: `Article ${i + 1} ${words(4)}`,
+    body: words(60),
+    status: ['published', 'draft', 'archived'][Math.floor(rand() * 3)],
+    views: Math.floor(rand() * 1000),
+    published_at: new Date(base + Math.floor(rand() * 365 * 86400) * 1000).toISOString(),
+  }));
+}
+
+const SEED_N = Number(process.env.SEED_N ?? 10_000);
+let sampleId = '';
+
 let seq = 0;
 const SCENARIOS: Scenario[] = [
+  { key: 'a', name: 'a GET /items/articles?limit=25', method: 'GET', path: '/api/v1/items/articles?limit=25' },
+  {
+    key: 'b',
+    name: 'b filter status + views, sort -views, limit 25',
+    method: 'GET',
+    path: '/api/v1/items/articles?filter[status][_eq]=published&filter[views][_gt]=500&sort=-views&limit=25',
+  },
+  { key: 'c', name: 'c GET /items/articles/<id>', method: 'GET', path: '/api/v1/items/articles/:id' },
+  {
+    key: 'd',
+    name: 'd POST /items/articles',
+    method: 'POST',
+    path: '/api/v1/items/articles',
+    body: () => ({ title: 't', body: 'b', status: 'draft', views: 1, published_at: '2024-06-01T00:00:00.000Z' }),
+  },
+  {
+    key: 'e',
+    name: 'e PATCH /items/articles/<id>',
+    method: 'PATCH',
+    path: '/api/v1/items/articles/:id',
+    body: () => ({ views: 777, title: `bench update ${seq++}` }),
+  },
   { key: 'site-read', name: 'GET /api/v1/site (read one record)', method: 'GET', path: '/api/v1/site' },
   {
     key: 'site-write',
@@ -104,9 +157,13 @@ async function runMode(mode: string) {
       body: JSON.stringify(ADMIN),
     });
     const token = ((await login.json()) as { data: { token: string } }).data.token;
-    const results: Record<string, unknown> = {};
-    for (const s of SCENARIOS) {
-      const probe = await fetch(`${server.url}${s.path}`, {
+    const seedMs = await seed(server.url, token);
+    const results: Record<string, unknown> = {
+      seed: { name: `seed ${SEED_N} articles through the API (arrays of 500)`, ms: seedMs },
+    };
+    const only = process.env.BENCH_SCENARIOS?.split(',');
+    for (const s of SCENARIOS.filter((x) => !only || only.includes(x.key))) {
+      const probe = await fetch(`${server.url}${s.path.replace(':id', sampleId)}`, {
         method: s.method,
         headers: { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' },
         body: s.body ? JSON.stringify(s.body()) : undefined,
@@ -141,6 +198,32 @@ async function runMode(mode: string) {
   }
 }
 
+async function seed(url: string, token: string): Promise<number> {
+  const headers = { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' };
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: unknown };
+  };
+  await post('/api/v1/collections', { name: 'articles', icon: 'article' });
+  for (const [field, type] of [
+    ['title', 'string'],
+    ['body', 'text'],
+    ['views', 'integer'],
+    ['published_at', 'datetime'],
+  ]) {
+    await post('/api/v1/fields/articles', { field, type });
+  }
+  const t0 = Date.now();
+  const rows = articles(SEED_N);
+  for (let i = 0; i < rows.length; i += 500) {
+    const { data } = await post('/api/v1/items/articles', rows.slice(i, i + 500));
+    const ids = (data as { id: string }[]).map((d) => d.id);
+    if (i <= SEED_N / 2 && SEED_N / 2 < i + 500) sampleId = ids[SEED_N / 2 - i]!;
+  }
+  return Date.now() - t0;
+}
+
 function markdown(runs: Awaited<ReturnType<typeof runMode>>[]): string {
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.version}` +
@@ -152,6 +235,10 @@ function markdown(runs: Awaited<ReturnType<typeof runMode>>[]): string {
   ];
   for (const run of runs) {
     for (const r of Object.values(run.results) as Record<string, unknown>[]) {
+      if ('ms' in r) {
+        lines.push(`| ${run.mode} | ${r.name} | ${r.ms} ms | | | | |`);
+        continue;
+      }
       lines.push(
         `| ${run.mode} | ${r.name} | ${r.rps} | ${r.p50_ms} | ${r.p99_ms} | ${r.non2xx} (${r.conflicts_409}) | ${r.server_cpu_ms_per_req} |`,
       );
