@@ -26,7 +26,11 @@ const ev = (n: number, siteId = 'contract', occurredAt?: string): NewEvent => ({
 const uniqueStream = (site = 'contract') => `${site}/thing/${randomUUID()}`;
 
 /** The behaviour every event-store adapter must have (DESIGN §3); each adapter's test file runs it. */
-export function eventStoreContract(name: string, open: () => Promise<ContractSubject>): void {
+export function eventStoreContract(
+  name: string,
+  open: () => Promise<ContractSubject>,
+  traits: { multiStreamAtomic: boolean } = { multiStreamAtomic: true },
+): void {
   describe(`${name} event store contract`, () => {
     let subject: ContractSubject;
     let store: EventStore;
@@ -92,6 +96,100 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
         for (const r of results.filter((r) => r.status === 'rejected'))
           expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersion);
         expect((await read(s)).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+      });
+    });
+
+    describe('appendMany', () => {
+      it('appends to several streams, each at its expected version', async () => {
+        const a = uniqueStream();
+        const b = uniqueStream();
+        await store.append(a, [ev(1)], { expectedVersion: 'no_stream' });
+        const res = await store.appendMany([
+          { streamId: a, events: [ev(2), ev(3)], expectedVersion: 1 },
+          { streamId: b, events: [ev(1)], expectedVersion: 'no_stream' },
+        ]);
+        expect(res.map((r) => r.nextExpectedVersion)).toEqual([3, 1]);
+        expect((await read(a)).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+        expect((await read(b)).map((e) => e.streamVersion)).toEqual([1]);
+      });
+
+      it.runIf(traits.multiStreamAtomic)('writes none of the streams when one expected version is wrong', async () => {
+        const a = uniqueStream();
+        const b = uniqueStream();
+        await store.append(b, [ev(1)], { expectedVersion: 'no_stream' });
+        const before = (await store.readAll({ limit: 100_000 })).length;
+        await expect(
+          store.appendMany([
+            { streamId: a, events: [ev(1)], expectedVersion: 'no_stream' },
+            { streamId: b, events: [ev(2)], expectedVersion: 5 },
+          ]),
+        ).rejects.toBeInstanceOf(WrongExpectedVersion);
+        expect(await read(a)).toEqual([]);
+        expect((await read(b)).map((e) => e.streamVersion)).toEqual([1]);
+        expect(await store.streamVersion(a)).toBeNull();
+        expect((await store.readAll({ limit: 100_000 })).length).toBe(before);
+      });
+
+      it('puts a batch in the global order whole, in the order of its streams', async () => {
+        const start = (await store.readAll({ limit: 100_000 })).at(-1)?.checkpoint;
+        const [a, b] = [uniqueStream(), uniqueStream()];
+        await store.appendMany([
+          { streamId: a, events: [ev(1), ev(2)], expectedVersion: 'no_stream' },
+          { streamId: b, events: [ev(3)], expectedVersion: 'no_stream' },
+        ]);
+        const seen = (await store.readAll({ after: start, limit: 100_000 })).filter((e) => [a, b].includes(e.streamId));
+        expect(seen.map((e) => [e.streamId, e.data])).toEqual([
+          [a, { n: 1 }],
+          [a, { n: 2 }],
+          [b, { n: 3 }],
+        ]);
+      });
+
+      it.runIf(traits.multiStreamAtomic)(
+        'never shows the global-order reader part of a batch while batches commit',
+        async () => {
+          const start = (await store.readAll({ limit: 100_000 })).at(-1)?.checkpoint;
+          const batches = Array.from({ length: 12 }, (_, i) =>
+            [uniqueStream(), uniqueStream(), uniqueStream()].map((streamId) => ({
+              streamId,
+              events: [ev(i)],
+              expectedVersion: 'no_stream' as const,
+            })),
+          );
+          const batchOf = new Map(batches.flatMap((b, i) => b.map((r) => [r.streamId, i] as const)));
+          let done = false;
+          const writing = Promise.all(batches.map((b) => store.appendMany(b))).finally(() => (done = true));
+          const polls: number[][] = [];
+          while (!done) {
+            const counts = new Array<number>(batches.length).fill(0);
+            for (const e of await store.readAll({ after: start, limit: 100_000 })) {
+              const i = batchOf.get(e.streamId);
+              if (i !== undefined) counts[i]! += 1;
+            }
+            polls.push(counts);
+          }
+          await writing;
+          polls.push(new Array<number>(batches.length).fill(0));
+          for (const e of await store.readAll({ after: start, limit: 100_000 })) {
+            const i = batchOf.get(e.streamId);
+            if (i !== undefined) polls.at(-1)![i]! += 1;
+          }
+          for (const counts of polls) for (const n of counts) expect([0, 3]).toContain(n);
+          expect(polls.at(-1)).toEqual(new Array<number>(batches.length).fill(3));
+        },
+      );
+
+      it('keeps each concurrent writer apart: failures fail alone, successes all land', async () => {
+        const streams = Array.from({ length: 30 }, () => uniqueStream());
+        const results = await Promise.allSettled(
+          streams.map((s, i) => store.append(s, [ev(i)], { expectedVersion: i % 3 === 0 ? 7 : 'no_stream' })),
+        );
+        results.forEach((r, i) => {
+          if (i % 3 === 0) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedVersion);
+          else expect(r.status).toBe('fulfilled');
+        });
+        for (const [i, s] of streams.entries())
+          expect((await read(s)).map((e) => e.data)).toEqual(i % 3 === 0 ? [] : [{ n: i }]);
       });
     });
 

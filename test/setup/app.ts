@@ -16,24 +16,30 @@ export interface TestApp {
   call(opts: InjectOptions & { as?: string; site?: string }): Promise<LightMyRequestResponse>;
   /** Runs setup (site `main`) and returns the admin's token. */
   setup(): Promise<string>;
+  /** Stops the service and starts it again on the same database, with this environment (same JWT secret). */
+  restart(env?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The whole service on a database of its own, driven through app.inject(). */
 export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    JWT_SECRET: 'test-secret-test-secret-test-secret-123',
-    ...opts.env,
-  });
-  const runtime = await startRuntime(config, database, pino({ level: 'silent' }), {
-    clock: opts.clock,
-    asyncWorker: false,
-  });
-  const app = await buildApp(runtime.deps, { logger: false });
+  const boot = async (env: Record<string, string> = {}) => {
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: 'test-secret-test-secret-test-secret-123',
+      ...env,
+    });
+    const runtime = await startRuntime(config, database, pino({ level: 'silent' }), {
+      clock: opts.clock,
+      asyncWorker: false,
+    });
+    const app = await buildApp(runtime.deps, { logger: false });
+    return { app, runtime };
+  };
+  let current = await boot(opts.env);
   const call: TestApp['call'] = ({ as, site, headers, ...rest }) =>
-    app.inject({
+    current.app.inject({
       ...rest,
       headers: {
         ...(as ? { authorization: `Bearer ${as}` } : {}),
@@ -41,9 +47,9 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
         ...headers,
       },
     });
-  return {
-    app,
-    deps: runtime.deps,
+  const t: TestApp = {
+    app: current.app,
+    deps: current.runtime.deps,
     call,
     setup: async () => {
       const res = await call({
@@ -54,10 +60,18 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
       if (res.statusCode !== 201) throw new Error(`setup failed: ${res.body}`);
       return res.json().data.token as string;
     },
+    restart: async (env) => {
+      await current.app.close();
+      await current.runtime.stop();
+      current = await boot(env);
+      t.app = current.app;
+      t.deps = current.runtime.deps;
+    },
     close: async () => {
-      await app.close();
-      await runtime.stop();
+      await current.app.close();
+      await current.runtime.stop();
       await database.drop();
     },
   };
+  return t;
 }

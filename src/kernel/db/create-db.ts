@@ -47,6 +47,9 @@ async function openPostgres(config: { url: string; schema?: string; poolSize?: n
     max: config.poolSize ?? 10,
     options: options.join(' '),
   });
+  // An idle connection the server drops (restart, failover, admin kill) must not take the process down:
+  // the pool discards it and the next query opens a new one.
+  pool.on('error', (err) => console.error(`database connection lost: ${err.message}`));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }

@@ -13,7 +13,9 @@ class CheckpointMoved extends Error {}
 /**
  * Applies one batch to an async projector: its rows and its checkpoint commit together, and the checkpoint
  * moves only by compare-and-set, so a second worker (or a rebuild) makes this batch roll back, not repeat.
- * Returns the number of events read.
+ * Returns the number of events read; after losing that race it still returns the batch size, because the
+ * winner may have read a shorter batch than this one and the caller must look again before it calls the
+ * projection drained.
  */
 export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number> {
   const state = await db
@@ -37,7 +39,7 @@ export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number>
       if (Number(moved.numUpdatedRows) !== 1) throw new CheckpointMoved();
     });
   } catch (err) {
-    if (err instanceof CheckpointMoved) return 0;
+    if (err instanceof CheckpointMoved) return batch.length;
     throw err;
   }
   return batch.length;

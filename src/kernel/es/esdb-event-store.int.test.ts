@@ -6,8 +6,12 @@ const url = process.env.EVENTSTORE_URL;
 if (!url) console.info('EventStoreDB contract skipped: EVENTSTORE_URL is not set');
 
 describe.skipIf(!url)('EventStoreDB adapter (EVENTSTORE_URL)', () => {
-  eventStoreContract('EventStoreDB', async () => {
-    const store = new EsdbEventStore(url!);
-    return { store, close: () => store.close() };
-  });
+  eventStoreContract(
+    'EventStoreDB',
+    async () => {
+      const store = new EsdbEventStore(url!);
+      return { store, close: () => store.close() };
+    },
+    { multiStreamAtomic: false },
+  );
 });

@@ -16,6 +16,7 @@ import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.
 import {
   siteOfStream,
   WrongExpectedVersion,
+  type AppendRequest,
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
@@ -35,6 +36,14 @@ export class EsdbEventStore implements EventStore {
 
   constructor(connectionString: string) {
     this.client = EventStoreDBClient.connectionString(connectionString);
+  }
+
+  /** EventStoreDB has no multi-stream transaction: the streams are appended one after another (not atomic). */
+  async appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const b of batch)
+      results.push(await this.append(b.streamId, b.events, { expectedVersion: b.expectedVersion }));
+    return results;
   }
 
   async append(

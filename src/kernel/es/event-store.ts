@@ -9,6 +9,13 @@ export interface AppendResult {
   events: StoredEvent[];
 }
 
+/** One stream's part of an atomic multi-stream append. */
+export interface AppendRequest {
+  streamId: string;
+  events: NewEvent[];
+  expectedVersion: ExpectedVersion;
+}
+
 export interface ReadStreamOptions {
   fromVersion?: number;
   toVersion?: number;
@@ -38,6 +45,11 @@ export class WrongExpectedVersion extends Error {
 export interface EventStore {
   readonly kind: string;
   append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  /**
+   * Appends to several streams, each version-checked, all or nothing where the adapter has multi-stream
+   * transactions (PostgreSQL, PGlite); EventStoreDB appends them one after another (not atomic there).
+   */
+  appendMany(batch: AppendRequest[]): Promise<AppendResult[]>;
   readStream<E extends DomainEvent = DomainEvent>(
     streamId: string,
     opts?: ReadStreamOptions,

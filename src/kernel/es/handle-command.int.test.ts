@@ -3,7 +3,7 @@ import { openTestDatabase } from '../../../test/setup/db.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent, EventMetadata } from './event.ts';
 import type { EventStore } from './event-store.ts';
-import { handleCommand } from './handle-command.ts';
+import { handleCommand, handleCommands } from './handle-command.ts';
 import { PgEventStore } from './pg-event-store.ts';
 
 type Added = DomainEvent<'Added', { n: number }>;
@@ -70,5 +70,95 @@ describe('handleCommand', () => {
       handleCommand(store, counter, 'k/counter/b', { type: 'Add', n: 1 }, { metadata, expectedVersion: 3 }),
     ).rejects.toMatchObject({ code: 'CONFLICT' });
     expect(await store.streamVersion('k/counter/b')).toBe(20);
+  });
+});
+
+describe('handleCommands', () => {
+  const cmd = (streamId: string, n: number, max?: number) => ({
+    decider: counter as Decider<unknown, unknown, DomainEvent>,
+    streamId,
+    command: { type: 'Add', n, max },
+  });
+
+  it('appends to every stream, or to none when one command is refused', async () => {
+    await handleCommands(store, [cmd('k/counter/m1', 1), cmd('k/counter/m2', 2)], { metadata });
+    await expect(
+      handleCommands(store, [cmd('k/counter/m1', 1), cmd('k/counter/m2', 5, 3)], { metadata }),
+    ).rejects.toThrow('would pass 3');
+    expect([await store.streamVersion('k/counter/m1'), await store.streamVersion('k/counter/m2')]).toEqual([1, 1]);
+  });
+
+  it('re-decides the whole set when another writer got in between', async () => {
+    const spyOnce = Object.assign(Object.create(store) as EventStore, {
+      appendMany: async (batch: Parameters<EventStore['appendMany']>[0]) => {
+        if (!interfered) {
+          interfered = true;
+          await store.append('k/counter/m2', [{ type: 'Added', data: { n: 10 }, metadata }], { expectedVersion: 1 });
+        }
+        return store.appendMany(batch);
+      },
+    });
+    let interfered = false;
+    const res = await handleCommands(spyOnce, [cmd('k/counter/m1', 1), cmd('k/counter/m2', 1)], { metadata });
+    expect(res.map((r) => [r.version, r.state])).toEqual([
+      [2, 2],
+      [3, 13],
+    ]);
+  });
+
+  it('decides commands on one stream in order, each against the state the earlier ones left', async () => {
+    const res = await handleCommands(store, [cmd('k/counter/m3', 1), cmd('k/counter/m3', 2)], { metadata });
+    expect(res.map((r) => [r.version, r.state])).toEqual([
+      [2, 3],
+      [2, 3],
+    ]);
+    await expect(
+      handleCommands(store, [cmd('k/counter/m3', 1), cmd('k/counter/m3', 1, 4)], { metadata }),
+    ).rejects.toThrow('would pass 4');
+    expect(await store.streamVersion('k/counter/m3')).toBe(2);
+  });
+
+  it('makes a command from the fresh state again on each attempt, and skips a stream that needs none', async () => {
+    let interfered = false;
+    const spyOnce = Object.assign(Object.create(store) as EventStore, {
+      appendMany: async (batch: Parameters<EventStore['appendMany']>[0]) => {
+        if (!interfered) {
+          interfered = true;
+          await store.append('k/counter/m4', [{ type: 'Added', data: { n: 10 }, metadata }], {
+            expectedVersion: 'any',
+          });
+        }
+        return store.appendMany(batch);
+      },
+    });
+    const seen: number[] = [];
+    /** Tops the counter up to 20: the amount depends on what is there when the command is made. */
+    const topUp = (streamId: string) => ({
+      ...cmd(streamId, 0),
+      command: (s: unknown) => (
+        seen.push(s as number),
+        (s as number) >= 20 ? null : { type: 'Add', n: 20 - (s as number) }
+      ),
+    });
+    const res = await handleCommands(spyOnce, [topUp('k/counter/m4'), topUp('k/counter/m5')], { metadata });
+    expect(seen).toEqual([0, 0, 10, 0]);
+    expect(res.map((r) => r.state)).toEqual([20, 20]);
+    const again = await handleCommands(store, [topUp('k/counter/m4')], { metadata });
+    expect(again[0]!.events).toEqual([]);
+    expect(await store.streamVersion('k/counter/m4')).toBe(2);
+  });
+
+  it('answers CONFLICT after its retries and writes none of the streams', async () => {
+    const alwaysInterfering = Object.assign(Object.create(store) as EventStore, {
+      appendMany: async (batch: Parameters<EventStore['appendMany']>[0]) => {
+        await store.append('k/counter/m7', [{ type: 'Added', data: { n: 1 }, metadata }], { expectedVersion: 'any' });
+        return store.appendMany(batch);
+      },
+    });
+    await expect(
+      handleCommands(alwaysInterfering, [cmd('k/counter/m6', 1), cmd('k/counter/m7', 1)], { metadata, retries: 2 }),
+    ).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await store.streamVersion('k/counter/m6')).toBeNull();
+    expect(await store.streamVersion('k/counter/m7')).toBe(3);
   });
 });

@@ -89,6 +89,99 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   }
 }
 
+/** One command for one stream, as part of a multi-stream command. */
+export interface StreamCommand<S = unknown, C = unknown, E extends DomainEvent = DomainEvent> {
+  decider: Decider<S, C, E>;
+  streamId: string;
+  /**
+   * The command, or a function that makes it from the stream's current state: it runs again on every attempt, so
+   * a change computed from the state is never computed from a stale one. null: nothing to do on this stream.
+   */
+  command: C | ((state: S) => C | null);
+}
+
+interface Loaded {
+  decider: Decider<unknown, unknown, DomainEvent>;
+  state: unknown;
+  version: number;
+  decided: DomainEvent[];
+  stored: StoredEvent[];
+}
+
+/** Each stream the commands name, folded once (from the state cache onwards). */
+async function loadStreams(store: EventStore, commands: StreamCommand[]): Promise<Map<string, Loaded>> {
+  const streams = new Map<string, Loaded>();
+  for (const { decider, streamId } of commands) {
+    if (!streams.has(streamId)) streams.set(streamId, { decider, state: null, version: 0, decided: [], stored: [] });
+  }
+  await Promise.all(
+    [...streams].map(async ([streamId, s]) => {
+      const cache = stateCache(store, s.decider as Decider<unknown, never, never>);
+      const cached = cache.get(streamId);
+      s.state = cached?.state ?? s.decider.initialState();
+      s.version = cached?.version ?? 0;
+      for await (const e of store.readStream(streamId, { fromVersion: s.version + 1 })) {
+        s.state = s.decider.evolve(s.state, { type: e.type, data: e.data });
+        s.version = e.streamVersion;
+      }
+      cache.set(streamId, s.version, s.state);
+    }),
+  );
+  return streams;
+}
+
+/**
+ * Decides the commands and appends all their events in one atomic append (all or nothing where the store has
+ * multi-stream transactions). Commands on the same stream are decided in order, each against the state the
+ * earlier ones left, and appended together. A conflict on any stream re-decides the whole set against fresh
+ * state; a domain error of any command fails the whole set before anything is written. Each command's result is
+ * its stream's state, version and events after the whole set.
+ */
+export async function handleCommands(
+  store: EventStore,
+  commands: StreamCommand<unknown, unknown, DomainEvent>[],
+  opts: Omit<HandleOptions, 'expectedVersion'>,
+): Promise<CommandResult<unknown, DomainEvent>[]> {
+  const retries = opts.retries ?? 5;
+  for (let attempt = 0; ; attempt++) {
+    const streams = await loadStreams(store, commands);
+    for (const c of commands) {
+      const s = streams.get(c.streamId)!;
+      const command = typeof c.command === 'function' ? (c.command as (state: unknown) => unknown)(s.state) : c.command;
+      if (command === null) continue;
+      for (const e of c.decider.decide(command, s.state)) {
+        s.decided.push(e);
+        s.state = c.decider.evolve(s.state, e);
+      }
+    }
+    const writes = [...streams].filter(([, s]) => s.decided.length > 0);
+    try {
+      const results = writes.length
+        ? await store.appendMany(
+            writes.map(([streamId, s]) => ({
+              streamId,
+              events: s.decided.map((e) => ({ type: e.type, data: e.data, metadata: opts.metadata })),
+              expectedVersion: s.version,
+            })),
+          )
+        : [];
+      writes.forEach(([streamId, s], i) => {
+        s.version = results[i]!.nextExpectedVersion;
+        s.stored = results[i]!.events;
+        stateCache(store, s.decider as Decider<unknown, never, never>).set(streamId, s.version, s.state);
+      });
+      return commands.map((c) => {
+        const s = streams.get(c.streamId)!;
+        return { state: s.state, version: s.version, events: s.stored };
+      });
+    } catch (err) {
+      if (!(err instanceof WrongExpectedVersion)) throw err;
+      if (attempt >= retries)
+        throw versionConflict(err.streamId, typeof err.expected === 'number' ? err.expected : 0, err.actual);
+    }
+  }
+}
+
 function versionConflict(streamId: string, expected: number, actual: number | null): DomainError {
   return new DomainError(
     'CONFLICT',

@@ -5,12 +5,14 @@ import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.
 import {
   siteOfStream,
   WrongExpectedVersion,
+  type AppendRequest,
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
   type ReadAllOptions,
   type ReadStreamOptions,
 } from './event-store.ts';
+import { GroupCommitter } from './group-commit.ts';
 import { handlesEvent, liveTable, type Projector } from './projector.ts';
 
 const PAGE = 500;
@@ -49,28 +51,40 @@ export class PgEventStore implements EventStore {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly inline: readonly Projector[] = [],
-  ) {}
+  ) {
+    this.committer = new GroupCommitter(db);
+  }
 
-  async append(
-    streamId: string,
-    events: NewEvent[],
-    opts: { expectedVersion: ExpectedVersion },
-  ): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const siteId = siteOfStream(streamId);
+  private readonly committer: GroupCommitter;
+
+  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+    return this.appendMany([{ streamId, events, expectedVersion: opts.expectedVersion }]).then((r) => r[0]!);
+  }
+
+  /** Several streams in one transaction: all appended, or none. Concurrent calls share a commit (group commit). */
+  async appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
+    if (batch.length === 0 || batch.some((b) => b.events.length === 0))
+      throw new Error('append needs at least one event per stream');
     try {
-      return await this.db.transaction().execute(async (trx) => {
-        const last = await bumpVersion(trx, siteId, streamId, events.length, opts.expectedVersion);
-        const stored = await insertEvents(trx, siteId, streamId, last - events.length + 1, events);
-        for (const p of this.inline) {
-          for (const e of stored) if (handlesEvent(p, e.type)) await p.apply(trx, e, liveTable);
+      return await this.committer.run(async (trx) => {
+        const results: AppendResult[] = [];
+        for (const { streamId, events, expectedVersion } of batch) {
+          const siteId = siteOfStream(streamId);
+          const last = await bumpVersion(trx, siteId, streamId, events.length, expectedVersion);
+          const stored = await insertEvents(trx, siteId, streamId, last - events.length + 1, events);
+          for (const p of this.inline) {
+            for (const e of stored) if (handlesEvent(p, e.type)) await p.apply(trx, e, liveTable);
+          }
+          results.push({ nextExpectedVersion: last, events: stored });
         }
-        return { nextExpectedVersion: last, events: stored };
+        return results;
       });
     } catch (err) {
-      // The primary key (site, stream, version) is the backstop for any race the version check misses.
-      if ((err as { code?: string }).code === '23505') {
-        throw new WrongExpectedVersion(streamId, opts.expectedVersion, await this.streamVersion(streamId));
+      // The primary key (site, stream, version) is the backstop for any race the version check misses; a deadlock
+      // between two nodes' groups is a race too. Either way the caller may re-decide and retry.
+      if (isVersionRace(err)) {
+        const [first] = batch as [AppendRequest];
+        throw new WrongExpectedVersion(first.streamId, first.expectedVersion, await this.streamVersion(first.streamId));
       }
       throw err;
     }
@@ -199,4 +213,11 @@ async function insertEvents(
          as u(v, id, t, sv, d, m, c)
     returning *`.execute(trx);
   return res.rows.sort((a, b) => a.stream_version - b.stream_version).map((r) => toStoredEvent(r));
+}
+
+/** A duplicate key on the log's own tables is a version race; one on a read model (a unique field) is not. */
+function isVersionRace(err: unknown): boolean {
+  const e = err as { code?: string; table?: string };
+  if (e.code === '40P01') return true;
+  return e.code === '23505' && (e.table === 'events' || e.table === 'streams' || e.table === undefined);
 }

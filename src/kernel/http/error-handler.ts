@@ -17,7 +17,10 @@ export function installErrorHandling(app: FastifyInstance): void {
 }
 
 function toResponse(err: FastifyError): { status: number; body: { errors: ErrorObject[] } } {
-  if (err instanceof DomainError) return send(err.status, err.toErrorObjects());
+  if (err instanceof DomainError) {
+    const res = send(err.status, err.toErrorObjects());
+    return { status: res.status, body: { ...err.options.body, ...res.body } };
+  }
   if (hasZodFastifySchemaValidationErrors(err)) {
     const part = err.validationContext ?? 'body';
     return send(
@@ -35,6 +38,8 @@ function toResponse(err: FastifyError): { status: number; body: { errors: ErrorO
       { code: 'VALIDATION_FAILED', message: `malformed JSON body: ${err.message}`, path: ['body'], extensions: {} },
     ]);
   }
+  const unique = uniqueViolation(err);
+  if (unique) return send(409, [unique]);
   const status = err.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return send(status, [
@@ -42,4 +47,20 @@ function toResponse(err: FastifyError): { status: number; body: { errors: ErrorO
     ]);
   }
   return send(500, [{ code: 'INTERNAL', message: 'internal error', path: [], extensions: {} }]);
+}
+
+/**
+ * A unique index refused a value (PostgreSQL 23505): for an item field the index is on `data -> '<field>'`, which
+ * names the field. The offending value itself is never echoed (it may be personal data).
+ */
+function uniqueViolation(err: unknown): ErrorObject | null {
+  const e = err as { code?: unknown; detail?: unknown };
+  if (e.code !== '23505') return null;
+  const field = typeof e.detail === 'string' ? /data -> '([A-Za-z0-9_]+)'/.exec(e.detail)?.[1] : undefined;
+  return {
+    code: 'CONFLICT',
+    message: field ? `another item already has this ${field}` : 'a unique value is already taken',
+    path: field ? [field] : [],
+    extensions: { reason: 'unique' },
+  };
 }

@@ -65,6 +65,8 @@ export class DomainError extends Error {
       extensions?: Record<string, unknown>;
       status?: number;
       errors?: ErrorObject[];
+      /** Top-level keys of the error body beside `errors` (e.g. `dependents` of DEPENDENT_RECORDS_EXIST). */
+      body?: Record<string, unknown>;
     } = {},
   ) {
     super(message);

@@ -1,0 +1,73 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { DB } from '../db/database.ts';
+
+interface Pending<T> {
+  work: (trx: Transaction<DB>) => Promise<T>;
+  resolve: (value: T) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Pending writes one transaction takes at most. */
+const MAX_GROUP = 64;
+
+/**
+ * Group commit: writes that arrive while a transaction is committing wait for it, then all of them go into the
+ * next transaction, each inside its own savepoint. One commit (one WAL flush) then serves many writers, which is
+ * how appends get past the one-commit-per-write ceiling (DESIGN §3). A write that fails rolls back to its
+ * savepoint and fails alone; a lone write runs without a savepoint. No write waits for a timer: a group is just
+ * whatever queued up during the previous commit.
+ */
+export class GroupCommitter {
+  private queue: Pending<unknown>[] = [];
+  private running = false;
+
+  constructor(private readonly db: Kysely<DB>) {}
+
+  run<T>(work: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve, reject } as Pending<unknown>);
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      while (this.queue.length) await this.commit(this.queue.splice(0, MAX_GROUP));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async commit(group: Pending<unknown>[]): Promise<void> {
+    if (group.length === 1) {
+      const [p] = group as [Pending<unknown>];
+      await this.db.transaction().execute(p.work).then(p.resolve, p.reject);
+      return;
+    }
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        for (const p of group) {
+          await sql`savepoint group_write`.execute(trx);
+          try {
+            outcomes.push({ ok: true, value: await p.work(trx) });
+            await sql`release savepoint group_write`.execute(trx);
+          } catch (err) {
+            await sql`rollback to savepoint group_write`.execute(trx);
+            outcomes.push({ ok: false, err });
+          }
+        }
+      });
+    } catch (err) {
+      for (const p of group) p.reject(err);
+      return;
+    }
+    group.forEach((p, i) => {
+      const o = outcomes[i]!;
+      if (o.ok) p.resolve(o.value);
+      else p.reject(o.err);
+    });
+  }
+}
