@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { loadKeyring, type Keyring } from './kernel/crypto/keyring.ts';
 
 const bool = (d: boolean) =>
   z
@@ -30,7 +31,7 @@ const EnvSchema = z.object({
   ENCRYPTION_KEY: z.string().optional(),
 });
 
-export type Config = z.infer<typeof EnvSchema>;
+export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };
 
 /** Reads the environment once; a bad value stops the start with a message naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -39,5 +40,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
-  return r.data;
+  try {
+    return { ...r.data, keyring: loadKeyring(env) };
+  } catch (err) {
+    throw new Error(`invalid configuration:\n  ${(err as Error).message}`);
+  }
 }
