@@ -1,19 +1,38 @@
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import { DomainError } from '../../src/kernel/http/errors.ts';
-import { compileFilter, target, type FieldTypes, type Filter } from './item-filter.ts';
+import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
+import { expandRecords, type DeepSpec } from './item-expand.ts';
+import { cachedCount } from './item-counts.ts';
+import { checkFieldTree, fieldTree } from './item-fields.ts';
+import { compileFilter, rootScope, sortTarget, type Filter, type Scope } from './item-filter.ts';
+import type { SiteSchema } from './site-schema.ts';
 
 export interface ItemQuery {
   filter: Filter | null;
+  search: string | null;
   sort: string[];
   limit: number;
   offset: number;
   fields: string[] | null;
-  withTotal: boolean;
+  /** meta=total_count → `total`; meta=filter_count → `filter_count`; both count the items that match. */
+  meta: { total: boolean; filterCount: boolean };
+  aggregate: Aggregate | null;
+  groupBy: string[];
+  deep: Map<string, DeepSpec>;
+  /** X-Svc-Locale, applied server-side. */
+  locale: string | null;
+  /** Time travel: the collection as it was then, rebuilt from the revisions (see asOfDocuments). */
+  asOf?: Date | null;
+  /** Admins may list soft-deleted items too. */
+  withDeleted?: boolean;
+  /** One item by id: no ordering, so the planner goes straight to the primary key. */
+  single?: boolean;
 }
 
-interface Row {
+export interface ItemRow {
   id: string;
+  deleted_at?: Date | null;
+  deleted_by?: string | null;
   data: Record<string, unknown>;
   version: number;
   created_at: Date;
@@ -24,20 +43,42 @@ interface Row {
 
 export type ItemRecord = Record<string, unknown> & { id: string };
 
-/** The API shape of an item: its values, then its id and audit fields; `fields` picks top-level keys. */
-export function toItemRecord(r: Row, fields: string[] | null = null): ItemRecord {
-  const full: ItemRecord = {
+const DELETED_COLUMNS = sql.raw(', a0.deleted_at, a0.deleted_by');
+
+/**
+ * The site's item documents as they were at a time, rebuilt from the item revisions: it shadows the
+ * `item_documents` table for one query, so the whole query compiler (filters, sorts, relation filters) applies
+ * unchanged. Cost: one pass over the site's revisions up to that time (an index range per item).
+ */
+export function asOfDocuments(siteId: string, asOf: Date): RawBuilder<unknown> {
+  return sql`with item_documents as (
+    select r.site_id, r.collection, r.item_id as id, r.data, r.version,
+           f.at as created_at, f.actor ->> 'id' as created_by, r.at as updated_at, r.actor ->> 'id' as updated_by,
+           case when r.action = 'delete' then r.at end as deleted_at,
+           case when r.action = 'delete' then r.actor ->> 'id' end as deleted_by
+    from (select distinct on (collection, item_id) * from item_revisions
+          where site_id = ${siteId} and at <= ${asOf.toISOString()} order by collection, item_id, version desc) r
+    join item_revisions f on f.site_id = r.site_id and f.collection = r.collection and f.item_id = r.item_id
+                          and f.version = 1)`;
+}
+
+export const ITEM_COLUMNS = sql.raw(
+  'a0.id, a0.data, a0.version, a0.created_at, a0.created_by, a0.updated_at, a0.updated_by',
+);
+
+/** The API shape of an item: its values, then its id and audit fields. */
+export function toItemRecord(r: ItemRow): ItemRecord {
+  return {
     ...r.data,
     id: r.id,
     created_at: new Date(r.created_at).toISOString(),
     created_by: r.created_by,
     updated_at: new Date(r.updated_at).toISOString(),
     updated_by: r.updated_by,
+    ...(r.deleted_at !== undefined
+      ? { deleted_at: r.deleted_at ? new Date(r.deleted_at).toISOString() : null, deleted_by: r.deleted_by ?? null }
+      : {}),
   };
-  if (!fields || fields.includes('*')) return full;
-  const picked: ItemRecord = { id: r.id };
-  for (const f of fields) if (f in full) picked[f] = full[f];
-  return picked;
 }
 
 export async function findItem(
@@ -45,46 +86,91 @@ export async function findItem(
   siteId: string,
   collection: string,
   id: string,
-): Promise<(Row & { record: ItemRecord }) | null> {
-  const r = await sql<Row>`
-    select id, data, version, created_at, created_by, updated_at, updated_by from item_documents
-    where site_id = ${siteId} and collection = ${collection} and id = ${id} and deleted_at is null`.execute(db);
+): Promise<(ItemRow & { record: ItemRecord }) | null> {
+  const r = await sql<ItemRow>`
+    select ${ITEM_COLUMNS} from item_documents a0
+    where a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = ${id} and a0.deleted_at is null`.execute(
+    db,
+  );
   const row = r.rows[0];
   return row ? { ...row, record: toItemRecord(row) } : null;
 }
 
-/** One page of a collection's live items, filtered and sorted in SQL, with the total that matches. */
+/** `search`: any text-like value of the collection contains the term, case-insensitively. */
+function searchCondition(term: string, scope: Scope): RawBuilder<unknown> {
+  const fields = [...(scope.schema.fields.get(scope.collection)?.values() ?? [])].filter(
+    (f) => ['string', 'text', 'csv', 'enum'].includes(f.type) && !f.encrypted,
+  );
+  if (!fields.length) return sql`false`;
+  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`(${sql.join(
+    fields.map((f) => sql`a0.data ->> ${sql.lit(f.field)} ilike ${pattern}`),
+    sql` or `,
+  )})`;
+}
+
+export interface ItemList {
+  data: Record<string, unknown>[];
+  meta: { total?: number; filter_count?: number; limit: number; offset: number };
+}
+
+/** One page of a collection's live items (or its aggregates), filtered, sorted and counted in SQL. */
 export async function listItems(
   db: Db,
   siteId: string,
   collection: string,
   q: ItemQuery,
-  types: FieldTypes,
-): Promise<{ items: ItemRecord[]; total: number | null }> {
-  const where = sql`site_id = ${siteId} and collection = ${collection} and deleted_at is null
-                    and ${q.filter ? compileFilter(q.filter, types) : sql`true`}`;
-  const order = q.sort.map((s) => {
-    const desc = s.startsWith('-');
-    const t = target(desc ? s.slice(1) : s, types, ['sort']);
-    return desc ? sql`${t.expr} desc nulls last` : sql`${t.expr} asc nulls last`;
-  });
-  order.push(sql`created_at asc`, sql`id asc`);
-  const rows = await sql<Row>`
-    select id, data, version, created_at, created_by, updated_at, updated_by from item_documents
-    where ${where} order by ${sql.join(order)} limit ${q.limit} offset ${q.offset}`.execute(db);
-  let total: number | null = null;
-  if (q.withTotal) {
-    const c = await sql<{ n: string }>`select count(*)::text as n from item_documents where ${where}`.execute(db);
-    total = Number(c.rows[0]!.n);
-  }
-  for (const f of q.fields ?? []) {
-    if (
-      f !== '*' &&
-      !types.has(f.split('.')[0]!) &&
-      !['id', 'created_at', 'created_by', 'updated_at', 'updated_by'].includes(f)
-    ) {
-      throw new DomainError('VALIDATION_FAILED', `unknown field ${f}`, { path: ['fields'] });
-    }
-  }
-  return { items: rows.rows.map((r) => toItemRecord(r, q.fields)), total };
+  schema: SiteSchema,
+): Promise<ItemList> {
+  const scope = rootScope(schema, collection);
+  const live = q.withDeleted ? sql`true` : sql`a0.deleted_at is null`;
+  const where = sql`a0.site_id = ${siteId} and a0.collection = ${collection} and ${live}
+                    and ${q.filter ? compileFilter(q.filter, scope) : sql`true`}
+                    and ${q.search ? searchCondition(q.search, scope) : sql`true`}`;
+  // A filter through a relation depends on other collections' changes too: such counts are not cached.
+  const selfContained = scope.aliases.n === 0;
+  const page = { limit: q.limit, offset: q.offset };
+  const source = q.asOf ? asOfDocuments(siteId, q.asOf) : sql``;
+  if (q.aggregate || q.groupBy.length) return { data: await aggregate(db, q, scope, where, source), meta: page };
+  const tree = fieldTree(q.fields);
+  checkFieldTree(tree, schema, collection);
+  const order = q.sort.map((s) =>
+    s.startsWith('-') ? sql`${sortTarget(s.slice(1), scope)} desc` : sql`${sortTarget(s, scope)} asc`,
+  );
+  if (!q.single) order.push(sql`a0.created_at asc`, sql`a0.id asc`);
+  const orderBy = order.length ? sql`order by ${sql.join(order)}` : sql``;
+  // One after the other: both run on the same transaction's connection.
+  const rows =
+    await sql<ItemRow>`${source} select ${ITEM_COLUMNS}${q.withDeleted ? DELETED_COLUMNS : sql``} from item_documents a0
+                 where ${where} ${orderBy} limit ${q.limit} offset ${q.offset}`.execute(db);
+  const count = await (!(q.meta.total || q.meta.filterCount)
+    ? null
+    : q.asOf || !selfContained
+      ? sql<{ n: number }>`${source} select count(*)::int as n from item_documents a0 where ${where}`
+          .execute(db)
+          .then((r) => r.rows[0]!.n)
+      : cachedCount(
+          db,
+          siteId,
+          collection,
+          sql<{ n: number }>`select count(*)::int as n from item_documents a0 where ${where}`,
+        ));
+  const n = count ?? undefined;
+  const records = rows.rows.map(toItemRecord);
+  const data = await expandRecords({ db, siteId, schema, locale: q.locale }, collection, records, tree, q.deep);
+  return {
+    data,
+    meta: { ...(q.meta.total ? { total: n } : {}), ...(q.meta.filterCount ? { filter_count: n } : {}), ...page },
+  };
+}
+
+async function aggregate(db: Db, q: ItemQuery, scope: Scope, where: RawBuilder<unknown>, source: RawBuilder<unknown>) {
+  const groups = groupColumns(q.groupBy, scope);
+  const cols = [...groups.select, ...aggregateColumns(q.aggregate ?? {}, scope)];
+  const order = groups.by.length ? sql`order by ${sql.join(groups.by)}` : sql``;
+  const r = await sql<Record<string, unknown>>`
+    ${source} select ${sql.join(cols)} from item_documents a0 where ${where}
+    ${groups.by.length ? sql`group by ${sql.join(groups.by)}` : sql``} ${order}
+    limit ${q.limit} offset ${q.offset}`.execute(db);
+  return r.rows.map((row) => aggregateRow(row, q.groupBy));
 }

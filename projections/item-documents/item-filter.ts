@@ -1,10 +1,31 @@
 import { sql, type RawBuilder } from 'kysely';
 import { DomainError } from '../../src/kernel/http/errors.ts';
 import type { FieldType } from '../../src/features/schema/schema.types.ts';
+import type { RelationRecord } from '../schema/schema.queries.ts';
+import {
+  NUMERIC_TYPES,
+  TIME_TYPES,
+  fieldDef,
+  relationOn,
+  valueExpr,
+  valueType,
+  type SiteSchema,
+} from './site-schema.ts';
 
 export type Filter = Record<string, unknown>;
-/** Field name → type, for the collection being queried (system fields included). */
-export type FieldTypes = Map<string, FieldType>;
+
+/** Where a query stands: a collection of a site's schema, read under a table alias (a0, a1, … for relations). */
+export interface Scope {
+  schema: SiteSchema;
+  collection: string;
+  alias: string;
+  /** Shared by the scopes of one query, so that every relation subquery gets its own alias. */
+  aliases: { n: number };
+}
+
+export function rootScope(schema: SiteSchema, collection: string): Scope {
+  return { schema, collection, alias: 'a0', aliases: { n: 0 } };
+}
 
 const MAX_DEPTH = 8;
 const MAX_CLAUSES = 100;
@@ -15,12 +36,14 @@ const COLUMNS: Record<string, { col: string; type: FieldType }> = {
   created_by: { col: 'created_by', type: 'string' },
   updated_at: { col: 'updated_at', type: 'timestamp' },
   updated_by: { col: 'updated_by', type: 'string' },
+  deleted_at: { col: 'deleted_at', type: 'timestamp' },
+  deleted_by: { col: 'deleted_by', type: 'string' },
 };
-const NUMERIC: FieldType[] = ['integer', 'bigInteger', 'decimal'];
-const TIMES: FieldType[] = ['datetime', 'timestamp'];
+const NUMERIC = NUMERIC_TYPES;
+const TIMES = TIME_TYPES;
 
-const bad = (message: string, path: string[]) =>
-  new DomainError('VALIDATION_FAILED', message, { path: ['filter', ...path] });
+const bad = (message: string, path: string[], root = 'filter') =>
+  new DomainError('VALIDATION_FAILED', message, { path: [root, ...path] });
 
 interface Target {
   expr: RawBuilder<unknown>;
@@ -30,34 +53,83 @@ interface Target {
   json: RawBuilder<unknown>;
 }
 
-/** The SQL expression of a field or a dotted path into a JSON field, typed for comparison. */
-export function target(key: string, types: FieldTypes, path: string[] = [key]): Target {
+type Resolved = { kind: 'value'; target: Target } | { kind: 'relation'; relation: RelationRecord; rest: string[] };
+
+/** A field, a dotted path into a JSON field, or a path through a relation (`author.name`). */
+function resolve(key: string, scope: Scope, path: string[], root: string): Resolved {
   const segments = key.split('.');
   if (segments.length > MAX_DEPTH || !segments.every((s) => SEGMENT.test(s)))
-    throw bad(`invalid field path ${key}`, path);
+    throw bad(`invalid field path ${key}`, path, root);
   const [head, ...rest] = segments as [string, ...string[]];
+  const a = scope.alias;
   const column = COLUMNS[head];
   if (column && rest.length === 0) {
-    const c = sql.ref(column.col);
-    return { expr: c, type: column.type, text: sql`${c}::text`, json: sql`to_jsonb(${c})` };
+    const c = sql.ref(`${a}.${column.col}`);
+    return { kind: 'value', target: { expr: c, type: column.type, text: sql`${c}::text`, json: sql`to_jsonb(${c})` } };
   }
-  const type = types.get(head);
-  if (!type) throw bad(`unknown field ${head}`, path);
-  if (rest.length > 0 && type !== 'json') throw bad(`${head} is not a JSON field`, path);
-  const p = `{${segments.join(',')}}`;
-  const text = sql`(data #>> ${p})`;
-  const json = sql`(data #> ${p})`;
-  if (rest.length > 0) return { expr: json, type: null, text, json };
-  const expr = NUMERIC.includes(type)
-    ? sql`(data ->> ${head})::numeric`
-    : type === 'boolean'
-      ? sql`(data ->> ${head})::boolean`
-      : TIMES.includes(type)
-        ? sql`(data ->> ${head})::timestamptz`
-        : type === 'json' || type === 'geometry'
-          ? json
-          : text;
-  return { expr, type, text, json };
+  const type = valueType(scope.schema, scope.collection, head);
+  if (!type) throw bad(`unknown field ${head}`, path, root);
+  if (fieldDef(scope.schema, scope.collection, head)?.encrypted)
+    throw bad(`${head} is encrypted: it cannot be filtered or sorted`, path, root);
+  const relation = relationOn(scope.schema, scope.collection, head);
+  if (relation && rest.length > 0) return { kind: 'relation', relation, rest };
+  if (rest.length > 0 && type !== 'json') throw bad(`${head} is not a JSON field or a relation`, path, root);
+  const data = sql.ref(`${a}.data`);
+  const p = sql.lit(`{${segments.join(',')}}`);
+  const text = sql`(${data} #>> ${p})`;
+  const json = sql`(${data} #> ${p})`;
+  if (rest.length > 0) return { kind: 'value', target: { expr: json, type: null, text, json } };
+  return { kind: 'value', target: { expr: valueExpr(type, head, a), type, text, json } };
+}
+
+/** The items a relation leads to from the scope's item, as a FROM … WHERE fragment under a new alias. */
+function relatedFrom(relation: RelationRecord, scope: Scope, path: string[], root: string) {
+  const b = `a${++scope.aliases.n}`;
+  const inner: Scope = { ...scope, collection: relation.target ?? '', alias: b };
+  const a = sql.table(scope.alias);
+  const t = sql.table(b);
+  const live = sql`${t}.site_id = ${a}.site_id and ${t}.collection = ${sql.lit(relation.target)} and ${t}.deleted_at is null`;
+  switch (relation.kind) {
+    case 'm2o':
+      return {
+        inner,
+        from: sql`item_documents ${t}`,
+        where: sql`${live} and ${t}.id = ${a}.data ->> ${sql.lit(relation.field)}`,
+      };
+    case 'o2m':
+      return {
+        inner,
+        from: sql`item_documents ${t}`,
+        where: sql`${live} and ${t}.data ->> ${sql.lit(relation.targetField)} = ${a}.id`,
+      };
+    case 'm2m': {
+      const j = sql.table(`${b}j`);
+      return {
+        inner,
+        from: sql`item_documents ${j} join item_documents ${t} on ${live} and ${t}.id = ${j}.data ->> ${sql.lit(relation.targetField)}`,
+        where: sql`${j}.site_id = ${a}.site_id and ${j}.collection = ${sql.lit(relation.junctionCollection)}
+                   and ${j}.deleted_at is null and ${j}.data ->> ${sql.lit(relation.junctionField)} = ${a}.id`,
+      };
+    }
+    case 'm2a':
+      throw bad(`${relation.field} links to any collection: it cannot be followed in a filter or sort`, path, root);
+  }
+}
+
+/** The SQL expression to sort by: a field, a JSON path, or a value of an m2o related item. */
+export function sortTarget(key: string, scope: Scope): RawBuilder<unknown> {
+  const r = resolve(key, scope, [key], 'sort');
+  if (r.kind === 'value') return r.target.expr;
+  if (r.relation.kind !== 'm2o') throw bad(`sort can follow only many-to-one relations`, [key], 'sort');
+  const { inner, from, where } = relatedFrom(r.relation, scope, [key], 'sort');
+  return sql`(select ${sortTarget(r.rest.join('.'), inner)} from ${from} where ${where} limit 1)`;
+}
+
+/** Where a value can be compared: the field of the scope, or a value of a related item. */
+export function target(key: string, scope: Scope, path: string[] = [key]): Target {
+  const r = resolve(key, scope, path, 'filter');
+  if (r.kind === 'relation') throw bad(`${key} leads through a relation`, path);
+  return r.target;
 }
 
 /** A filter value made fit for comparison with the target, or 400. */
@@ -78,10 +150,19 @@ function operand(t: Target, v: unknown, path: string[]): RawBuilder<unknown> {
     return sql`${v}::boolean`;
   }
   if (TIMES.includes(t.type)) {
-    if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) throw bad('expected an ISO 8601 time', path);
-    return sql`${v}::timestamptz`;
+    // What PostgreSQL reads too (Date.parse also takes "1" and February 30): a real date, then maybe a time and zone.
+    const m = /^(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.\d+)?)?(?:Z|[+-](\d\d)(?::?(\d\d))?)?)?$/.exec(
+      typeof v === 'string' ? v : '',
+    );
+    const [y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, zh = 0, zm = 0] = (m ?? []).slice(1).map((x) => Number(x ?? 0));
+    const day = new Date(0);
+    day.setUTCFullYear(y, mo - 1, d);
+    const real = y >= 1 && day.getUTCMonth() === mo - 1 && day.getUTCDate() === d;
+    if (!m || !real || h > 23 || mi > 59 || s > 59 || zh > 15 || zm > 59) throw bad('expected an ISO 8601 time', path);
+    // Read like stored values (svc_ts): a time without a zone is UTC, whatever the session's time zone.
+    return sql`svc_ts(${v})`;
   }
-  if (typeof v !== 'string' && typeof v !== 'number') throw bad('expected a string', path);
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw bad('expected a string', path);
   return sql`${String(v)}`;
 }
 
@@ -98,27 +179,35 @@ const keys = (v: unknown, path: string[]) => {
 
 function condition(t: Target, op: string, v: unknown, path: string[]): RawBuilder<unknown> {
   const o = (x: unknown) => operand(t, x, path);
+  // In JSON, null is null too, and values compare only with values of their own type (jsonb orders null < "a" < 1).
+  const json = t.type === null || t.type === 'json' || t.type === 'geometry';
+  const e = json ? sql`nullif(${t.expr}, 'null'::jsonb)` : t.expr;
+  const cmp = (operator: '<' | '<=' | '>' | '>=', x: unknown) =>
+    json
+      ? sql`(jsonb_typeof(${e}) = jsonb_typeof(${o(x)}) and ${e} ${sql.raw(operator)} ${o(x)})`
+      : sql`${e} ${sql.raw(operator)} ${o(x)}`;
   switch (op) {
     case '_eq':
-      return v === null ? sql`${t.expr} is null` : sql`${t.expr} = ${o(v)}`;
+      return v === null ? sql`${e} is null` : sql`${e} = ${o(v)}`;
     case '_neq':
-      return v === null ? sql`${t.expr} is not null` : sql`${t.expr} is distinct from ${o(v)}`;
+      return v === null ? sql`${e} is not null` : sql`${e} is distinct from ${o(v)}`;
     case '_lt':
-      return sql`${t.expr} < ${o(v)}`;
+      return cmp('<', v);
     case '_lte':
-      return sql`${t.expr} <= ${o(v)}`;
+      return cmp('<=', v);
     case '_gt':
-      return sql`${t.expr} > ${o(v)}`;
+      return cmp('>', v);
     case '_gte':
-      return sql`${t.expr} >= ${o(v)}`;
+      return cmp('>=', v);
     case '_in':
-      return list(v, path).length ? sql`${t.expr} in (${sql.join(list(v, path).map(o))})` : sql`false`;
+      return list(v, path).length ? sql`${e} in (${sql.join(list(v, path).map(o))})` : sql`false`;
     case '_nin':
-      return list(v, path).length ? sql`${t.expr} not in (${sql.join(list(v, path).map(o))})` : sql`true`;
+      // Like _neq: a null value is not in the list.
+      return list(v, path).length ? sql`(${e} is null or ${e} not in (${sql.join(list(v, path).map(o))}))` : sql`true`;
     case '_null':
-      return v === false ? sql`${t.expr} is not null` : sql`${t.expr} is null`;
+      return v === false ? sql`${e} is not null` : sql`${e} is null`;
     case '_nnull':
-      return v === false ? sql`${t.expr} is null` : sql`${t.expr} is not null`;
+      return v === false ? sql`${e} is null` : sql`${e} is not null`;
     case '_contains':
       return sql`${t.text} like ${`%${like(v)}%`}`;
     case '_icontains':
@@ -130,7 +219,7 @@ function condition(t: Target, op: string, v: unknown, path: string[]): RawBuilde
     case '_between': {
       const [a, b] = list(v, path);
       if (list(v, path).length !== 2) throw bad('_between takes two values', path);
-      return sql`${t.expr} between ${o(a)} and ${o(b)}`;
+      return sql`(${cmp('>=', a)} and ${cmp('<=', b)})`;
     }
     case '_json_contains':
       return sql`${t.json} @> ${JSON.stringify(v)}::jsonb`;
@@ -145,29 +234,54 @@ function condition(t: Target, op: string, v: unknown, path: string[]): RawBuilde
   }
 }
 
-/** Compiles a filter (spec "Filter operators") to one SQL condition; never filters in JavaScript. */
-export function compileFilter(filter: Filter, types: FieldTypes): RawBuilder<unknown> {
+const isOperatorObject = (v: object) => Object.keys(v).every((k) => k.startsWith('_'));
+
+/**
+ * Compiles a filter (spec "Filter operators") to one SQL condition; never filters in JavaScript. A key may follow a
+ * relation, dotted (`author.name`) or nested (`{ author: { name: { _eq } } }`): it matches when some related item
+ * matches.
+ */
+export function compileFilter(filter: Filter, root: Scope): RawBuilder<unknown> {
   let clauses = 0;
-  const walk = (f: Filter, path: string[]): RawBuilder<unknown> => {
+  const walk = (f: Filter, scope: Scope, path: string[]): RawBuilder<unknown> => {
     const parts: RawBuilder<unknown>[] = [];
     for (const [key, value] of Object.entries(f)) {
       const here = [...path, key];
       if (key === '_and' || key === '_or') {
         const items = Array.isArray(value) ? value : value && typeof value === 'object' ? Object.values(value) : null;
         if (!items) throw bad(`${key} takes a list of filters`, here);
-        const inner = items.map((x, i) => walk(x as Filter, [...here, String(i)]));
+        const inner = items.map((x, i) => {
+          if (!x || typeof x !== 'object' || Array.isArray(x))
+            throw bad('expected a filter object', [...here, String(i)]);
+          return walk(x as Filter, scope, [...here, String(i)]);
+        });
+        // An empty _or has no alternative that holds: it matches nothing (an empty _and matches everything).
         if (inner.length) parts.push(sql`(${sql.join(inner, key === '_and' ? sql` and ` : sql` or `)})`);
+        else if (key === '_or') parts.push(sql`false`);
         continue;
       }
       if (!value || typeof value !== 'object' || Array.isArray(value))
         throw bad(`${key} needs an operator object such as {"_eq": …}`, here);
-      const t = target(key, types, here);
+      if (here.length + (key.split('.').length - 1) > MAX_DEPTH * 2) throw bad('the filter is nested too deeply', here);
+      const r = resolve(key, scope, here, 'filter');
+      const relation =
+        r.kind === 'relation'
+          ? { relation: r.relation, inner: { [r.rest.join('.')]: value } }
+          : !isOperatorObject(value) && relationOn(scope.schema, scope.collection, key)
+            ? { relation: relationOn(scope.schema, scope.collection, key)!, inner: value as Filter }
+            : null;
+      if (relation) {
+        const { inner, from, where } = relatedFrom(relation.relation, scope, here, 'filter');
+        parts.push(sql`exists (select 1 from ${from} where ${where} and ${walk(relation.inner, inner, here)})`);
+        continue;
+      }
+      if (r.kind !== 'value') throw bad(`${key} leads through a relation`, here);
       for (const [op, v] of Object.entries(value)) {
         if (++clauses > MAX_CLAUSES) throw bad(`a filter has at most ${MAX_CLAUSES} clauses`, here);
-        parts.push(condition(t, op, v, [...here, op]));
+        parts.push(condition(r.target, op, v, [...here, op]));
       }
     }
     return parts.length ? sql`(${sql.join(parts, sql` and `)})` : sql`true`;
   };
-  return walk(filter, []);
+  return walk(filter, root, []);
 }

@@ -64,7 +64,8 @@ export async function findField(db: Db, siteId: string, collection: string, fiel
 }
 
 /** The spec's relation record: many side holds the reference, one side is referenced. */
-export function toRelationRecord(d: RelationDef): RelationRecord {
+export function toRelationRecord(stored: RelationDef): RelationRecord {
+  const d = { ...stored, targetField: stored.targetField ?? null, junctionField: stored.junctionField ?? null };
   const m2o = d.kind === 'm2o';
   return {
     ...d,

@@ -1,5 +1,7 @@
 import type { Feature } from '../deps.ts';
+import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
+import { encryptionFeature } from './encryption/index.ts';
 import { itemsFeature } from './items/index.ts';
 import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
@@ -14,6 +16,8 @@ export const features: Feature[] = [
   sitesFeature,
   schemaFeature,
   itemsFeature,
+  encryptionFeature,
+  auditFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

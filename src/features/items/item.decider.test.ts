@@ -57,6 +57,51 @@ describe('Item', () => {
     given([created])
       .when({ type: 'CreateItem', data: { ...ctx, values: { title: 'U' } } })
       .thenThrows('CONFLICT'));
+  it('upserts a singleton: creates with defaults when absent, updates when live, re-creates after a delete', () => {
+    given([])
+      .when({ type: 'UpsertItem', data: { ...ctx, changes: { title: 'T' } } })
+      .then([created]);
+    given([created])
+      .when({ type: 'UpsertItem', data: { ...ctx, changes: { views: 3 } } })
+      .then([{ type: 'ItemUpdated', data: { collection: 'articles', id: 'a1', changes: { views: 3 }, ...at } }]);
+    given([created, { type: 'ItemDeleted', data: { collection: 'articles', id: 'a1', ...at } }])
+      .when({ type: 'UpsertItem', data: { ...ctx, changes: { title: 'T' } } })
+      .then([created]);
+    given([])
+      .when({ type: 'UpsertItem', data: { ...ctx, changes: { views: 3 } } })
+      .thenThrows('VALIDATION_FAILED');
+  });
+
+  it('reverts to a revision’s values, kept to the current fields, only on a live item', () => {
+    given([created])
+      .when({ type: 'RevertItem', data: { ...ctx, values: { title: 'Old', gone: 1 }, revisionId: 'r1' } })
+      .then([
+        {
+          type: 'ItemReverted',
+          data: { collection: 'articles', id: 'a1', values: { title: 'Old' }, revisionId: 'r1', ...at },
+        },
+      ]);
+    given([created])
+      .when({ type: 'RevertItem', data: { ...ctx, values: { views: 1 }, revisionId: 'r1' } })
+      .thenThrows('VALIDATION_FAILED');
+    given([])
+      .when({ type: 'RevertItem', data: { ...ctx, values: {}, revisionId: 'r1' } })
+      .thenThrows('RECORD_NOT_FOUND');
+  });
+  it('promotes a version onto main, and restores only a deleted item', () => {
+    given([created])
+      .when({ type: 'PromoteVersion', data: { ...ctx, key: 'draft', values: { title: 'D' }, diverged: true } })
+      .then([
+        {
+          type: 'ItemVersionPromoted',
+          data: { collection: 'articles', id: 'a1', key: 'draft', values: { title: 'D' }, diverged: true, ...at },
+        },
+      ]);
+    given([created]).when({ type: 'RestoreItem', data: ctx }).thenThrows('RECORD_NOT_FOUND');
+    given([created, { type: 'ItemDeleted', data: { collection: 'articles', id: 'a1', ...at } }])
+      .when({ type: 'RestoreItem', data: ctx })
+      .then([{ type: 'ItemRestored', data: { collection: 'articles', id: 'a1', ...at } }]);
+  });
 
   const values = fc.record(
     {
@@ -69,6 +114,9 @@ describe('Item', () => {
     values.map((v) => ({ type: 'CreateItem' as const, data: { ...ctx, values: v } })),
     values.map((v) => ({ type: 'UpdateItem' as const, data: { ...ctx, changes: v } })),
     values.map((v) => ({ type: 'ReplaceItem' as const, data: { ...ctx, values: v } })),
+    values.map((v) => ({ type: 'UpsertItem' as const, data: { ...ctx, changes: v } })),
+    values.map((v) => ({ type: 'RevertItem' as const, data: { ...ctx, values: v, revisionId: 'r' } })),
+    fc.constant({ type: 'RestoreItem' as const, data: ctx }),
     fc.constant({ type: 'DeleteItem' as const, data: ctx }),
   );
   it('folding the accepted events gives the state reached step by step', () =>

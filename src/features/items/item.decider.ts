@@ -12,7 +12,19 @@ export type ItemCommand =
   | { type: 'CreateItem'; data: Ctx & { values: ItemValues } }
   | { type: 'UpdateItem'; data: Ctx & { changes: ItemValues } }
   | { type: 'ReplaceItem'; data: Ctx & { values: ItemValues } }
-  | { type: 'DeleteItem'; data: Ctx };
+  | { type: 'DeleteItem'; data: Ctx }
+  /** Hard delete: live or soft-deleted, the item leaves the read models. */
+  | { type: 'PurgeItem'; data: Ctx }
+  /** New envelopes for encrypted values (key rotation); live or soft-deleted items alike. */
+  | { type: 'RewrapItem'; data: Ctx & { changes: ItemValues } }
+  /** Back to a revision's values (kept to the collection's current fields). */
+  | { type: 'RevertItem'; data: Ctx & { values: ItemValues; revisionId: string } }
+  /** A named version's values become main's. */
+  | { type: 'PromoteVersion'; data: Ctx & { key: string; values: ItemValues; diverged: boolean } }
+  /** A soft-deleted item comes back. */
+  | { type: 'RestoreItem'; data: Ctx }
+  /** A singleton's one record: created with these values when absent, else updated with them. */
+  | { type: 'UpsertItem'; data: Ctx & { changes: ItemValues } };
 
 const notFound = (c: Ctx) => new DomainError('RECORD_NOT_FOUND', `item ${c.id} of ${c.collection} not found`);
 
@@ -35,9 +47,16 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
       case 'ItemCreated':
       case 'ItemReplaced':
         return { status: 'live', values: e.data.values };
+      case 'ItemReverted':
+      case 'ItemVersionPromoted':
+        return s.status === 'absent' ? s : { ...s, values: e.data.values };
+      case 'ItemRestored':
+        return s.status === 'absent' ? s : { status: 'live', values: s.values };
       case 'ItemUpdated':
+      case 'ItemRewrapped':
         return s.status === 'absent' ? s : { ...s, values: { ...s.values, ...e.data.changes } };
       case 'ItemDeleted':
+      case 'ItemPurged':
         return s.status === 'absent' ? s : { status: 'deleted', values: s.values };
       default:
         return assertNever(e);
@@ -66,6 +85,39 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
         check(valueProblems(fields, cmd.data.values, 'full'));
         return [{ type: 'ItemReplaced', data: { collection, id, values: cmd.data.values, at, by } }];
       }
+      case 'UpsertItem':
+        return s.status === 'live'
+          ? itemDecider.decide({ type: 'UpdateItem', data: cmd.data }, s)
+          : itemDecider.decide(
+              { type: 'CreateItem', data: { ...cmd.data, values: cmd.data.changes } },
+              { status: 'absent' },
+            );
+      case 'RevertItem': {
+        liveValues(s, cmd.data);
+        const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
+        const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
+        check(valueProblems(fields, values, 'full'));
+        return [{ type: 'ItemReverted', data: { collection, id, values, revisionId: cmd.data.revisionId, at, by } }];
+      }
+      case 'PromoteVersion': {
+        liveValues(s, cmd.data);
+        const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
+        const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
+        check(valueProblems(fields, values, 'full'));
+        const { key, diverged } = cmd.data;
+        return [{ type: 'ItemVersionPromoted', data: { collection, id, key, values, diverged, at, by } }];
+      }
+      case 'RestoreItem':
+        if (s.status !== 'deleted') throw notFound(cmd.data);
+        return [{ type: 'ItemRestored', data: { collection, id, at, by } }];
+      case 'RewrapItem':
+        if (s.status === 'absent') throw notFound(cmd.data);
+        return Object.keys(cmd.data.changes).length
+          ? [{ type: 'ItemRewrapped', data: { collection, id, changes: cmd.data.changes, at, by } }]
+          : [];
+      case 'PurgeItem':
+        if (s.status === 'absent') throw notFound(cmd.data);
+        return [{ type: 'ItemPurged', data: { collection, id, at, by } }];
       case 'DeleteItem':
         liveValues(s, cmd.data);
         return [{ type: 'ItemDeleted', data: { collection, id, at, by } }];

@@ -1,3 +1,4 @@
+import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import type { FieldDef } from '../schema/schema.types.ts';
 
@@ -11,11 +12,24 @@ const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const TIME = /^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?$/;
+
+/** A calendar day that exists (no 30 February), in years 1 to 9999, as PostgreSQL accepts it. */
+function realDay(ymd: string): boolean {
+  const [y, m, d] = ymd.split('-').map(Number) as [number, number, number];
+  const t = new Date(Date.UTC(2000, m - 1, d));
+  t.setUTCFullYear(y);
+  return y >= 1 && t.getUTCFullYear() === y && t.getUTCMonth() === m - 1 && t.getUTCDate() === d;
+}
 
 /** Why a value does not fit a field's type, or null when it does. */
 export function typeProblem(f: FieldDef, v: unknown): string | null {
+  // An encrypted field holds the envelope its plaintext was sealed into, after that plaintext was checked.
+  if (f.encrypted && envelopeKeyId(v)) return null;
   switch (f.type) {
     case 'string':
+      // Short by contract: strings are indexed for filters and sorts (use text for long values).
+      return typeof v === 'string' && v.length <= 500 ? null : 'must be a string of at most 500 characters';
     case 'text':
     case 'hash':
     case 'csv':
@@ -35,12 +49,10 @@ export function typeProblem(f: FieldDef, v: unknown): string | null {
     case 'uuid':
       return typeof v === 'string' && UUID.test(v) ? null : 'must be a UUID';
     case 'date':
-      return typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(v))
-        ? null
-        : 'must be a date (YYYY-MM-DD)';
+      return typeof v === 'string' && DATE.test(v) && realDay(v) ? null : 'must be a date (YYYY-MM-DD)';
     case 'datetime':
     case 'timestamp':
-      return typeof v === 'string' && !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}T/.test(v)
+      return typeof v === 'string' && DATE_TIME.test(v) && realDay(v.slice(0, 10)) && !Number.isNaN(Date.parse(v))
         ? null
         : 'must be an ISO 8601 date and time';
     case 'time':

@@ -58,6 +58,13 @@ describe('item CRUD', () => {
     ]);
     expect(ok.statusCode).toBe(201);
     expect(ok.json().data.map((i: { title: string }) => i.title)).toEqual(['A', 'B']);
+    // An id that exists already refuses the whole array: the new item before it is not written either.
+    const taken = await call('POST', '/api/v1/items/articles', [
+      { id: 'fresh-one', title: 'C' },
+      { id: ok.json().data[0].id, title: 'D' },
+    ]);
+    expect(taken.statusCode).toBe(409);
+    expect((await call('GET', '/api/v1/items/articles/fresh-one')).statusCode).toBe(404);
   });
 
   it('patches, replaces and soft-deletes', async () => {

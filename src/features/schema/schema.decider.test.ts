@@ -48,6 +48,8 @@ const rel = {
   field: 'author',
   target: 'authors',
   junctionCollection: null,
+  targetField: null,
+  junctionField: null,
   onDelete: 'set null' as const,
 };
 

@@ -7,6 +7,7 @@ import {
   type CollectionDef,
   type FieldChanges,
   type FieldDef,
+  type FieldType,
   type RelationChanges,
   type RelationDef,
 } from './schema.types.ts';
@@ -59,11 +60,36 @@ function ref(s: SchemaState, name: string | null, path: string): CollectionState
   return c;
 }
 
+/** The value type a relation's carrying field must have: an id for m2o, a list of `{ collection, item }` for m2a. */
+const CARRIER_TYPES: Record<RelationDef['kind'], FieldType[]> = {
+  m2o: ['string', 'uuid', 'integer', 'bigInteger'],
+  o2m: ['json'],
+  m2m: ['json'],
+  m2a: ['json'],
+};
+
+function needField(c: CollectionState, collection: string, field: string | null, path: string): void {
+  if (!field) throw badRef(`${path} is required for this kind of relation`, path);
+  if (!c.fields[field]) throw badRef(`unknown field ${collection}.${field}: create the field first`, path);
+}
+
+/**
+ * Where each kind keeps its references (DESIGN decisions): m2o holds the target id in `field`; o2m reads the
+ * target items whose `targetField` holds this id; m2m goes through junction items holding `junctionField` (this id)
+ * and `targetField` (the target id); m2a holds `[{ collection, item }]` in `field`.
+ */
 function checkRelation(s: SchemaState, r: RelationDef): void {
   const c = ref(s, r.collection, 'collection');
-  if (!c.fields[r.field]) throw badRef(`unknown field ${r.collection}.${r.field}: create the field first`, 'field');
-  if (r.kind !== 'm2a') ref(s, r.target, 'target');
-  if (r.kind === 'm2m') ref(s, r.junctionCollection, 'junctionCollection');
+  needField(c, r.collection, r.field, 'field');
+  if (!CARRIER_TYPES[r.kind].includes(c.fields[r.field]!.type))
+    throw badRef(`a ${r.kind} field must be of type ${CARRIER_TYPES[r.kind].join(' or ')}`, 'field');
+  const target = r.kind === 'm2a' ? null : ref(s, r.target, 'target');
+  if (r.kind === 'o2m') needField(target!, r.target!, r.targetField, 'targetField');
+  if (r.kind === 'm2m') {
+    const junction = ref(s, r.junctionCollection, 'junctionCollection');
+    needField(junction, r.junctionCollection!, r.junctionField, 'junctionField');
+    needField(junction, r.junctionCollection!, r.targetField, 'targetField');
+  }
   if (usedBy(s, r.collection, r.field).length) throw taken(`a relation on ${r.collection}.${r.field}`, ['field']);
 }
 

@@ -77,6 +77,13 @@ export interface RelationDef {
   /** Target collection; null for m2a (any collection). */
   target: string | null;
   junctionCollection: string | null;
+  /**
+   * o2m: the m2o field of `target` that holds this item's id. m2m: the junction's field that holds the target's id
+   * (default `<target>_id`).
+   */
+  targetField: string | null;
+  /** m2m: the junction's field that holds this item's id (default `<collection>_id`). */
+  junctionField: string | null;
   onDelete: (typeof ON_DELETE)[number];
 }
 

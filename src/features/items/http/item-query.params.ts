@@ -1,16 +1,23 @@
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { parseAggregate, parseDeep, parseGroupBy, parseMeta, parseSearch } from './item-query.extras.ts';
 import type { ItemQuery } from '../../../../projections/item-documents/item-documents.queries.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
 const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
 
-/** Bracket-form values: true/false, null, clean numbers (no leading zeros) become typed; all else stays a string. */
+/**
+ * Bracket-form values: true/false, null, clean numbers (no leading zeros) become typed; all else stays a string.
+ * A number a double cannot hold exactly (9007199254740993) stays a string too, so that numeric fields still compare it
+ * exactly.
+ */
 export function coerce(v: string): unknown {
   if (v === 'true') return true;
   if (v === 'false') return false;
   if (v === 'null') return null;
-  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(v) && Number.isFinite(Number(v))) return Number(v);
+  const n = Number(v);
+  const digits = v.includes('.') ? v.replace(/\.?0+$/, '') : v;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(v) && String(n) === digits) return n;
   return v;
 }
 
@@ -37,7 +44,7 @@ export function bracketFilter(raw: Raw): Record<string, unknown> | null {
 }
 
 /** The list parameters of GET /items/:collection. */
-export function parseItemQuery(raw: Raw): ItemQuery {
+export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
   let filter = bracketFilter(raw);
   const json = one(raw.filter);
   if (json !== undefined) {
@@ -61,8 +68,6 @@ export function parseItemQuery(raw: Raw): ItemQuery {
     if (!Number.isInteger(p) || p < 1) throw bad('page must be an integer from 1', 'page');
     offset = (p - 1) * limit;
   }
-  const meta = one(raw.meta) ?? 'total_count';
-  if (meta !== 'total_count' && meta !== 'none') throw bad('meta must be total_count or none', 'meta');
   const list = (k: string) =>
     (one(raw[k]) ?? '')
       .split(',')
@@ -75,6 +80,10 @@ export function parseItemQuery(raw: Raw): ItemQuery {
     limit,
     offset,
     fields: fields.length ? fields : null,
-    withTotal: meta === 'total_count',
+    meta: parseMeta(raw),
+    search: parseSearch(raw),
+    aggregate: parseAggregate(raw),
+    groupBy: parseGroupBy(raw),
+    deep: parseDeep(raw),
   };
 }

@@ -1,176 +1,142 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { roleOn } from '../../../kernel/auth/actor.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
-import { newId } from '../../../kernel/ids.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findCollection, listFields, type CollectionRecord } from '../../../../projections/schema/schema.queries.ts';
-import { findItem, listItems } from '../../../../projections/item-documents/item-documents.queries.ts';
-import type { FieldTypes } from '../../../../projections/item-documents/item-filter.ts';
-import type { FieldDef } from '../../schema/schema.types.ts';
-import { itemDecider, type ItemCommand } from '../item.decider.ts';
-import { itemStream, type ItemValues } from '../item.events.ts';
+import { listItems, type ItemQuery } from '../../../../projections/item-documents/item-documents.queries.ts';
+import { listItemVersions } from '../../../../projections/item-versions/item-versions.projector.ts';
+import { itemContext, type CollectionSchema } from './item-context.ts';
+import { readHeaders } from './item-headers.ts';
+import { CollectionParams, ItemParams } from './item-params.ts';
 import { parseItemQuery } from './item-query.params.ts';
-import { valueProblems, withDefaults } from '../item.values.ts';
+import { parseAsOf, parseVersion, parseWithDeleted } from './item-history.params.ts';
+import { revisionAt } from '../../../../projections/item-revisions/item-revisions.queries.ts';
+import { translateRecord } from '../../../../projections/item-documents/item-translate.ts';
+import { itemWriteRoutes } from './items.write.routes.ts';
+import { dependentsRoutes } from './dependents.routes.ts';
+import { historyRoutes } from './history.routes.ts';
+import { versionsRoutes } from './versions.routes.ts';
 
-const name = z.string().regex(/^[a-z][a-z0-9_]{0,62}$/);
-const CollectionParams = z.object({ collection: name });
-const ItemParams = z.object({ collection: name, id: z.string().min(1).max(128) });
-const Values = z.record(z.string(), z.unknown());
-const CreateBody = z.union([Values, z.array(Values).min(1).max(500)]);
-const WRITERS = new Set(['admin', 'site_admin', 'editor']);
+type Raw = Record<string, string>;
 
-interface Schema {
-  collection: CollectionRecord;
-  fields: FieldDef[];
-  types: FieldTypes;
-}
+/** The id of a singleton collection's one record. */
+export const singletonId = (s: CollectionSchema) =>
+  s.collection.primaryKeyType === 'integer' || s.collection.primaryKeyType === 'bigInteger' ? '1' : 'singleton';
 
-export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock }) => {
+/** Item reads (lists, one item, singletons); the write routes and later item slices register beside them. */
+export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
+  const { db } = deps;
+  const { schemaOf, mayWrite, mayAdminister, send, seal, present } = itemContext(deps);
 
-  const schemaOf = async (req: FastifyRequest, collection: string): Promise<Schema> => {
-    const siteId = siteOf(req);
-    return withSite(db, siteId, async (trx) => {
-      const c = await findCollection(trx, siteId, collection);
-      if (!c) throw new DomainError('NOT_FOUND', `collection ${collection} not found`, { path: ['collection'] });
-      const fields = await listFields(trx, siteId, collection);
-      const types: FieldTypes = new Map(fields.map((f) => [f.field, f.type]));
-      types.set('status', 'string').set('sort', 'integer');
-      return { collection: c, fields, types };
-    });
+  const query = async (req: FastifyRequest, s: CollectionSchema, q: Omit<ItemQuery, 'locale'> & Partial<ItemQuery>) => {
+    const { locale } = readHeaders(req);
+    const res = await withSite(db, siteOf(req), (trx) =>
+      listItems(trx, siteOf(req), s.collection.name, { ...q, locale }, s.schema),
+    );
+    return q.aggregate || q.groupBy.length ? res : { ...res, data: present(req, s, res.data) };
   };
-  const mayWrite = (req: FastifyRequest) => {
-    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('your role may not change items');
+  /** One item through the list query, so that `fields`, relations and translation work the same way. */
+  const one = async (req: FastifyRequest, s: CollectionSchema, id: string, raw: Raw, withDeleted = false) => {
+    const kept = Object.entries(raw).filter(([k]) => k === 'fields' || k.startsWith('deep'));
+    const base = parseItemQuery({ ...Object.fromEntries(kept), meta: 'none', limit: '1' });
+    const res = await query(req, s, { ...base, filter: { id: { _eq: id } }, withDeleted, single: true });
+    return res.data[0] ?? null;
   };
-  const send = async (
-    req: FastifyRequest,
-    collection: string,
-    id: string,
-    make: (ctx: { collection: string; id: string; fields: FieldDef[]; now: string; by: string }) => ItemCommand,
-    fields: FieldDef[],
-  ) => {
-    const siteId = siteOf(req);
-    const now = clock.now();
-    const ctx = { collection, id, fields, now: now.toISOString(), by: actorOf(req).id };
-    const res = await handleCommand(store, itemDecider, itemStream(siteId, collection, id), make(ctx), {
-      metadata: commandMeta(req, siteId, now),
-    });
-    return res;
+
+  /** `asOf` and `withDeleted` of a read; soft-deleted items are for admins only. */
+  const readOptions = (req: FastifyRequest) => {
+    const raw = req.query as Raw;
+    const withDeleted = parseWithDeleted(raw);
+    if (withDeleted) mayAdminister(req);
+    return { asOf: parseAsOf(raw), withDeleted };
   };
-  const read = (req: FastifyRequest, collection: string, id: string) =>
-    withSite(db, siteOf(req), (trx) => findItem(trx, siteOf(req), collection, id));
 
   app.get('/api/v1/items/:collection', { schema: { tags, params: CollectionParams } }, async (req) => {
-    const q = parseItemQuery(req.query as Record<string, string>);
-    const { types } = await schemaOf(req, req.params.collection);
-    const { items, total } = await withSite(db, siteOf(req), (trx) =>
-      listItems(trx, siteOf(req), req.params.collection, q, types),
-    );
-    return { data: items, meta: { ...(total === null ? {} : { total }), limit: q.limit, offset: q.offset } };
+    const s = await schemaOf(req, req.params.collection);
+    if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
+    return query(req, s, { ...parseItemQuery(req.query as Raw), ...readOptions(req) });
   });
 
   app.get('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req) => {
-    await schemaOf(req, req.params.collection);
-    const item = await read(req, req.params.collection, req.params.id);
+    const s = await schemaOf(req, req.params.collection);
+    const raw = req.query as Raw;
+    const { asOf, withDeleted } = readOptions(req);
+    const version = parseVersion(raw);
+    if (asOf || version) return { data: present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
+    const item = await one(req, s, req.params.id, raw, withDeleted);
     if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
-    return { data: item.record };
+    if (!readHeaders(req).draft) return { data: item };
+    // X-Svc-Draft: true reads the item's `draft` version over main (main when it has none).
+    const [draft] = await withSite(db, siteOf(req), (trx) =>
+      listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
+    );
+    if (!draft) return { data: item, meta: { draft: false } };
+    return { data: { ...item, ...present(req, s, { ...draft.data, id: item.id }) }, meta: { draft: true } };
   });
 
-  app.post(
+  /** The item as it was (DESIGN §5 time travel): 404 before it existed and while it was deleted. */
+  const itemAsOf = async (
+    req: FastifyRequest,
+    s: CollectionSchema,
+    id: string,
+    at: { asOf: Date | null; version: number | null },
+  ) => {
+    const found = await withSite(db, siteOf(req), (trx) =>
+      revisionAt(trx, siteOf(req), s.collection.name, id, {
+        asOf: at.asOf ?? undefined,
+        version: at.version ?? undefined,
+      }),
+    );
+    if (!found || found.revision.action === 'delete')
+      throw new DomainError('RECORD_NOT_FOUND', `item ${id} did not exist then`);
+    const { revision, first } = found;
+    return translateRecord(
+      {
+        ...revision.data,
+        id,
+        created_at: first.timestamp,
+        created_by: first.actor.id,
+        updated_at: revision.timestamp,
+        updated_by: revision.actor.id,
+      },
+      readHeaders(req).locale,
+    );
+  };
+
+  // A singleton's one record: PATCH creates it on first write (defaults and required fields apply), then updates it.
+  app.patch(
     '/api/v1/items/:collection',
-    { schema: { tags, params: CollectionParams, body: CreateBody } },
-    async (req, reply) => {
+    { schema: { tags, params: CollectionParams, body: z.record(z.string(), z.unknown()) } },
+    async (req) => {
       mayWrite(req);
-      const { collection, fields } = await schemaOf(req, req.params.collection);
-      const bodies = Array.isArray(req.body) ? req.body : [req.body];
-      const prepared = bodies.map((b, i) => ({ ...splitId(collection, b, i), index: i }));
-      // Bulk is all or nothing: validate every item first, then write.
-      const problems = prepared.flatMap((p) => validationOf(p.values, fields, p.index, Array.isArray(req.body)));
-      if (problems.length)
-        throw new DomainError('VALIDATION_FAILED', `${problems.length} invalid value(s)`, { errors: problems });
-      const ids: string[] = [];
-      for (const p of prepared) {
-        await send(
-          req,
-          collection.name,
-          p.id,
-          (ctx) => ({ type: 'CreateItem', data: { ...ctx, values: p.values } }),
-          fields,
-        );
-        ids.push(p.id);
-      }
-      reply.status(201);
-      const records = await Promise.all(ids.map(async (id) => (await read(req, collection.name, id))!.record));
-      return { data: Array.isArray(req.body) ? records : records[0] };
+      const s = await schemaOf(req, req.params.collection);
+      if (!s.collection.singleton)
+        throw new DomainError('VALIDATION_FAILED', `${s.collection.name} is not a singleton: PATCH one item by id`, {
+          path: ['collection'],
+        });
+      const { id: _ignored, ...values } = req.body;
+      const id = singletonId(s);
+      const changes = seal(req, s, id, values);
+      const res = await send(
+        req,
+        s.collection.name,
+        id,
+        (ctx) => ({ type: 'UpsertItem', data: { ...ctx, changes } }),
+        s.fields,
+      );
+      return {
+        data: await one(req, s, id, {}),
+        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
+      };
     },
   );
 
-  app.patch('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams, body: Values } }, async (req) => {
-    mayWrite(req);
-    const { fields } = await schemaOf(req, req.params.collection);
-    const { id: _ignored, ...changes } = req.body;
-    const res = await send(
-      req,
-      req.params.collection,
-      req.params.id,
-      (ctx) => ({ type: 'UpdateItem', data: { ...ctx, changes } }),
-      fields,
-    );
-    return { data: (await read(req, req.params.collection, req.params.id))!.record, meta: { version: res.version } };
-  });
-
-  app.put('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams, body: Values } }, async (req) => {
-    mayWrite(req);
-    const { fields } = await schemaOf(req, req.params.collection);
-    const { id: _ignored, ...values } = req.body;
-    const res = await send(
-      req,
-      req.params.collection,
-      req.params.id,
-      (ctx) => ({ type: 'ReplaceItem', data: { ...ctx, values } }),
-      fields,
-    );
-    return { data: (await read(req, req.params.collection, req.params.id))!.record, meta: { version: res.version } };
-  });
-
-  app.delete('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req, reply) => {
-    mayWrite(req);
-    const { fields } = await schemaOf(req, req.params.collection);
-    await send(req, req.params.collection, req.params.id, (ctx) => ({ type: 'DeleteItem', data: ctx }), fields);
-    return reply.status(204).send();
-  });
+  await app.register(itemWriteRoutes, deps);
+  await app.register(dependentsRoutes, deps);
+  await app.register(historyRoutes, deps);
+  await app.register(versionsRoutes, deps);
 };
-
-/** The record id: random by default, a UUID for uuid keys, given by the client for integer keys. */
-function splitId(c: CollectionRecord, body: ItemValues, index: number): { id: string; values: ItemValues } {
-  const { id, ...values } = body;
-  if (c.primaryKeyType === 'integer' || c.primaryKeyType === 'bigInteger') {
-    if (!Number.isSafeInteger(id)) {
-      throw new DomainError('VALIDATION_FAILED', 'this collection has integer keys: send an integer id', {
-        path: [String(index), 'id'],
-      });
-    }
-    return { id: String(id), values };
-  }
-  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id))) {
-    throw new DomainError('VALIDATION_FAILED', 'id must be 1–128 letters, digits, _ or -', {
-      path: [String(index), 'id'],
-    });
-  }
-  return { id: (id as string | undefined) ?? (c.primaryKeyType === 'uuid' ? randomUUID() : newId()), values };
-}
-
-function validationOf(values: ItemValues, fields: FieldDef[], index: number, bulk: boolean) {
-  return valueProblems(fields, withDefaults(fields, values), 'full').map((p) => ({
-    ...p,
-    path: bulk ? [String(index), ...p.path] : p.path,
-  }));
-}

@@ -59,11 +59,14 @@ export const CreateFieldBody = z
         message: 'only string, text and json fields can be encrypted',
       });
     }
+    if (b.encrypted && b.unique)
+      ctx.addIssue({ code: 'custom', path: ['unique'], message: 'an encrypted field cannot be unique' });
     if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
       ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
     }
   });
-const { type: _type, ...changeable } = fieldShape;
+// The type and the encryption of a field never change: stored values would no longer match them.
+const { type: _type, encrypted: _encrypted, ...changeable } = fieldShape;
 export const UpdateFieldBody = z
   .object(changeable)
   .strict()
@@ -77,6 +80,8 @@ export const CreateRelationBody = z
     field: name,
     target: name.nullable().optional(),
     junctionCollection: name.nullable().optional(),
+    targetField: name.nullable().optional(),
+    junctionField: name.nullable().optional(),
     onDelete: z.enum(ON_DELETE).default('set null'),
   })
   .strict();

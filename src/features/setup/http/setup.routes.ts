@@ -33,7 +33,7 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     { config: { caller: 'public', site: false }, schema: { tags: ['setup'] } },
     async () => {
       if ((await instanceState(db)).setupComplete) throw setupNotFound();
-      return { data: { setupComplete: false, encryption: { available: Boolean(config.ENCRYPTION_KEY) } } };
+      return { data: { setupComplete: false, encryption: { available: config.keyring.activeKeyId !== null } } };
     },
   );
 

@@ -1,0 +1,174 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import { DomainError } from '../../src/kernel/http/errors.ts';
+import type { RelationRecord } from '../schema/schema.queries.ts';
+import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-documents.queries.ts';
+import { pick, fieldTree, checkFieldTree, type FieldTree } from './item-fields.ts';
+import { compileFilter, rootScope, sortTarget, type Filter } from './item-filter.ts';
+import { relationOn, type SiteSchema } from './site-schema.ts';
+import { translateRecord } from './item-translate.ts';
+
+/** `deep[<relation>][_filter|_sort|_limit|_offset|fields]`: how the related items of one relation are read. */
+export interface DeepSpec {
+  filter: Filter | null;
+  sort: string[];
+  limit: number | null;
+  offset: number;
+  fields: string[] | null;
+  children: Map<string, DeepSpec>;
+}
+
+/** Related items listed per parent (o2m, m2m) when `deep` sets no limit. */
+export const DEFAULT_RELATED_LIMIT = 100;
+
+interface Ctx {
+  db: Db;
+  siteId: string;
+  schema: SiteSchema;
+  /** X-Svc-Locale: translations are applied on every level before fields are picked. */
+  locale: string | null;
+}
+
+/**
+ * Fills the relations the field tree asks for into the records, one batched query per relation and level (never
+ * one query per record), then picks the asked-for keys.
+ */
+export async function expandRecords(
+  ctx: Ctx,
+  collection: string,
+  records: ItemRecord[],
+  tree: FieldTree,
+  deep: Map<string, DeepSpec>,
+): Promise<ItemRecord[]> {
+  for (const [key, sub] of tree) {
+    const relation = relationOn(ctx.schema, collection, key);
+    if (!relation || !records.length) continue;
+    const spec = deep.get(key);
+    const childTree = spec?.fields ? fieldTree(spec.fields) : sub === true ? null : sub;
+    if (spec?.fields && relation.kind !== 'm2a') checkFieldTree(childTree!, ctx.schema, relation.target!, `${key}.`);
+    if (!childTree && (relation.kind === 'm2o' || relation.kind === 'm2a')) continue;
+    const leaf = childTree ?? new Map([['id', true as const]]);
+    await expandRelation(ctx, relation, records, key, leaf, spec, !childTree);
+  }
+  return records.map((r) => pick(translateRecord(r, ctx.locale), tree));
+}
+
+async function expandRelation(
+  ctx: Ctx,
+  relation: RelationRecord,
+  records: ItemRecord[],
+  key: string,
+  tree: FieldTree,
+  spec: DeepSpec | undefined,
+  idsOnly: boolean,
+): Promise<void> {
+  const children = spec?.children ?? new Map<string, DeepSpec>();
+  const shape = (rows: ItemRow[], collection: string) =>
+    expandRecords(
+      ctx,
+      collection,
+      rows.map((r) => toItemRecord(r)),
+      tree,
+      children,
+    );
+  if (relation.kind === 'm2o') {
+    const ids = unique(records.map((r) => r[key]));
+    const rows = await byIds(ctx, relation.target!, ids);
+    const found = new Map((await shape(rows, relation.target!)).map((r) => [r.id, r]));
+    for (const r of records)
+      r[key] = r[key] === null || r[key] === undefined ? null : (found.get(String(r[key])) ?? null);
+    return;
+  }
+  if (relation.kind === 'm2a') {
+    const entries = records.flatMap((r) => (Array.isArray(r[key]) ? (r[key] as unknown[]) : []));
+    const byCollection = new Map<string, Set<string>>();
+    for (const e of entries) {
+      const { collection, item } = (e ?? {}) as { collection?: unknown; item?: unknown };
+      if (typeof collection !== 'string' || item === null || item === undefined) continue;
+      if (!byCollection.has(collection)) byCollection.set(collection, new Set());
+      byCollection.get(collection)!.add(String(item));
+    }
+    const found = new Map<string, ItemRecord>();
+    for (const [collection, ids] of byCollection) {
+      if (!ctx.schema.fields.has(collection)) continue;
+      checkFieldTree(tree, ctx.schema, collection, `${key}.`);
+      for (const r of await shape(await byIds(ctx, collection, [...ids]), collection))
+        found.set(`${collection}/${r.id}`, r);
+    }
+    for (const r of records) {
+      if (!Array.isArray(r[key])) continue;
+      r[key] = (r[key] as { collection: string; item: unknown }[]).map((e) => ({
+        collection: e?.collection,
+        item: found.get(`${e?.collection}/${String(e?.item)}`) ?? null,
+      }));
+    }
+    return;
+  }
+  const listed = await relatedLists(
+    ctx,
+    relation,
+    records.map((r) => r.id),
+    spec,
+  );
+  const shaped = await shape(
+    listed.map((l) => l.row),
+    relation.target!,
+  );
+  const byParent = new Map<string, unknown[]>();
+  listed.forEach((l, i) => {
+    const list = byParent.get(l.parent) ?? [];
+    list.push(idsOnly ? shaped[i]!.id : shaped[i]!);
+    byParent.set(l.parent, list);
+  });
+  for (const r of records) r[key] = byParent.get(r.id) ?? [];
+}
+
+const unique = (values: unknown[]) => [
+  ...new Set(values.filter((v) => v !== null && v !== undefined && typeof v !== 'object').map(String)),
+];
+
+async function byIds(ctx: Ctx, collection: string, ids: string[]): Promise<ItemRow[]> {
+  if (!ids.length) return [];
+  const r = await sql<ItemRow>`
+    select ${ITEM_COLUMNS} from item_documents a0
+    where a0.site_id = ${ctx.siteId} and a0.collection = ${collection} and a0.deleted_at is null and a0.id = any(${ids})`.execute(
+    ctx.db,
+  );
+  return r.rows;
+}
+
+/** The o2m or m2m items of many parents in one query, each parent's list filtered, sorted and cut by `deep`. */
+async function relatedLists(
+  ctx: Ctx,
+  relation: RelationRecord,
+  parents: string[],
+  spec: DeepSpec | undefined,
+): Promise<{ parent: string; row: ItemRow }[]> {
+  const scope = rootScope(ctx.schema, relation.target!);
+  const filter = spec?.filter ? compileFilter(spec.filter, scope) : sql`true`;
+  const order: RawBuilder<unknown>[] = (spec?.sort ?? []).map((s) =>
+    s.startsWith('-') ? sql`${sortTarget(s.slice(1), scope)} desc` : sql`${sortTarget(s, scope)} asc`,
+  );
+  order.push(sql`a0.created_at asc`, sql`a0.id asc`);
+  const limit = spec?.limit ?? DEFAULT_RELATED_LIMIT;
+  const offset = spec?.offset ?? 0;
+  const target = sql`a0.site_id = ${ctx.siteId} and a0.collection = ${relation.target} and a0.deleted_at is null`;
+  let from: RawBuilder<unknown>;
+  let parent: RawBuilder<unknown>;
+  if (relation.kind === 'o2m') {
+    parent = sql`a0.data ->> ${sql.lit(relation.targetField)}`;
+    from = sql`item_documents a0 where ${target}`;
+  } else if (relation.kind === 'm2m') {
+    parent = sql`j.data ->> ${sql.lit(relation.junctionField)}`;
+    from = sql`item_documents j join item_documents a0 on ${target} and a0.id = j.data ->> ${sql.lit(relation.targetField)}
+               where j.site_id = ${ctx.siteId} and j.collection = ${relation.junctionCollection} and j.deleted_at is null`;
+  } else {
+    throw new DomainError('VALIDATION_FAILED', `relation ${relation.field} cannot be listed`, { path: ['fields'] });
+  }
+  const r = await sql<ItemRow & { parent: string; rn: string }>`
+    select * from (
+      select ${ITEM_COLUMNS}, ${parent} as parent, row_number() over (partition by ${parent} order by ${sql.join(order)}) as rn
+      from ${from} and ${parent} = any(${parents}) and ${filter}
+    ) x where rn > ${offset} and rn <= ${offset + limit} order by parent, rn`.execute(ctx.db);
+  return r.rows.map((row) => ({ parent: row.parent, row }));
+}

@@ -1,0 +1,52 @@
+import { DomainError } from '../../src/kernel/http/errors.ts';
+import type { ItemRecord } from './item-documents.queries.ts';
+import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
+
+/** `fields=title,author.name,tags.*` as a tree: a leaf is `true`, a relation to expand holds its own tree. */
+export type FieldTree = Map<string, FieldTree | true>;
+
+const AUDIT = ['id', 'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by'];
+const bad = (message: string) => new DomainError('VALIDATION_FAILED', message, { path: ['fields'] });
+
+export function fieldTree(fields: string[] | null): FieldTree {
+  const tree: FieldTree = new Map();
+  for (const f of fields ?? ['*']) {
+    const segments = f.split('.');
+    if (segments.length > 8 || !segments.every((s) => s === '*' || /^[A-Za-z0-9_]+$/.test(s)))
+      throw bad(`invalid field path ${f}`);
+    let node = tree;
+    segments.forEach((s, i) => {
+      if (i === segments.length - 1) {
+        if (!node.has(s)) node.set(s, true);
+        return;
+      }
+      let next = node.get(s);
+      if (next === undefined || next === true) node.set(s, (next = new Map()));
+      node = next;
+    });
+  }
+  return tree;
+}
+
+/** Checks every key of a tree against the collection (relations lead into their target's fields). */
+export function checkFieldTree(tree: FieldTree, schema: SiteSchema, collection: string, prefix = ''): void {
+  for (const [key, sub] of tree) {
+    if (key === '*' || AUDIT.includes(key)) continue;
+    if (!valueType(schema, collection, key)) throw bad(`unknown field ${prefix}${key}`);
+    if (sub === true) continue;
+    const r = relationOn(schema, collection, key);
+    if (!r) {
+      if (valueType(schema, collection, key) === 'json') continue;
+      throw bad(`${prefix}${key} is not a relation: it has no fields`);
+    }
+    if (r.kind !== 'm2a') checkFieldTree(sub, schema, r.target!, `${prefix}${key}.`);
+  }
+}
+
+/** The keys of a record the tree asks for; the id always. Expanded relations were filled in before. */
+export function pick(record: ItemRecord, tree: FieldTree): ItemRecord {
+  if (tree.has('*') && tree.size === 1) return record;
+  const out: ItemRecord = tree.has('*') ? { ...record } : { id: record.id };
+  for (const key of tree.keys()) if (key !== '*' && key in record) out[key] = record[key];
+  return out;
+}

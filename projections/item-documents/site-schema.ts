@@ -1,0 +1,82 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import type { FieldDef, FieldType } from '../../src/features/schema/schema.types.ts';
+import {
+  listCollections,
+  listRelations,
+  type CollectionRecord,
+  type RelationRecord,
+} from '../schema/schema.queries.ts';
+
+/** What a query needs to know about a site's schema: every collection's fields and every relation. */
+export interface SiteSchema {
+  collections: Map<string, CollectionRecord>;
+  fields: Map<string, Map<string, FieldDef>>;
+  relations: RelationRecord[];
+}
+
+/** Values every item carries in its document besides its collection's fields. */
+const SYSTEM_VALUES: Record<string, FieldType> = { status: 'string', sort: 'integer' };
+
+export async function loadSiteSchema(db: Db, siteId: string): Promise<SiteSchema> {
+  // One after the other: they share one transaction's connection.
+  const collections = await listCollections(db, siteId);
+  const rows = await sql<{ collection: string; definition: FieldDef }>`
+      select f.collection, f.definition from schema_fields f
+      join schema_collections c on c.site_id = f.site_id and c.name = f.collection and c.deleted_at is null
+      where f.site_id = ${siteId} order by (f.definition->>'sort')::int nulls last, f.position`.execute(db);
+  const relations = await listRelations(db, siteId);
+  const fields = new Map<string, Map<string, FieldDef>>();
+  for (const r of rows.rows) {
+    let m = fields.get(r.collection);
+    if (!m) fields.set(r.collection, (m = new Map()));
+    m.set(r.definition.field, r.definition);
+  }
+  return { collections: new Map(collections.map((c) => [c.name, c])), fields, relations };
+}
+
+/** The type of a value field (user field or status/sort), or undefined when the collection has no such field. */
+export function valueType(schema: SiteSchema, collection: string, field: string): FieldType | undefined {
+  return schema.fields.get(collection)?.get(field)?.type ?? SYSTEM_VALUES[field];
+}
+
+export function fieldDef(schema: SiteSchema, collection: string, field: string): FieldDef | undefined {
+  return schema.fields.get(collection)?.get(field);
+}
+
+/** The relation carried by `collection.field`, if any. */
+export function relationOn(schema: SiteSchema, collection: string, field: string): RelationRecord | undefined {
+  return schema.relations.find((r) => r.collection === collection && r.field === field);
+}
+
+export const NUMERIC_TYPES: FieldType[] = ['integer', 'bigInteger', 'decimal'];
+export const TIME_TYPES: FieldType[] = ['datetime', 'timestamp'];
+
+/**
+ * The SQL expression of a top-level value, typed for comparison and sorting. Field names are inlined as literals
+ * (they match ^[a-z][a-z0-9_]*$), so that the expression indexes of the item-documents projector match it.
+ */
+export function valueExpr(type: FieldType, field: string, alias?: string): RawBuilder<unknown> {
+  const data = alias ? sql.ref(`${alias}.data`) : sql.ref('data');
+  const text = sql`(${data} ->> ${sql.lit(field)})`;
+  if (NUMERIC_TYPES.includes(type)) return sql`(${text})::numeric`;
+  if (type === 'boolean') return sql`(${text})::boolean`;
+  if (TIME_TYPES.includes(type)) return sql`svc_ts(${text})`;
+  if (type === 'json' || type === 'geometry') return sql`(${data} -> ${sql.lit(field)})`;
+  return text;
+}
+
+/** Types whose values are short and ordered: they get a b-tree expression index when the field is created. */
+export const INDEXED_TYPES: FieldType[] = [
+  'string',
+  'integer',
+  'bigInteger',
+  'decimal',
+  'boolean',
+  'uuid',
+  'date',
+  'datetime',
+  'time',
+  'timestamp',
+  'enum',
+];

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/item-revisions.queries.ts';
+
+const Page = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(25),
+    offset: z.coerce.number().int().min(0).default(0),
+  })
+  .strict();
+
+/** GET /api/v1/me/automated-decisions: what agents changed in the caller's content on this site (GDPR art. 22). */
+export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.get('/api/v1/me/automated-decisions', { schema: { tags: ['me'], querystring: Page } }, async (req) => {
+    const page = req.query;
+    const data = await withSite(db, siteOf(req), (trx) =>
+      agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
+    );
+    return { data, meta: { limit: page.limit, offset: page.offset } };
+  });
+};

@@ -1,0 +1,170 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import {
+  findDependents,
+  referencesTo,
+  referencingItems,
+  type Dependent,
+  type Reference,
+} from '../../../../projections/item-documents/item-references.queries.ts';
+import { dependentRecordsExist } from '../item.errors.ts';
+import type { ItemValues } from '../item.events.ts';
+import { itemContext, type CollectionSchema, type ItemTarget } from './item-context.ts';
+import { ItemParams } from './item-params.ts';
+
+const ResolveBody = z
+  .object({
+    action: z.enum(['set_null', 'delete', 'reassign']),
+    relation: z.string().min(1).max(64),
+    newTargetId: z.union([z.string().min(1).max(128), z.number().int()]).optional(),
+    hard: z.boolean().optional(),
+  })
+  .strict();
+type Resolve = z.infer<typeof ResolveBody>;
+
+/** GET …/:id/dependents and POST …/:id/resolve-dependents (spec "Items"). */
+export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const tags = ['items'];
+  const { db } = deps;
+  const { schemaOf, mayWrite, sendMany, read } = itemContext(deps);
+
+  const liveItem = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
+    if (!(await read(req, s.collection.name, id)))
+      throw new DomainError('NOT_FOUND', `item ${id} of ${s.collection.name} not found`, { path: ['id'] });
+  };
+
+  // Writers only: the listing serves a delete, and it names items of other collections.
+  app.get('/api/v1/items/:collection/:id/dependents', { schema: { tags, params: ItemParams } }, async (req) => {
+    mayWrite(req);
+    const s = await schemaOf(req, req.params.collection);
+    await liveItem(req, s, req.params.id);
+    const dependents = await withSite(db, siteOf(req), (trx) =>
+      findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
+    );
+    return { data: { blocking: dependents.some((d) => d.onDelete === 'restrict'), dependents } };
+  });
+
+  app.post(
+    '/api/v1/items/:collection/:id/resolve-dependents',
+    { schema: { tags, params: ItemParams, body: ResolveBody } },
+    async (req) => {
+      mayWrite(req);
+      const s = await schemaOf(req, req.params.collection);
+      const { collection, id } = req.params;
+      const body = req.body;
+      await liveItem(req, s, id);
+      const refs = referencesTo(s.schema, collection).filter((r) => r.relation.id === body.relation);
+      if (!refs.length)
+        throw new DomainError('NOT_FOUND', `relation ${body.relation} does not point at ${collection}`, {
+          path: ['relation'],
+        });
+      if (body.hard && body.action !== 'delete')
+        throw new DomainError('VALIDATION_FAILED', 'hard applies to the delete action only', { path: ['hard'] });
+      const targets: ItemTarget[] = [];
+      for (const ref of refs) {
+        const change = await changeFor(req, s, ref, body, collection, id);
+        const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
+        for (const item of items) {
+          targets.push({
+            collection: ref.collection,
+            id: item.id,
+            // From the item as its stream has it: one changed since the lookup is judged afresh (and left alone
+            // when it no longer points here), and a retry never writes a value computed from a stale one.
+            make: (ctx, current) => {
+              if (current.status !== 'live' || !pointsHere(ref, current.values[ref.field], collection, id)) return null;
+              if (change === 'delete') return { type: body.hard ? 'PurgeItem' : 'DeleteItem', data: ctx };
+              return { type: 'UpdateItem', data: { ...ctx, changes: change(current.values[ref.field]) } };
+            },
+          });
+        }
+      }
+      if (body.action === 'delete') await refuseIfHeldUp(req, s, targets);
+      // One atomic append: every referencing item changes, or none does.
+      const results = targets.length
+        ? await sendMany(req, targets, (c) => [...(s.schema.fields.get(c)?.values() ?? [])])
+        : [];
+      const ids = [...new Set(targets.filter((_, i) => results[i]!.events.length > 0).map((t) => t.id))];
+      return { data: { action: body.action, relation: body.relation, affected: ids.length, ids } };
+    },
+  );
+
+  /** Deleting the referencing items is a delete like any other: restrict relations pointing at them hold it up. */
+  async function refuseIfHeldUp(req: FastifyRequest, s: CollectionSchema, targets: ItemTarget[]): Promise<void> {
+    const byCollection = new Map<string, string[]>();
+    for (const t of targets) byCollection.set(t.collection, [...(byCollection.get(t.collection) ?? []), t.id]);
+    const blocking: Dependent[] = [];
+    await withSite(db, siteOf(req), async (trx) => {
+      for (const [c, ids] of byCollection) {
+        const found = await findDependents(trx, siteOf(req), s.schema, c, ids);
+        blocking.push(...found.filter((d) => d.onDelete === 'restrict'));
+      }
+    });
+    if (blocking.length) throw dependentRecordsExist(blocking);
+  }
+
+  /** What resolving does to each referencing item of one reference, checked once for the reference. */
+  async function changeFor(
+    req: FastifyRequest,
+    s: CollectionSchema,
+    ref: Reference,
+    body: Resolve,
+    collection: string,
+    id: string,
+  ): Promise<'delete' | ((value: unknown) => ItemValues)> {
+    const field = s.schema.fields.get(ref.collection)?.get(ref.field);
+    if (body.action === 'delete') return 'delete';
+    if (body.action === 'set_null') {
+      if (ref.kind === 'entry')
+        return (v) => ({ [ref.field]: entries(v).filter((e) => !isEntryOf(e, collection, id)) });
+      if (!field || field.required || !field.nullable)
+        throw new DomainError(
+          'FIELD_REQUIRED',
+          `${ref.collection}.${ref.field} is required: it cannot be set to null`,
+          {
+            path: ['relation'],
+          },
+        );
+      return () => ({ [ref.field]: null });
+    }
+    // Every reference of the relation points at an item of this collection (on either side of an m2m).
+    const raw = body.newTargetId;
+    const target = raw === undefined ? null : await read(req, collection, String(raw));
+    if (!target || String(raw) === id)
+      throw new DomainError('INVALID_TARGET', `newTargetId must name another live item of ${collection}`, {
+        path: ['newTargetId'],
+        status: 422,
+      });
+    // The reference keeps the type of what holds it: an integer field, or an m2a entry of an integer-keyed collection.
+    const numeric =
+      ref.kind === 'entry'
+        ? INTEGER_KEYS.includes(s.collection.primaryKeyType)
+        : INTEGER_KEYS.includes(field?.type ?? '');
+    const next = numeric ? Number(raw) : String(raw);
+    if (ref.kind === 'entry')
+      return (v) => ({
+        [ref.field]: entries(v).map((e) => (isEntryOf(e, collection, id) ? { collection, item: next } : e)),
+      });
+    return () => ({ [ref.field]: next });
+  }
+};
+
+const INTEGER_KEYS: string[] = ['integer', 'bigInteger'];
+const entries = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** An m2a entry `{ collection, item }` naming this item (an integer key may be stored as a number). */
+function isEntryOf(e: unknown, collection: string, id: string): boolean {
+  const entry = (e ?? {}) as { collection?: unknown; item?: unknown };
+  return entry.collection === collection && String(entry.item) === id;
+}
+
+/** Whether a referencing item's value (as its stream has it now) still points at `collection/id`. */
+function pointsHere(ref: Reference, value: unknown, collection: string, id: string): boolean {
+  if (ref.kind === 'entry') return entries(value).some((e) => isEntryOf(e, collection, id));
+  return value !== null && value !== undefined && String(value) === id;
+}

@@ -1,0 +1,80 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import { findRevision, listRevisions } from '../../../../projections/item-revisions/item-revisions.queries.ts';
+import { itemContext } from './item-context.ts';
+import { ItemParams } from './item-params.ts';
+
+const Page = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(25),
+  offset: z.coerce.number().int().min(0).default(0),
+  page: z.coerce.number().int().min(1).optional(),
+});
+
+/** An item's history, read from its stream (through the revisions read model): list, revert, restore. */
+export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const tags = ['items'];
+  const { db } = deps;
+  const { schemaOf, mayWrite, mayAdminister, send, read, present } = itemContext(deps);
+
+  app.get(
+    '/api/v1/items/:collection/:id/revisions',
+    { schema: { tags, params: ItemParams, querystring: Page } },
+    async (req) => {
+      const s = await schemaOf(req, req.params.collection);
+      const { limit, page } = req.query;
+      const offset = page ? (page - 1) * limit : req.query.offset;
+      const { revisions, total } = await withSite(db, siteOf(req), (trx) =>
+        listRevisions(trx, siteOf(req), s.collection.name, req.params.id, { limit, offset }),
+      );
+      if (total === 0) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+      const data = revisions.map((r) => ({ ...r, data: present(req, s, { ...r.data, id: req.params.id }) }));
+      return { data, meta: { total, limit, offset } };
+    },
+  );
+
+  app.post(
+    '/api/v1/items/:collection/:id/revert',
+    { schema: { tags, params: ItemParams, body: z.object({ revisionId: z.string().min(1).max(64) }).strict() } },
+    async (req) => {
+      mayWrite(req);
+      const s = await schemaOf(req, req.params.collection);
+      const { collection, id } = req.params;
+      const revision = await withSite(db, siteOf(req), (trx) =>
+        findRevision(trx, siteOf(req), collection, id, req.body.revisionId),
+      );
+      if (!revision)
+        throw new DomainError('NOT_FOUND', `revision ${req.body.revisionId} of item ${id} not found`, {
+          path: ['revisionId'],
+        });
+      const res = await send(
+        req,
+        collection,
+        id,
+        (ctx) => ({ type: 'RevertItem', data: { ...ctx, values: revision.data, revisionId: revision.id } }),
+        s.fields,
+      );
+      return {
+        data: present(req, s, (await read(req, collection, id))!.record),
+        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
+      };
+    },
+  );
+
+  // A soft-deleted item comes back (site admins, who are the ones who see deleted items).
+  app.post('/api/v1/items/:collection/:id/restore', { schema: { tags, params: ItemParams } }, async (req) => {
+    mayAdminister(req);
+    const s = await schemaOf(req, req.params.collection);
+    const { collection, id } = req.params;
+    const res = await send(req, collection, id, (ctx) => ({ type: 'RestoreItem', data: ctx }), s.fields);
+    return {
+      data: present(req, s, (await read(req, collection, id))!.record),
+      meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
+    };
+  });
+};

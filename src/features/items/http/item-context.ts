@@ -1,0 +1,124 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../../deps.ts';
+import { roleOn } from '../../../kernel/auth/actor.ts';
+import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/schema.queries.ts';
+import { schemaStream } from '../../schema/schema.events.ts';
+import { findItem } from '../../../../projections/item-documents/item-documents.queries.ts';
+import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import type { FieldDef } from '../../schema/schema.types.ts';
+import { itemDecider, type ItemCommand, type ItemState } from '../item.decider.ts';
+import { itemStream, type ItemValues } from '../item.events.ts';
+import { revealRecords, sealItemValues } from '../encrypted-fields.ts';
+
+/** What a route needs to know about the collection it serves. */
+export interface CollectionSchema {
+  collection: CollectionRecord;
+  /** The collection's fields in their order. */
+  fields: FieldDef[];
+  /** The whole site's schema: a query may follow relations into other collections. */
+  schema: SiteSchema;
+  /** Every relation of the site (a query may follow them into other collections). */
+  relations: RelationRecord[];
+}
+
+export type CommandCtx = { collection: string; id: string; fields: FieldDef[]; now: string; by: string };
+/**
+ * One item a multi-item command changes, and how. `make` sees the item as its stream has it, again on every retry,
+ * so a change computed from its values is never stale; null leaves the item alone.
+ */
+export type ItemTarget = {
+  collection: string;
+  id: string;
+  make: (ctx: CommandCtx, current: ItemState) => ItemCommand | null;
+};
+
+const WRITERS = new Set(['admin', 'site_admin', 'editor']);
+const ADMINS = new Set(['admin', 'site_admin']);
+
+/** Per database: each site's schema with the version of its schema stream it was read at. */
+const caches = new WeakMap<object, Map<string, { version: number; schema: SiteSchema }>>();
+
+/**
+ * A site's schema for item requests. One cheap read of the schema stream's version decides whether the cached
+ * copy is current (the read model is updated in the append's transaction, so a version never has an older
+ * schema); only a changed schema is read again. Correct across processes, as it asks the store every time.
+ */
+async function siteSchema(db: AppDeps['db'], store: AppDeps['store'], siteId: string): Promise<SiteSchema> {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  const version = (await store.streamVersion(schemaStream(siteId))) ?? 0;
+  const hit = cache.get(siteId);
+  if (hit && hit.version === version) return hit.schema;
+  const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
+  cache.set(siteId, { version, schema });
+  return schema;
+}
+
+/** Shared steps of the item routes: load the collection's schema, check the writer, send a command, read back. */
+export function itemContext({ db, store, clock, config }: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config'>) {
+  const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
+    const schema = await siteSchema(db, store, siteOf(req));
+    const c = schema.collections.get(collection);
+    if (!c) throw new DomainError('NOT_FOUND', `collection ${collection} not found`, { path: ['collection'] });
+    return {
+      collection: c,
+      fields: [...(schema.fields.get(collection)?.values() ?? [])],
+      schema,
+      relations: schema.relations,
+    };
+  };
+  const mayAdminister = (req: FastifyRequest) => {
+    if (!ADMINS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only site admins may do this');
+  };
+  const mayDecrypt = (req: FastifyRequest) => WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '');
+  const mayWrite = (req: FastifyRequest) => {
+    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('your role may not change items');
+  };
+  const send = async (
+    req: FastifyRequest,
+    collection: string,
+    id: string,
+    make: (ctx: CommandCtx) => ItemCommand,
+    fields: FieldDef[],
+  ) => {
+    const siteId = siteOf(req);
+    const now = clock.now();
+    const ctx = { collection, id, fields, now: now.toISOString(), by: actorOf(req).id };
+    return handleCommand(store, itemDecider, itemStream(siteId, collection, id), make(ctx), {
+      metadata: commandMeta(req, siteId, now),
+    });
+  };
+  /** Commands on several items, appended atomically (all or nothing); each validates against its collection. */
+  const sendMany = async (req: FastifyRequest, targets: ItemTarget[], fieldsOf: (collection: string) => FieldDef[]) => {
+    const siteId = siteOf(req);
+    const now = clock.now();
+    const by = actorOf(req).id;
+    return handleCommands(
+      store,
+      targets.map((t) => ({
+        decider: itemDecider as StreamCommand['decider'],
+        streamId: itemStream(siteId, t.collection, t.id),
+        command: (current: ItemState) =>
+          t.make(
+            { collection: t.collection, id: t.id, fields: fieldsOf(t.collection), now: now.toISOString(), by },
+            current,
+          ),
+      })),
+      { metadata: commandMeta(req, siteId, now) },
+    );
+  };
+  /** Encrypts the values of encrypted fields (see encrypted-fields.ts). */
+  const seal = (req: FastifyRequest, s: CollectionSchema, id: string, values: ItemValues, path: string[] = []) =>
+    sealItemValues(config.keyring, siteOf(req), s.collection.name, id, s.fields, values, path);
+  /** Records as the caller may see them: encrypted values decrypted for writers, '***' for everyone else. */
+  const present = <T>(req: FastifyRequest, s: CollectionSchema, records: T): T =>
+    revealRecords(config.keyring, siteOf(req), s.schema, s.collection.name, records, mayDecrypt(req));
+  const read = (req: FastifyRequest, collection: string, id: string) =>
+    withSite(db, siteOf(req), (trx) => findItem(trx, siteOf(req), collection, id));
+  return { schemaOf, mayWrite, mayAdminister, send, sendMany, read, seal, present };
+}

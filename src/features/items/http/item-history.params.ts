@@ -1,0 +1,31 @@
+import { DomainError } from '../../../kernel/http/errors.ts';
+
+const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** `asOf=<ISO 8601>`: a date or a date and time (UTC unless an offset is given); anything else is 400. */
+export function parseAsOf(raw: Record<string, unknown>): Date | null {
+  const v = raw.asOf;
+  if (v === undefined) return null;
+  if (typeof v !== 'string' || !ISO.test(v) || Number.isNaN(Date.parse(v)))
+    throw bad('asOf must be an ISO 8601 time, e.g. 2026-03-01T00:00:00Z', 'asOf');
+  return new Date(/[Zz]|[+-]\d{2}:?\d{2}$/.test(v) || !v.includes('T') ? v : `${v}Z`);
+}
+
+/** `version=<n>`: the item as of its n-th event. */
+export function parseVersion(raw: Record<string, unknown>): number | null {
+  const v = raw.version;
+  if (v === undefined) return null;
+  const n = Number(v);
+  if (typeof v !== 'string' || !Number.isInteger(n) || n < 1)
+    throw bad('version must be a positive integer', 'version');
+  return n;
+}
+
+/** `withDeleted=true`: soft-deleted items too. */
+export function parseWithDeleted(raw: Record<string, unknown>): boolean {
+  const v = raw.withDeleted;
+  if (v === undefined || v === 'false') return false;
+  if (v === 'true') return true;
+  throw bad('withDeleted must be true or false', 'withDeleted');
+}

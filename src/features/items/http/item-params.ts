@@ -1,0 +1,6 @@
+import { z } from 'zod';
+import { NAME_PATTERN } from '../../schema/schema.types.ts';
+
+const name = z.string().regex(NAME_PATTERN);
+export const CollectionParams = z.object({ collection: name });
+export const ItemParams = z.object({ collection: name, id: z.string().min(1).max(128) });

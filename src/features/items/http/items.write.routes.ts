@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import type { CollectionRecord } from '../../../../projections/schema/schema.queries.ts';
+import type { FieldDef } from '../../schema/schema.types.ts';
+import type { ItemValues } from '../item.events.ts';
+import { valueProblems, withDefaults } from '../item.values.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import { findDependents } from '../../../../projections/item-documents/item-references.queries.ts';
+import { dependentRecordsExist } from '../item.errors.ts';
+import { itemContext } from './item-context.ts';
+import { CollectionParams, ItemParams } from './item-params.ts';
+
+const Values = z.record(z.string(), z.unknown());
+const CreateBody = z.union([Values, z.array(Values).min(1).max(500)]);
+
+/** Create (single and bulk), patch, replace and soft delete. */
+export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const tags = ['items'];
+  const { schemaOf, mayWrite, send, sendMany, read, seal, present } = itemContext(deps);
+
+  app.post(
+    '/api/v1/items/:collection',
+    { schema: { tags, params: CollectionParams, body: CreateBody } },
+    async (req, reply) => {
+      mayWrite(req);
+      const s = await schemaOf(req, req.params.collection);
+      const { collection, fields } = s;
+      if (collection.singleton)
+        throw new DomainError(
+          'VALIDATION_FAILED',
+          `${collection.name} is a singleton: PATCH /items/${collection.name}`,
+          {
+            path: ['collection'],
+          },
+        );
+      const bodies = Array.isArray(req.body) ? req.body : [req.body];
+      const prepared = bodies.map((b, i) => ({ ...splitId(collection, b, i), index: i }));
+      // Bulk is all or nothing: validate every item first, then write.
+      const problems = prepared.flatMap((p) => validationOf(p.values, fields, p.index, Array.isArray(req.body)));
+      if (problems.length)
+        throw new DomainError('VALIDATION_FAILED', `${problems.length} invalid value(s)`, { errors: problems });
+      // One atomic append over every new item's stream: a crash or a conflict leaves none of them.
+      const written = await sendMany(
+        req,
+        prepared.map((p) => ({
+          collection: collection.name,
+          id: p.id,
+          make: (ctx) => ({
+            type: 'CreateItem',
+            data: { ...ctx, values: seal(req, s, p.id, p.values, Array.isArray(req.body) ? [String(p.index)] : []) },
+          }),
+        })),
+        () => fields,
+      );
+      const ids = prepared.map((p) => p.id);
+      reply.status(201);
+      // The new records come from the events just written: no read-back round trips.
+      const records = present(
+        req,
+        s,
+        written.map((w, i) => {
+          const e = w.events[0]!.data as { values: Record<string, unknown>; at: string; by: string };
+          const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
+          return { ...e.values, id: ids[i]!, ...audit };
+        }),
+      );
+      const revisionIds = written.map((w) => w.events.at(-1)?.eventId ?? null);
+      return Array.isArray(req.body)
+        ? { data: records, meta: { revisionIds } }
+        : { data: records[0], meta: { revisionId: revisionIds[0] } };
+    },
+  );
+
+  /** PATCH (changed keys) and PUT (the whole item) differ only in their command. */
+  for (const [method, type] of [
+    ['patch', 'UpdateItem'],
+    ['put', 'ReplaceItem'],
+  ] as const) {
+    app[method](
+      '/api/v1/items/:collection/:id',
+      { schema: { tags, params: ItemParams, body: Values } },
+      async (req) => {
+        mayWrite(req);
+        const s = await schemaOf(req, req.params.collection);
+        const { collection, id } = req.params;
+        const { id: _ignored, ...values } = req.body;
+        const sealed = seal(req, s, id, values);
+        const res = await send(
+          req,
+          collection,
+          id,
+          (ctx) =>
+            type === 'UpdateItem'
+              ? { type, data: { ...ctx, changes: sealed } }
+              : { type, data: { ...ctx, values: sealed } },
+          s.fields,
+        );
+        return {
+          data: present(req, s, (await read(req, collection, id))!.record),
+          meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
+        };
+      },
+    );
+  }
+
+  app.delete('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req, reply) => {
+    mayWrite(req);
+    const { fields, schema } = await schemaOf(req, req.params.collection);
+    // Restrict relations block; set null and cascade wait for resolve-dependents (spec "Items").
+    const dependents = await withSite(deps.db, siteOf(req), (trx) =>
+      findDependents(trx, siteOf(req), schema, req.params.collection, req.params.id),
+    );
+    // An item that is not there answers 404 (from the command) even when references to its id remain.
+    if (dependents.some((d) => d.onDelete === 'restrict') && (await read(req, req.params.collection, req.params.id)))
+      throw dependentRecordsExist(dependents);
+    await send(req, req.params.collection, req.params.id, (ctx) => ({ type: 'DeleteItem', data: ctx }), fields);
+    return reply.status(204).send();
+  });
+};
+
+/** The record id: random by default, a UUID for uuid keys, given by the client for integer keys. */
+function splitId(c: CollectionRecord, body: ItemValues, index: number): { id: string; values: ItemValues } {
+  const { id, ...values } = body;
+  if (c.primaryKeyType === 'integer' || c.primaryKeyType === 'bigInteger') {
+    if (!Number.isSafeInteger(id)) {
+      throw new DomainError('VALIDATION_FAILED', 'this collection has integer keys: send an integer id', {
+        path: [String(index), 'id'],
+      });
+    }
+    return { id: String(id), values };
+  }
+  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id))) {
+    throw new DomainError('VALIDATION_FAILED', 'id must be 1–128 letters, digits, _ or -', {
+      path: [String(index), 'id'],
+    });
+  }
+  return { id: (id as string | undefined) ?? (c.primaryKeyType === 'uuid' ? randomUUID() : newId()), values };
+}
+
+function validationOf(values: ItemValues, fields: FieldDef[], index: number, bulk: boolean) {
+  return valueProblems(fields, withDefaults(fields, values), 'full').map((p) => ({
+    ...p,
+    path: bulk ? [String(index), ...p.path] : p.path,
+  }));
+}

@@ -1,0 +1,68 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import type { DomainEvent } from '../../kernel/es/event.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import type { ItemValues } from './item.events.ts';
+
+/**
+ * Named versions of one item (spec "Named version of an item"), in a stream of their own beside the item's:
+ * drafts never touch main. `base` is the number of main's revisions when the version was snapshotted, so
+ * `mainChanged` is "main has more revisions now".
+ */
+type At = { collection: string; id: string; key: string; at: string; by: string };
+export type ItemVersionEvent =
+  | DomainEvent<'ItemVersionCreated', At & { name: string; data: ItemValues; base: number }>
+  | DomainEvent<'ItemVersionUpdated', At & { name?: string; changes?: ItemValues }>
+  | DomainEvent<'ItemVersionDeleted', At>;
+export const ITEM_VERSION_EVENT_TYPES = ['ItemVersionCreated', 'ItemVersionUpdated', 'ItemVersionDeleted'] as const;
+
+export type ItemVersionCommand =
+  | { type: 'CreateVersion'; data: At & { name: string; data: ItemValues; base: number } }
+  | { type: 'UpdateVersion'; data: At & { name?: string; changes?: ItemValues } }
+  | { type: 'DeleteVersion'; data: At };
+
+export type ItemVersionsState = Record<string, { name: string; data: ItemValues; base: number }>;
+
+export const itemVersionsStream = (site: string, collection: string, id: string) =>
+  `${site}/item-versions/${collection}/${id}`;
+
+const missing = (key: string) => new DomainError('NOT_FOUND', `version ${key} not found`, { path: ['key'] });
+
+export const itemVersionsDecider: Decider<ItemVersionsState, ItemVersionCommand, ItemVersionEvent> = {
+  initialState: () => ({}),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'ItemVersionCreated':
+        return { ...s, [e.data.key]: { name: e.data.name, data: e.data.data, base: e.data.base } };
+      case 'ItemVersionUpdated': {
+        const v = s[e.data.key];
+        if (!v) return s;
+        return {
+          ...s,
+          [e.data.key]: { ...v, name: e.data.name ?? v.name, data: { ...v.data, ...(e.data.changes ?? {}) } },
+        };
+      }
+      case 'ItemVersionDeleted': {
+        const { [e.data.key]: _gone, ...rest } = s;
+        return rest;
+      }
+      default:
+        return assertNever(e);
+    }
+  },
+  decide: (cmd, s) => {
+    const { key } = cmd.data;
+    switch (cmd.type) {
+      case 'CreateVersion':
+        if (s[key]) throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
+        return [{ type: 'ItemVersionCreated', data: cmd.data }];
+      case 'UpdateVersion':
+        if (!s[key]) throw missing(key);
+        return [{ type: 'ItemVersionUpdated', data: cmd.data }];
+      case 'DeleteVersion':
+        if (!s[key]) throw missing(key);
+        return [{ type: 'ItemVersionDeleted', data: cmd.data }];
+      default:
+        return assertNever(cmd);
+    }
+  },
+};
