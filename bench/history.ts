@@ -1,0 +1,108 @@
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { startServer } from '../test/support/server-process.ts';
+
+/**
+ * Item history at scale (issue budget: under 50 ms p99): one item with REVISIONS revisions written through the
+ * API, then the revisions list page, an `asOf` read in the middle of the history, and revert, each loaded with
+ * autocannon (10 connections). PostgreSQL only. `npm run bench:history`.
+ */
+const REVISIONS = Number(process.env.REVISIONS ?? 10_000);
+const DURATION = Number(process.env.DURATION ?? 10);
+const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
+const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
+
+const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+await admin.connect();
+await admin.query('drop database if exists svc_bench_history');
+await admin.query('create database svc_bench_history');
+await admin.end();
+const server = await startServer({
+  DATABASE_URL: `${PG_URL}/svc_bench_history`,
+  SVC_ADMIN_EMAIL: ADMIN.email,
+  SVC_ADMIN_PASSWORD: ADMIN.password,
+  SVC_SITE_ID: 'bench',
+});
+try {
+  const login = await fetch(`${server.url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const headers = { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' };
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+    if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return (await res.json()) as { data: unknown; meta?: Record<string, unknown> };
+  };
+  await call('POST', '/api/v1/collections', { name: 'articles' });
+  await call('POST', '/api/v1/fields/articles', { field: 'title', type: 'string' });
+  await call('POST', '/api/v1/fields/articles', { field: 'views', type: 'integer' });
+  await call('POST', '/api/v1/items/articles', { id: 'hot', title: 'Hot', views: 0 });
+  const t0 = Date.now();
+  let n = 0;
+  await autocannon({
+    url: server.url,
+    connections: 10,
+    amount: REVISIONS - 1,
+    requests: [
+      {
+        method: 'PATCH',
+        path: '/api/v1/items/articles/hot',
+        headers,
+        setupRequest: (req) => ({ ...req, body: JSON.stringify({ views: ++n }) }),
+      },
+    ],
+  });
+  const writeMs = Date.now() - t0;
+  const revs = (await call('GET', '/api/v1/items/articles/hot/revisions?limit=1')).meta as { total: number };
+  const middle = (
+    (await call('GET', `/api/v1/items/articles/hot/revisions?limit=1&offset=${Math.floor(revs.total / 2)}`)).data as {
+      id: string;
+      timestamp: string;
+    }[]
+  )[0]!;
+  const scenarios: { name: string; method: 'GET' | 'POST'; path: string; body?: string }[] = [
+    { name: 'revisions page (limit 25, newest first)', method: 'GET', path: '/api/v1/items/articles/hot/revisions' },
+    {
+      name: 'revisions page deep in the history (offset 5000)',
+      method: 'GET',
+      path: '/api/v1/items/articles/hot/revisions?offset=5000',
+    },
+    {
+      name: 'asOf read in the middle of the history',
+      method: 'GET',
+      path: `/api/v1/items/articles/hot?asOf=${encodeURIComponent(middle.timestamp)}`,
+    },
+    {
+      name: 'revert to a revision in the middle',
+      method: 'POST',
+      path: '/api/v1/items/articles/hot/revert',
+      body: JSON.stringify({ revisionId: middle.id }),
+    },
+  ];
+  const rows = [];
+  for (const s of scenarios) {
+    const request = { method: s.method, path: s.path, body: s.body, headers };
+    await autocannon({ url: server.url, connections: 10, duration: 2, requests: [request] });
+    const r = await autocannon({ url: server.url, connections: 10, duration: DURATION, requests: [request] });
+    rows.push(`| ${s.name} | ${Math.round(r.requests.mean)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`);
+  }
+  console.log(
+    [
+      `Item with ${revs.total} revisions (written through the API in ${writeMs} ms), PostgreSQL, 10 connections, ${DURATION} s measured.`,
+      '',
+      '| scenario | req/s | p50 ms | p99 ms | non-2xx |',
+      '| --- | --- | --- | --- | --- |',
+      ...rows,
+    ].join('\n'),
+  );
+} finally {
+  server.child.kill('SIGTERM');
+  await server.exited;
+  const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+  await c.connect();
+  await c.query('drop database if exists svc_bench_history with (force)');
+  await c.end();
+}
