@@ -8,7 +8,8 @@ const send = (status: number, errors: ErrorObject[]) => ({ status, body: { error
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const { status, body } = toResponse(err);
-    if (status >= 500) req.log.error({ err }, 'request failed');
+    if (status >= 500 && !(err instanceof DomainError)) req.log.error({ err }, 'request failed');
+    if (err instanceof DomainError && err.options.headers) void reply.headers(err.options.headers);
     return reply.status(status).send(body);
   });
   app.setNotFoundHandler((req, reply) =>

@@ -67,6 +67,8 @@ export class DomainError extends Error {
       errors?: ErrorObject[];
       /** Top-level keys of the error body beside `errors` (e.g. `dependents` of DEPENDENT_RECORDS_EXIST). */
       body?: Record<string, unknown>;
+      /** Response headers of the failure (e.g. Retry-After of RATE_LIMITED). */
+      headers?: Record<string, string>;
     } = {},
   ) {
     super(message);
