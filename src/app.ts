@@ -7,9 +7,10 @@ import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
-import type { Actor } from './kernel/auth/actor.ts';
+import type { Actor, AuthContext } from './kernel/auth/actor.ts';
+import cookie from '@fastify/cookie';
 import { DomainError } from './kernel/http/errors.ts';
-import { findUserById } from '../projections/users/users.queries.ts';
+import { firstInstanceAdmin } from '../projections/users/users.queries.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
@@ -45,13 +46,15 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
+  await app.register(cookie);
   await app.register(swagger, {
     openapi: { openapi: '3.1.0', info: { title: 'Content service', version: '1.0.0' }, servers: [] },
     transform: jsonSchemaTransform,
   });
   installAccess(app, {
-    authenticate: (token) => authenticate(deps, token),
+    authenticate: authenticator(deps),
     siteExists: siteCache(deps),
+    devActor: devActor(deps),
   });
   for (const f of features) await app.register(f.routes, deps);
   app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () =>
@@ -60,18 +63,37 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   return app;
 }
 
-async function authenticate(deps: AppDeps, token: string): Promise<Actor> {
-  const claims = await deps.tokens.verify(token);
-  const user = await findUserById(deps.db, claims.sub);
-  if (!user || user.tokenVersion !== claims.tv)
-    throw new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
-  return {
-    type: 'user',
-    id: user.userId,
-    email: user.email ?? '',
-    instanceAdmin: user.instanceAdmin,
-    roles: user.roles,
-    tokenVersion: user.tokenVersion,
+/**
+ * Asks each feature's authenticators in order (API keys, external issuers, the service's own tokens); the
+ * first that recognises the token decides. A token nobody recognises is refused.
+ */
+function authenticator(deps: AppDeps): (token: string, ctx: AuthContext) => Promise<Actor> {
+  const chain = features.flatMap((f) => f.authenticators?.(deps) ?? []).sort((a, b) => a.order - b.order);
+  return async (token, ctx) => {
+    for (const a of chain) {
+      const actor = await a.authenticate(token, ctx);
+      if (actor) return actor;
+    }
+    throw new DomainError('UNAUTHENTICATED', 'invalid access token');
+  };
+}
+
+/** SVC_DEV_AUTH (refused in production at start): token-less requests act as the first instance admin. */
+function devActor(deps: AppDeps): (() => Promise<Actor | null>) | undefined {
+  if (!deps.config.SVC_DEV_AUTH) return undefined;
+  return async () => {
+    const user = await firstInstanceAdmin(deps.db);
+    return user
+      ? {
+          type: 'user',
+          id: user.userId,
+          email: user.email ?? '',
+          instanceAdmin: true,
+          roles: user.roles,
+          tokenVersion: user.tokenVersion,
+          amr: ['dev'],
+        }
+      : null;
   };
 }
 

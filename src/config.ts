@@ -29,6 +29,20 @@ const EnvSchema = z.object({
   SVC_ASYNC_PROJECTION_POLL_MS: z.coerce.number().int().min(10).default(200),
   SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   ENCRYPTION_KEY: z.string().optional(),
+  REDIS_KEY_PREFIX: z.string().default('svc:'),
+  SVC_PUBLIC_URL: z.string().url().optional(),
+  REFRESH_TOKEN_TTL_S: z.coerce.number().int().min(60).default(1_209_600),
+  REFRESH_COOKIE_SAMESITE: z.enum(['strict', 'lax', 'none']).default('strict'),
+  REFRESH_COOKIE_DOMAIN: z.string().optional(),
+  REFRESH_COOKIE_SECURE: bool(true),
+  SVC_RATE_LIMIT_FAIL_CLOSED: bool(false),
+  SVC_LOGIN_MAX_PER_IP: z.coerce.number().int().min(1).default(30),
+  SVC_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
+  SVC_RECOVERY_MAX_PER_IP: z.coerce.number().int().min(1).default(3),
+  SVC_REGISTER_MAX_PER_IP: z.coerce.number().int().min(1).default(10),
+  SVC_TOTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+  SVC_DEV_AUTH: bool(false),
+  SCIM_TOKEN: z.string().min(16).optional(),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };
@@ -40,6 +54,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
+  if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
+    throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {
     return { ...r.data, keyring: loadKeyring(env) };
   } catch (err) {

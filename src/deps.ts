@@ -8,6 +8,8 @@ import type { EventStore } from './kernel/es/event-store.ts';
 import type { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
 import type { TokenService } from './features/auth/tokens.ts';
+import type { Authenticator } from './kernel/auth/actor.ts';
+import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -18,6 +20,8 @@ export interface AppDeps {
   engine: ProjectionEngine;
   clock: Clock;
   tokens: TokenService;
+  /** Counts requests per key (in-process, or shared in Redis). */
+  limiter: RateLimiter;
   /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */
   setupToken: string | null;
   /** Runs the async projectors to the head of the log (tests, admin). */
@@ -29,4 +33,6 @@ export interface Feature {
   name: string;
   projectors: Projector[];
   routes: FastifyPluginAsync<AppDeps>;
+  /** Ways this feature recognises bearer tokens (API keys, external issuers, access tokens). */
+  authenticators?: (deps: AppDeps) => Authenticator[];
 }

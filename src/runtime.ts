@@ -13,6 +13,8 @@ import { migrate } from './kernel/db/migrate.ts';
 import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
+import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
+import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -58,6 +60,14 @@ export async function startRuntime(
     : null;
   if (setupToken && !config.SVC_SETUP_TOKEN)
     log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
+  const limiter: RateLimiter = config.REDIS_URL
+    ? new RedisRateLimiter({
+        url: config.REDIS_URL,
+        prefix: `${config.REDIS_KEY_PREFIX}rl:`,
+        failClosed: config.SVC_RATE_LIMIT_FAIL_CLOSED,
+        log,
+      })
+    : new MemoryRateLimiter();
   const deps: AppDeps = {
     config,
     database,
@@ -66,12 +76,19 @@ export async function startRuntime(
     engine,
     clock: opts.clock ?? systemClock,
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
+    limiter,
     setupToken,
     drainAsync: async () => {
       for (const p of asyncProjectors) while ((await catchUpOnce(db, p)) > 0);
     },
   };
-  return { deps, stop: () => worker.stop() };
+  return {
+    deps,
+    stop: async () => {
+      await worker.stop();
+      await limiter.close();
+    },
+  };
 }
 
 /** A secret generated once and kept in the database, for installs that set none (embedded mode). */

@@ -8,7 +8,10 @@ export interface UserRow {
   firstName: string | null;
   lastName: string | null;
   instanceAdmin: boolean;
+  status: 'active' | 'unverified';
   tokenVersion: number;
+  passwordVersion: number;
+  preferences: Record<string, unknown>;
   roles: Record<string, string>;
 }
 
@@ -19,7 +22,10 @@ interface Row {
   first_name: string | null;
   last_name: string | null;
   instance_admin: boolean;
+  status: 'active' | 'unverified';
   token_version: number;
+  password_version: number;
+  preferences: Record<string, unknown>;
   roles: Record<string, string> | null;
 }
 
@@ -34,7 +40,10 @@ const toRow = (r: Row): UserRow => ({
   firstName: r.first_name,
   lastName: r.last_name,
   instanceAdmin: r.instance_admin,
+  status: r.status,
   tokenVersion: r.token_version,
+  passwordVersion: r.password_version,
+  preferences: r.preferences,
   roles: r.roles ?? {},
 });
 
@@ -56,3 +65,28 @@ export const toProfile = (u: UserRow) => ({
   lastName: u.lastName,
   avatar: null,
 });
+
+/**
+ * The user behind an access token and whether the token's session still lives, in one query (every
+ * authenticated request asks it). `sessionLive` is true for tokens without a session.
+ */
+export async function findUserForToken(
+  db: Db,
+  userId: string,
+  sessionId: string | null,
+): Promise<(UserRow & { sessionLive: boolean }) | null> {
+  const r = await sql<Row & { session_live: boolean }>`
+    select u.*,
+      (select jsonb_object_agg(s.site_id, s.role) from user_sites s where s.user_id = u.user_id) as roles,
+      (${sessionId}::text is null or exists (
+        select 1 from sessions x where x.session_id = ${sessionId} and x.user_id = u.user_id and x.revoked_at is null
+      )) as session_live
+    from users u where u.user_id = ${userId}`.execute(db);
+  const row = r.rows[0];
+  return row ? { ...toRow(row), sessionLive: row.session_live } : null;
+}
+
+export async function firstInstanceAdmin(db: Db): Promise<UserRow | null> {
+  const r = await sql<Row>`${SELECT} where u.instance_admin order by u.created_at limit 1`.execute(db);
+  return r.rows[0] ? toRow(r.rows[0]) : null;
+}

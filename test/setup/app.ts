@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -24,10 +25,16 @@ export interface TestApp {
 /** The whole service on a database of its own, driven through app.inject(). */
 export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
+  const prefix = randomBytes(6).toString('hex');
   const boot = async (env: Record<string, string> = {}) => {
     const config = loadConfig({
       LOG_LEVEL: 'silent',
       JWT_SECRET: 'test-secret-test-secret-test-secret-123',
+      // Each test file counts against its own keys in the shared Redis.
+      ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_KEY_PREFIX: `t${prefix}:` } : {}),
+      SVC_LOGIN_MAX_PER_IP: '10000',
+      SVC_REGISTER_MAX_PER_IP: '10000',
+      SVC_RECOVERY_MAX_PER_IP: '10000',
       ...env,
     });
     const runtime = await startRuntime(config, database, pino({ level: 'silent' }), {

@@ -1,9 +1,27 @@
-import type { Feature } from '../../deps.ts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppDeps, Feature } from '../../deps.ts';
 import { usersProjector } from '../../../projections/users/users.projector.ts';
+import { sessionsProjector } from '../../../projections/sessions/sessions.projector.ts';
+import { accountRoutes } from './http/account.routes.ts';
+import { adminSessionsRoutes } from './http/admin-sessions.routes.ts';
 import { authRoutes } from './http/auth.routes.ts';
+import { meRoutes } from './http/me.routes.ts';
+import { internalAuthenticator } from './internal-authenticator.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
 
-export const authFeature: Feature = { name: 'auth', projectors: [usersProjector], routes: authRoutes };
+const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  await app.register(authRoutes, deps);
+  await app.register(accountRoutes, deps);
+  await app.register(meRoutes, deps);
+  await app.register(adminSessionsRoutes, deps);
+};
+
+export const authFeature: Feature = {
+  name: 'auth',
+  projectors: [usersProjector, sessionsProjector],
+  routes,
+  authenticators: (deps) => [internalAuthenticator(deps.db, deps.tokens)],
+};

@@ -1,5 +1,5 @@
-import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { createHmac, createSecretKey, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import { DomainError } from '../../kernel/http/errors.ts';
 
 export interface AccessClaims {
@@ -7,27 +7,52 @@ export interface AccessClaims {
   tv: number;
   amr: string[];
   jti: string;
+  /** The session (refresh-token family) the token belongs to; null for tokens issued outside a session. */
+  sid: string | null;
 }
 
-/** HS256 access tokens signed with JWT_SECRET. */
+export interface AccessInput {
+  userId: string;
+  tokenVersion: number;
+  amr: string[];
+  sessionId: string | null;
+  /** Site memberships (site id → role) at issue time: informational; every request checks the live ones. */
+  sites: Record<string, string>;
+  /** An impersonating admin's user id (RFC 8693 `act`). */
+  actor?: string;
+}
+
+/** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
+export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password';
+
+const REFRESH_PREFIX = 'svcr_';
+const REFRESH = /^svcr_([A-Za-z0-9_-]{10,64})\.(\d{1,9})\.([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Every token the service signs, all keyed by JWT_SECRET: HS256 access tokens, single-purpose tokens
+ * (MFA challenge, email verification, password reset), and refresh tokens. A refresh token is
+ * `svcr_<session>.<generation>.<mac>`, the MAC an HMAC of session and generation: nothing secret is stored,
+ * and a replayed older generation is recognised as genuine (theft detection), not as garbage.
+ */
 export class TokenService {
-  // A KeyObject made once: jose would otherwise import the raw secret on every sign and verify.
+  // KeyObjects made once: jose would otherwise import the raw secret on every sign and verify.
   private readonly key: KeyObject;
+  private readonly refreshKey: Buffer;
   constructor(
     secret: string,
-    private readonly ttlSeconds: number,
+    readonly ttlSeconds: number,
   ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.refreshKey = createHmac('sha256', secret).update('svc-refresh-v1').digest();
   }
 
-  async issue(
-    userId: string,
-    tokenVersion: number,
-    amr: string[] = ['pwd'],
-  ): Promise<{ token: string; expiresIn: number }> {
-    const token = await new SignJWT({ tv: tokenVersion, amr })
+  async issue(input: AccessInput): Promise<{ token: string; expiresIn: number }> {
+    const claims: JWTPayload = { tv: input.tokenVersion, amr: input.amr, sites: input.sites };
+    if (input.sessionId) claims.sid = input.sessionId;
+    if (input.actor) claims.act = { sub: input.actor };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-      .setSubject(userId)
+      .setSubject(input.userId)
       .setJti(randomUUID())
       .setIssuedAt()
       .setAudience('svc-access')
@@ -44,11 +69,54 @@ export class TokenService {
         tv: Number(payload.tv ?? 0),
         amr: (payload.amr as string[]) ?? [],
         jti: String(payload.jti),
+        sid: typeof payload.sid === 'string' ? payload.sid : null,
       };
     } catch (err) {
       if (err instanceof errors.JWTExpired)
         throw new DomainError('TOKEN_EXPIRED', 'the access token has expired; refresh and retry');
       throw new DomainError('UNAUTHENTICATED', 'invalid access token');
     }
+  }
+
+  /** A single-purpose token: its own audience, so it can never act as an access token (nor the reverse). */
+  async issuePurpose(purpose: Purpose, sub: string, claims: JWTPayload, ttlSeconds: number): Promise<string> {
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(sub)
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setAudience(purpose)
+      .setExpirationTime(`${ttlSeconds}s`)
+      .sign(this.key);
+  }
+
+  /** The payload of a valid, unexpired token of this purpose, or null. */
+  async verifyPurpose(purpose: Purpose, token: string): Promise<(JWTPayload & { sub: string; jti: string }) | null> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: purpose });
+      if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return null;
+      return payload as JWTPayload & { sub: string; jti: string };
+    } catch {
+      return null;
+    }
+  }
+
+  refreshToken(sessionId: string, generation: number): string {
+    return `${REFRESH_PREFIX}${sessionId}.${generation}.${this.mac(sessionId, generation)}`;
+  }
+
+  /** Session and generation of an authentic refresh token (MAC checked in constant time), or null. */
+  parseRefresh(token: string): { sessionId: string; generation: number } | null {
+    const m = REFRESH.exec(token);
+    if (!m) return null;
+    const [, sessionId, gen, mac] = m as unknown as [string, string, string, string];
+    const expected = Buffer.from(this.mac(sessionId, Number(gen)));
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    return { sessionId, generation: Number(gen) };
+  }
+
+  private mac(sessionId: string, generation: number): string {
+    return createHmac('sha256', this.refreshKey).update(`${sessionId}:${generation}`).digest('base64url');
   }
 }

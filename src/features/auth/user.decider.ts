@@ -1,8 +1,19 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import type { UserEvent, UserRegistered } from './user.events.ts';
+import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
 
-export type UserState = { exists: false } | { exists: true; roles: Record<string, string> };
+export type UserState =
+  | { exists: false }
+  | {
+      exists: true;
+      roles: Record<string, string>;
+      status: 'active' | 'unverified';
+      tokenVersion: number;
+      /** Counts password changes: a reset token names the version it may replace. */
+      passwordVersion: number;
+      preferences: Record<string, unknown>;
+    };
 
 /** Create a user identity. */
 export type RegisterUser = { type: 'RegisterUser'; data: Omit<UserRegistered['data'], 'at'> & { now: string } };
@@ -11,36 +22,112 @@ export type GrantSiteRole = {
   type: 'GrantSiteRole';
   data: { userId: string; siteId: string; role: string; now: string };
 };
-export type UserCommand = RegisterUser | GrantSiteRole;
+export type VerifyEmail = { type: 'VerifyEmail'; data: { userId: string; now: string } };
+/**
+ * Set a new password. `change` needs the caller to have proven the old one; `reset` names the password
+ * version the emailed token was made for, so a token works once and never after another change.
+ */
+export type ChangePassword = {
+  type: 'ChangePassword';
+  data: { userId: string; passwordHash: Sealed; reason: 'change' | 'reset'; passwordVersion?: number; now: string };
+};
+export type RevokeTokens = {
+  type: 'RevokeTokens';
+  data: { userId: string; reason: UserTokensRevoked['data']['reason']; now: string };
+};
+export type RequestPasswordReset = { type: 'RequestPasswordReset'; data: { userId: string; now: string } };
+export type ChangePreferences = {
+  type: 'ChangePreferences';
+  data: { userId: string; patch: Record<string, unknown>; now: string };
+};
+export type UserCommand =
+  RegisterUser | GrantSiteRole | VerifyEmail | ChangePassword | RevokeTokens | RequestPasswordReset | ChangePreferences;
+
+type Existing = Extract<UserState, { exists: true }>;
+
+const merge = (prefs: Record<string, unknown>, patch: Record<string, unknown>) => {
+  const next = { ...prefs, ...patch };
+  for (const [k, v] of Object.entries(patch)) if (v === null) delete next[k];
+  return next;
+};
+
+const revoked = (s: Existing, userId: string, reason: RevokeTokens['data']['reason'], now: string): UserEvent => ({
+  type: 'UserTokensRevoked',
+  data: { userId, tokenVersion: s.tokenVersion + 1, reason, at: now },
+});
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   initialState: () => ({ exists: false }),
   evolve: (s, e) => {
+    if (e.type === 'UserRegistered')
+      return {
+        exists: true,
+        roles: {},
+        status: e.data.status ?? 'active',
+        tokenVersion: 0,
+        passwordVersion: 0,
+        preferences: {},
+      };
+    if (!s.exists) return s;
     switch (e.type) {
-      case 'UserRegistered':
-        return { exists: true, roles: {} };
       case 'UserSiteRoleGranted':
-        return s.exists ? { exists: true, roles: { ...s.roles, [e.data.siteId]: e.data.role } } : s;
+        return { ...s, roles: { ...s.roles, [e.data.siteId]: e.data.role } };
+      case 'UserEmailVerified':
+        return { ...s, status: 'active' };
+      case 'UserPasswordChanged':
+        return { ...s, passwordVersion: s.passwordVersion + 1 };
+      case 'UserTokensRevoked':
+        return { ...s, tokenVersion: e.data.tokenVersion };
+      case 'PasswordResetRequested':
+        return s;
+      case 'UserPreferencesChanged':
+        return { ...s, preferences: merge(s.preferences, e.data.patch) };
       default:
         return assertNever(e);
     }
   },
   decide: (cmd, s) => {
+    if (cmd.type === 'RegisterUser') {
+      if (s.exists) throw new DomainError('CONFLICT', `user ${cmd.data.userId} already exists`);
+      const { now, ...rest } = cmd.data;
+      return [{ type: 'UserRegistered', data: { ...rest, at: now } }];
+    }
+    if (!s.exists) throw new DomainError('NOT_FOUND', `user ${cmd.data.userId} not found`);
+    const { userId, now } = cmd.data;
     switch (cmd.type) {
-      case 'RegisterUser': {
-        if (s.exists) throw new DomainError('CONFLICT', `user ${cmd.data.userId} already exists`);
-        const { now, ...rest } = cmd.data;
-        return [{ type: 'UserRegistered', data: { ...rest, at: now } }];
-      }
       case 'GrantSiteRole':
-        if (!s.exists) throw new DomainError('NOT_FOUND', `user ${cmd.data.userId} not found`);
         if (s.roles[cmd.data.siteId] === cmd.data.role) return [];
         return [
           {
             type: 'UserSiteRoleGranted',
-            data: { userId: cmd.data.userId, siteId: cmd.data.siteId, role: cmd.data.role, at: cmd.data.now },
+            data: { userId, siteId: cmd.data.siteId, role: cmd.data.role, at: now },
           },
         ];
+      case 'VerifyEmail':
+        return s.status === 'unverified' ? [{ type: 'UserEmailVerified', data: { userId, at: now } }] : [];
+      case 'ChangePassword': {
+        const { reason, passwordHash, passwordVersion } = cmd.data;
+        if (reason === 'reset' && passwordVersion !== s.passwordVersion)
+          throw new DomainError('VALIDATION_FAILED', 'this reset link was already used or is no longer valid', {
+            path: ['token'],
+          });
+        const events: UserEvent[] = [{ type: 'UserPasswordChanged', data: { userId, passwordHash, reason, at: now } }];
+        // Proving the address by a reset link also verifies it.
+        if (reason === 'reset' && s.status === 'unverified')
+          events.push({ type: 'UserEmailVerified', data: { userId, at: now } });
+        events.push(revoked(s, userId, reason === 'reset' ? 'reset' : 'password', now));
+        return events;
+      }
+      case 'RevokeTokens':
+        return [revoked(s, userId, cmd.data.reason, now)];
+      case 'RequestPasswordReset':
+        return [{ type: 'PasswordResetRequested', data: { userId, at: now } }];
+      case 'ChangePreferences': {
+        const changed = Object.entries(cmd.data.patch).some(
+          ([k, v]) => JSON.stringify(s.preferences[k] ?? null) !== JSON.stringify(v),
+        );
+        return changed ? [{ type: 'UserPreferencesChanged', data: { userId, patch: cmd.data.patch, at: now } }] : [];
+      }
       default:
         return assertNever(cmd);
     }

@@ -1,16 +1,21 @@
+import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../../kernel/es/event.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 
-/** A user identity was created; personal data is sealed with the user's subject key. */
+/**
+ * A user identity was created; personal data is sealed with the user's subject key. `status` is absent on
+ * identities created before self-service sign-up existed: they are active.
+ */
 export type UserRegistered = DomainEvent<
   'UserRegistered',
   {
     userId: string;
     email: Sealed;
-    passwordHash: Sealed;
+    passwordHash: Sealed | null;
     firstName: Sealed | null;
     lastName: Sealed | null;
     instanceAdmin: boolean;
+    status?: 'active' | 'unverified';
     at: string;
   }
 >;
@@ -19,11 +24,40 @@ export type UserSiteRoleGranted = DomainEvent<
   'UserSiteRoleGranted',
   { userId: string; siteId: string; role: string; at: string }
 >;
+/** The owner proved the address (self-service sign-up): the account may log in. */
+export type UserEmailVerified = DomainEvent<'UserEmailVerified', { userId: string; at: string }>;
+/** A new password: `reason` change (knew the old one) or reset (an emailed reset token). */
+export type UserPasswordChanged = DomainEvent<
+  'UserPasswordChanged',
+  { userId: string; passwordHash: Sealed; reason: 'change' | 'reset'; at: string }
+>;
+/** Every token issued before is void: access tokens carry the version, sessions remember it. */
+export type UserTokensRevoked = DomainEvent<
+  'UserTokensRevoked',
+  { userId: string; tokenVersion: number; reason: 'password' | 'reset' | 'tfa' | 'admin'; at: string }
+>;
+/** Someone asked for a password reset link for this account (the link itself is never stored). */
+export type PasswordResetRequested = DomainEvent<'PasswordResetRequested', { userId: string; at: string }>;
+/** A shallow-merged change of the user's preferences (a key set to null is removed). */
+export type UserPreferencesChanged = DomainEvent<
+  'UserPreferencesChanged',
+  { userId: string; patch: Record<string, unknown>; at: string }
+>;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;
 
-export type UserEvent = UserRegistered | UserSiteRoleGranted;
+export type UserEvent =
+  | UserRegistered
+  | UserSiteRoleGranted
+  | UserEmailVerified
+  | UserPasswordChanged
+  | UserTokensRevoked
+  | PasswordResetRequested
+  | UserPreferencesChanged;
 
 export const userStream = (userId: string) => `_system/user/${userId}`;
 /** One stream per address (by hash, so the stream name holds no personal data). */
 export const emailClaimStream = (emailHash: string) => `_system/email/${emailHash}`;
+
+/** The address's key in stream names and limiter keys: trimmed, lower-cased, hashed. */
+export const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');

@@ -4,6 +4,8 @@ import type { DomainEvent } from '../../kernel/es/event.ts';
 export interface SiteSettings {
   default_save_action?: 'stay' | 'return' | 'create_new' | null;
   upload_policy?: Record<string, unknown>;
+  /** Self-service sign-up (POST /auth/register) as a subscriber of this site; off unless set. */
+  public_registration?: boolean;
 }
 
 /** A site (tenant) came into being. */

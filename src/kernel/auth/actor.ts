@@ -1,8 +1,8 @@
 import type { ActorRef } from '../es/event.ts';
 
-/** The authenticated principal of a request (request.actor). */
+/** The authenticated principal of a request (request.actor): a user, or an API key acting with its role. */
 export interface Actor {
-  type: 'user';
+  type: 'user' | 'apiKey';
   id: string;
   email: string;
   /** Admin of every site (the setup user). */
@@ -10,6 +10,31 @@ export interface Actor {
   /** Role key per site id. */
   roles: Record<string, string>;
   tokenVersion: number;
+  /** The login session of a user's access token. */
+  sessionId?: string | null;
+  /** Authentication methods of the token (pwd, totp, key, ext). */
+  amr?: string[];
+  /** Publishable keys may only read. */
+  readOnly?: boolean;
+}
+
+/** What the authenticators see of a request, besides the token. */
+export interface AuthContext {
+  /** The site the request names (X-Svc-Site or subdomain), not yet checked. */
+  siteId: string | null;
+  method: string;
+  origin: string | null;
+}
+
+/**
+ * One way of turning a bearer token into an actor. `null` means "not mine": the next one is asked. Once a
+ * token is recognised it is accepted or refused here (fail closed), never passed on.
+ */
+export interface Authenticator {
+  name: string;
+  /** Lower runs first: API keys, then external issuers, then the service's own tokens. */
+  order: number;
+  authenticate(token: string, ctx: AuthContext): Promise<Actor | null>;
 }
 
 /** Role of the actor on a site: instance admins are admin everywhere. */
@@ -19,5 +44,5 @@ export function roleOn(actor: Actor, siteId: string): string | null {
 }
 
 export function actorRef(actor: Actor | null): ActorRef {
-  return actor ? { type: 'user', id: actor.id } : { type: 'system', id: 'anonymous' };
+  return actor ? { type: actor.type, id: actor.id } : { type: 'system', id: 'anonymous' };
 }

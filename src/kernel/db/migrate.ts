@@ -87,6 +87,25 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
         as $$ select value::timestamptz $$`.execute(db);
     },
   },
+  {
+    id: '005_outbox',
+    up: async (db) => {
+      // Mail waiting for (or, without SMTP, instead of) delivery. Operational, not domain state: the events
+      // record that a mail was asked for; the outbox holds its text, links included, for a limited time.
+      await sql`
+        create table outbox (
+          id bigint generated always as identity primary key,
+          site_id text not null,
+          to_address text not null,
+          subject text not null,
+          body text not null,
+          kind text not null,
+          created_at timestamptz not null default now(),
+          sent_at timestamptz
+        )`.execute(db);
+      await sql`create index outbox_created on outbox (created_at desc)`.execute(db);
+    },
+  },
 ];
 
 async function currentSchema(db: Kysely<DB>): Promise<string> {

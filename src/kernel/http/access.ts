@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { roleOn, type Actor } from '../auth/actor.ts';
+import { roleOn, type Actor, type AuthContext } from '../auth/actor.ts';
 import { siteFromRequest, SITE_ID_PATTERN } from '../tenancy/site.ts';
 import { DomainError, forbidden, unauthenticated } from './errors.ts';
 import './route-config.ts';
 
 export interface AccessOptions {
   /** Turns a bearer token into an actor, or throws UNAUTHENTICATED / TOKEN_EXPIRED. */
-  authenticate(token: string): Promise<Actor>;
+  authenticate(token: string, ctx: AuthContext): Promise<Actor>;
   siteExists(siteId: string): Promise<boolean>;
+  /** SVC_DEV_AUTH: requests without a token act as this principal (never in production). */
+  devActor?: () => Promise<Actor | null>;
 }
 
 const SITE_ADMIN_ROLES = new Set(['admin', 'site_admin']);
@@ -25,13 +27,18 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     const config = req.routeOptions.config ?? {};
     const caller = config.caller ?? 'bearer';
     const token = bearer(req);
-    if (token) req.actor = await opts.authenticate(token);
+    const named = siteFromRequest(req.headers, req.headers.host);
+    const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
+    if (token) req.actor = await opts.authenticate(token, { siteId: named, method: req.method, origin });
+    else if (opts.devActor && caller !== 'public') req.actor = await opts.devActor();
     if (caller !== 'public' && !req.actor) throw unauthenticated();
+    if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD')
+      throw forbidden('a publishable key may only read');
     if (caller === 'admin' && !req.actor?.instanceAdmin) throw forbidden('this area is for administrators');
 
     const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
     if (!siteScoped) return;
-    const siteId = siteFromRequest(req.headers, req.headers.host);
+    const siteId = named;
     if (!siteId)
       throw new DomainError('VALIDATION_FAILED', 'no site given: send X-Svc-Site', { path: ['headers', 'x-svc-site'] });
     if (!SITE_ID_PATTERN.test(siteId) || !(await opts.siteExists(siteId))) {

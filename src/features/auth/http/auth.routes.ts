@@ -3,30 +3,80 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { findUserByEmail, findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+import { authRules } from '../auth-limits.ts';
+import { completeLogin } from '../login-flow.ts';
 import { verifyPassword } from '../passwords.ts';
+import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, userMeta } from '../sessions.ts';
+import { emailHash } from '../user.events.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
+const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).optional();
 
-export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, tokens }) => {
+export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, limiter, tokens } = deps;
+  const rules = authRules(deps.config);
 
   app.post(
     '/api/v1/auth/login',
     { config: { caller: 'public', site: false }, schema: { body: LoginBody, tags: ['auth'] } },
-    async (req) => {
+    async (req, reply) => {
+      // Attempts per IP, and per address whether it exists or not (so a lockout reveals nothing either).
+      const account = `auth:login:acct:${emailHash(req.body.email)}`;
+      await enforceRate(limiter, reply, [
+        { key: `auth:login:ip:${req.ip}`, rule: rules.loginIp },
+        { key: account, rule: rules.loginFailures },
+      ]);
       const user = await findUserByEmail(db, req.body.email);
       const ok = await verifyPassword(user?.passwordHash ?? null, req.body.password);
       // One answer for unknown user and wrong password.
       if (!user || !ok) throw new DomainError('UNAUTHENTICATED', 'invalid email or password');
-      const { token, expiresIn } = await tokens.issue(user.userId, user.tokenVersion);
-      return { data: { token, expiresIn, user: toProfile(user) } };
+      await limiter.reset(account);
+      if (user.status !== 'active')
+        throw new DomainError('PERMISSION_DENIED', 'verify your email address first: see the link we sent', {
+          extensions: { reason: 'email_not_verified' },
+        });
+      return { data: await completeLogin(deps, req, reply, user, ['pwd']) };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/refresh',
+    { config: { caller: 'public', site: false }, schema: { body: RefreshBody, tags: ['auth'] } },
+    async (req, reply) => {
+      const token = presentedRefresh(req, req.body?.refreshToken);
+      if (!token) throw new DomainError('UNAUTHENTICATED', 'no refresh token: send refreshToken or the cookie');
+      return { data: await refreshSession(deps, req, reply, token) };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/logout',
+    { config: { caller: 'public', site: false }, schema: { body: RefreshBody, tags: ['auth'] } },
+    async (req, reply) => {
+      const token = presentedRefresh(req, req.body?.refreshToken);
+      const parsed = token ? tokens.parseRefresh(token) : null;
+      if (token && !parsed) throw new DomainError('UNAUTHENTICATED', 'invalid refresh token');
+      // Without a refresh token, the bearer's own session ends.
+      const sessionId = parsed?.sessionId ?? req.actor?.sessionId ?? null;
+      if (!sessionId) throw new DomainError('UNAUTHENTICATED', 'no session to end: send refreshToken or the cookie');
+      try {
+        await revokeSession(deps, userMeta(req, deps, req.actor?.id ?? 'anonymous'), sessionId, 'logout', null);
+      } catch (err) {
+        if (!(err instanceof DomainError && err.code === 'NOT_FOUND')) throw err;
+      }
+      clearRefreshCookie(deps, reply);
+      return { data: { loggedOut: true } };
     },
   );
 
   app.get('/api/v1/auth/me', { config: { site: false }, schema: { tags: ['auth'] } }, async (req) => {
-    const user = await findUserById(db, req.actor!.id);
+    const actor = req.actor!;
+    if (actor.type !== 'user') throw new DomainError('PERMISSION_DENIED', 'only users have a profile');
+    const user = await findUserById(db, actor.id);
     if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
-    return { data: { ...toProfile(user), instanceAdmin: user.instanceAdmin, sites: user.roles } };
+    return { data: { ...toProfile(user), instanceAdmin: user.instanceAdmin, sites: user.roles, amr: actor.amr ?? [] } };
   });
 };

@@ -8,7 +8,8 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { instanceState } from '../../../../projections/instance/instance.projector.ts';
 import { findSite } from '../../../../projections/sites/sites.queries.ts';
-import { findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+import { findUserById } from '../../../../projections/users/users.queries.ts';
+import { startSession } from '../../auth/sessions.ts';
 import { setupNotFound } from '../setup.decider.ts';
 import { runSetup } from '../run-setup.process.ts';
 
@@ -26,7 +27,7 @@ const sameSecret = (a: string, b: string) =>
 
 export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, config, tokens, setupToken } = deps;
+  const { db, config, setupToken } = deps;
 
   app.get(
     '/setup/capabilities',
@@ -50,11 +51,9 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       }
       const { userId, siteId } = await runSetup(deps, req.body, commandMeta(req, SYSTEM_SITE, deps.clock.now()));
       const user = (await findUserById(db, userId))!;
-      const { token, expiresIn } = await tokens.issue(userId, user.tokenVersion);
+      const login = await startSession(deps, req, reply, user, ['pwd']);
       reply.status(201);
-      return {
-        data: { site: await findSite(db, siteId), user: toProfile(user), token, expiresIn, refreshToken: null },
-      };
+      return { data: { site: await findSite(db, siteId), ...login } };
     },
   );
 };

@@ -20,6 +20,7 @@ const SettingsBody = z
   .object({
     default_save_action: z.enum(['stay', 'return', 'create_new']).nullable().optional(),
     upload_policy: z.record(z.string(), z.unknown()).optional(),
+    public_registration: z.boolean().optional(),
   })
   .strict();
 const PatchSiteBody = z

@@ -1,0 +1,57 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+
+/** A session as its owner or a site admin sees it: no token material, the address truncated. */
+export interface SessionView {
+  id: string;
+  userId: string;
+  amr: string[];
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+}
+
+interface Row {
+  session_id: string;
+  user_id: string;
+  amr: string[];
+  user_agent: string | null;
+  ip: string | null;
+  created_at: Date;
+  last_used_at: Date;
+  expires_at: Date;
+}
+
+/** Keeps the network part of an address only (IPv4 /24, IPv6 /48): enough to recognise, not to locate. */
+export function redactIp(ip: string | null): string | null {
+  if (!ip) return null;
+  if (ip.includes(':')) return `${ip.split(':').slice(0, 3).join(':')}::/48`;
+  const parts = ip.split('.');
+  return parts.length === 4 ? `${parts.slice(0, 3).join('.')}.0/24` : null;
+}
+
+const view = (r: Row): SessionView => ({
+  id: r.session_id,
+  userId: r.user_id,
+  amr: r.amr,
+  userAgent: r.user_agent,
+  ip: redactIp(r.ip),
+  createdAt: new Date(r.created_at).toISOString(),
+  lastUsedAt: new Date(r.last_used_at).toISOString(),
+  expiresAt: new Date(r.expires_at).toISOString(),
+});
+
+/** The user's live sessions, newest first. */
+export async function liveSessions(db: Db, userId: string, now: Date): Promise<SessionView[]> {
+  const r = await sql<Row>`
+    select * from sessions where user_id = ${userId} and revoked_at is null and expires_at > ${now}
+    order by created_at desc`.execute(db);
+  return r.rows.map(view);
+}
+
+export async function findSessionOwner(db: Db, sessionId: string): Promise<string | null> {
+  const r = await sql<{ user_id: string }>`select user_id from sessions where session_id = ${sessionId}`.execute(db);
+  return r.rows[0]?.user_id ?? null;
+}

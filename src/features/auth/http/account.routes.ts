@@ -1,0 +1,208 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { handleCommand, handleCommands } from '../../../kernel/es/handle-command.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { seal } from '../../../kernel/privacy/pii.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { findSite } from '../../../../projections/sites/sites.queries.ts';
+import { findUserByEmail, findUserById } from '../../../../projections/users/users.queries.ts';
+import { mailAccountExists, mailPasswordReset, mailVerification } from '../account-mails.ts';
+import { authRules, limitByIp } from '../auth-limits.ts';
+import { emailClaimDecider } from '../email-claim.decider.ts';
+import { checkPassword } from '../password-policy.ts';
+import { hashPassword } from '../passwords.ts';
+import { revokeAllSessions, userMeta } from '../sessions.ts';
+import { userDecider } from '../user.decider.ts';
+import { emailClaimStream, emailHash, userStream } from '../user.events.ts';
+
+const Email = z.string().trim().toLowerCase().email().max(320);
+const RegisterBody = z.object({
+  email: Email,
+  password: z.string().min(1).max(1024),
+  firstName: z.string().max(200).optional(),
+  lastName: z.string().max(200).optional(),
+});
+const EmailBody = z.object({ email: Email });
+const TokenBody = z.object({ token: z.string().min(1).max(4096) });
+const ResetBody = z.object({ token: z.string().min(1).max(4096), password: z.string().min(1).max(1024) });
+
+const ACCEPTED = {
+  data: { accepted: true, message: 'If the address can be used, an email is on its way.' },
+};
+const badToken = () =>
+  new DomainError('VALIDATION_FAILED', 'this link is invalid or has expired', {
+    path: ['token'],
+    extensions: { reason: 'invalid_token' },
+  });
+
+/**
+ * Self-service sign-up and recovery. Every answer that could reveal whether an address has an account is the
+ * same generic 202; the difference goes by email to the address's owner.
+ */
+export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, store, clock, limiter, tokens } = deps;
+  const rules = authRules(deps.config);
+
+  app.post(
+    '/api/v1/auth/register',
+    { config: { caller: 'public' }, schema: { body: RegisterBody, tags: ['auth'] } },
+    async (req, reply) => {
+      const siteId = siteOf(req);
+      await limitByIp(limiter, req, reply, 'register', rules.register);
+      const site = await findSite(db, siteId);
+      if (site?.settings.public_registration !== true)
+        throw new DomainError('PERMISSION_DENIED', `site ${siteId} does not accept sign-ups`);
+      const { email, password } = req.body;
+      checkPassword(password, email);
+      // Hash before looking the address up, so both paths cost the same.
+      const userId = newId();
+      const hash = await hashPassword(password);
+      const existing = await findUserByEmail(db, email);
+      if (existing) {
+        await mailAccountExists(deps, siteId, email);
+        return reply.status(202).send(ACCEPTED);
+      }
+      const now = clock.now().toISOString();
+      const sealed = (v: string | undefined) => (v ? seal(db, userId, v) : Promise.resolve(null));
+      const metadata = { ...commandMeta(req, SYSTEM_SITE, clock.now()), actor: { type: 'user' as const, id: userId } };
+      try {
+        await handleCommands(
+          store,
+          [
+            {
+              decider: emailClaimDecider,
+              streamId: emailClaimStream(emailHash(email)),
+              command: { type: 'ClaimEmail', data: { userId, now } },
+            },
+            {
+              decider: userDecider,
+              streamId: userStream(userId),
+              command: {
+                type: 'RegisterUser',
+                data: {
+                  userId,
+                  email: await seal(db, userId, email),
+                  passwordHash: await seal(db, userId, hash),
+                  firstName: await sealed(req.body.firstName),
+                  lastName: await sealed(req.body.lastName),
+                  instanceAdmin: false,
+                  status: 'unverified',
+                  now,
+                },
+              },
+            },
+            {
+              decider: userDecider,
+              streamId: userStream(userId),
+              command: { type: 'GrantSiteRole', data: { userId, siteId, role: 'subscriber', now } },
+            },
+          ] as Parameters<typeof handleCommands>[1],
+          { metadata },
+        );
+      } catch (err) {
+        // Lost a race for the address to a concurrent sign-up: the same generic answer.
+        if (err instanceof DomainError && err.code === 'CONFLICT') return reply.status(202).send(ACCEPTED);
+        throw err;
+      }
+      await mailVerification(deps, siteId, userId, email);
+      return reply.status(202).send(ACCEPTED);
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/verify-email',
+    { config: { caller: 'public', site: false }, schema: { body: TokenBody, tags: ['auth'] } },
+    async (req) => {
+      const claims = await tokens.verifyPurpose('verify-email', req.body.token);
+      const user = claims ? await findUserById(db, claims.sub) : null;
+      if (!claims || !user) throw badToken();
+      await handleCommand(
+        store,
+        userDecider,
+        userStream(user.userId),
+        { type: 'VerifyEmail', data: { userId: user.userId, now: clock.now().toISOString() } },
+        { metadata: userMeta(req, deps, user.userId) },
+      );
+      return { data: { verified: true } };
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/resend-verification',
+    { config: { caller: 'public', site: false }, schema: { body: EmailBody, tags: ['auth'] } },
+    async (req, reply) => {
+      await limitByIp(limiter, req, reply, 'resend', rules.resend);
+      const user = await findUserByEmail(db, req.body.email);
+      if (user?.status === 'unverified') {
+        const siteId = Object.keys(user.roles)[0] ?? SYSTEM_SITE;
+        await mailVerification(deps, siteId, user.userId, user.email!);
+      }
+      return reply.status(202).send(ACCEPTED);
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/forgot-password',
+    { config: { caller: 'public', site: false }, schema: { body: EmailBody, tags: ['auth'] } },
+    async (req, reply) => {
+      await limitByIp(limiter, req, reply, 'recovery', rules.recovery);
+      const user = await findUserByEmail(db, req.body.email);
+      if (user) {
+        await handleCommand(
+          store,
+          userDecider,
+          userStream(user.userId),
+          { type: 'RequestPasswordReset', data: { userId: user.userId, now: clock.now().toISOString() } },
+          { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) },
+        );
+        await mailPasswordReset(deps, user);
+      }
+      return reply.status(202).send(ACCEPTED);
+    },
+  );
+
+  app.post(
+    '/api/v1/auth/reset-password',
+    { config: { caller: 'public', site: false }, schema: { body: ResetBody, tags: ['auth'] } },
+    async (req, reply) => {
+      await limitByIp(limiter, req, reply, 'reset', rules.reset);
+      const claims = await tokens.verifyPurpose('reset-password', req.body.token);
+      const user = claims ? await findUserById(db, claims.sub) : null;
+      if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion) throw badToken();
+      checkPassword(req.body.password, user.email ?? undefined);
+      const metadata = {
+        ...commandMeta(req, SYSTEM_SITE, clock.now()),
+        actor: { type: 'user' as const, id: user.userId },
+      };
+      try {
+        await handleCommand(
+          store,
+          userDecider,
+          userStream(user.userId),
+          {
+            type: 'ChangePassword',
+            data: {
+              userId: user.userId,
+              passwordHash: await seal(db, user.userId, await hashPassword(req.body.password)),
+              reason: 'reset',
+              passwordVersion: claims.pv,
+              now: clock.now().toISOString(),
+            },
+          },
+          { metadata },
+        );
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'VALIDATION_FAILED') throw badToken();
+        throw err;
+      }
+      await revokeAllSessions(deps, metadata, user.userId, 'password', null);
+      return { data: { reset: true } };
+    },
+  );
+};

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { roleOn } from '../../../kernel/auth/actor.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { listOutbox } from '../../../kernel/mail/outbox.ts';
+import { findUserById } from '../../../../projections/users/users.queries.ts';
+import { findSessionOwner, liveSessions } from '../../../../projections/sessions/sessions.queries.ts';
+import { revokeSession } from '../sessions.ts';
+
+const Id = z.object({ id: z.string().min(1).max(64) });
+const OutboxQuery = z.object({
+  to: z.string().max(320).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+/**
+ * Site admins see and end the sessions of their site's members (not of instance admins, unless they are one);
+ * anyone else's session is as unknown as a missing one.
+ */
+export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, clock } = deps;
+
+  const memberOfSite = async (userId: string, siteId: string, callerIsInstanceAdmin: boolean) => {
+    const user = await findUserById(db, userId);
+    if (!user || !user.roles[siteId]) return null;
+    if (user.instanceAdmin && !callerIsInstanceAdmin) return null;
+    return user;
+  };
+
+  app.get(
+    '/api/v1/users/:id/sessions',
+    { config: { caller: 'site-admin' }, schema: { params: Id, tags: ['users'] } },
+    async (req) => {
+      const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
+      if (!user) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
+      return { data: await liveSessions(db, user.userId, clock.now()) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/sessions/:id',
+    { config: { caller: 'site-admin' }, schema: { params: Id, tags: ['users'] } },
+    async (req) => {
+      const siteId = siteOf(req);
+      const owner = await findSessionOwner(db, req.params.id);
+      const user = owner ? await memberOfSite(owner, siteId, req.actor!.instanceAdmin) : null;
+      if (!user || !roleOn(req.actor!, siteId))
+        throw new DomainError('NOT_FOUND', `session ${req.params.id} not found`);
+      await revokeSession(deps, commandMeta(req, '_system', clock.now()), req.params.id, 'admin', req.actor!.id);
+      return { data: { id: req.params.id, revoked: true } };
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/outbox',
+    { config: { caller: 'admin', site: false }, schema: { querystring: OutboxQuery, tags: ['admin'] } },
+    async (req) => ({ data: await listOutbox(db, req.query) }),
+  );
+};

@@ -1,0 +1,48 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+
+export interface Mail {
+  siteId: string;
+  to: string;
+  subject: string;
+  body: string;
+  /** What the mail is for (verify-email, reset-password, account-exists, invite …). */
+  kind: string;
+}
+
+export interface OutboxEntry extends Mail {
+  id: string;
+  createdAt: string;
+  sentAt: string | null;
+}
+
+/** Queues a mail. Without SMTP the outbox is where it stays: admins read it (GET /api/v1/admin/outbox). */
+export async function queueMail(db: Db, mail: Mail): Promise<void> {
+  await sql`insert into outbox (site_id, to_address, subject, body, kind)
+            values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind})`.execute(db);
+}
+
+/** Newest first; `to` filters by recipient (case-insensitive). */
+export async function listOutbox(db: Db, opts: { to?: string; limit: number }): Promise<OutboxEntry[]> {
+  const r = await sql<{
+    id: string;
+    site_id: string;
+    to_address: string;
+    subject: string;
+    body: string;
+    kind: string;
+    created_at: Date;
+    sent_at: Date | null;
+  }>`select * from outbox ${opts.to ? sql`where lower(to_address) = lower(${opts.to})` : sql``}
+     order by id desc limit ${opts.limit}`.execute(db);
+  return r.rows.map((x) => ({
+    id: String(x.id),
+    siteId: x.site_id,
+    to: x.to_address,
+    subject: x.subject,
+    body: x.body,
+    kind: x.kind,
+    createdAt: new Date(x.created_at).toISOString(),
+    sentAt: x.sent_at ? new Date(x.sent_at).toISOString() : null,
+  }));
+}
