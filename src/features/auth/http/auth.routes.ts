@@ -12,7 +12,7 @@ import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, us
 import { emailHash } from '../user.events.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
-const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).optional();
+const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).nullish();
 
 export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
