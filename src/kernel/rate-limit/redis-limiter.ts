@@ -33,7 +33,9 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(private readonly opts: RedisLimiterOptions) {
     this.redis = new Redis(opts.url, {
       lazyConnect: false,
-      enableOfflineQueue: false,
+      // Commands sent before the first connection wait for it; once Redis is known to be down, hit() does not
+      // send them at all (see `down`), so a request never waits on a dead server.
+      enableOfflineQueue: true,
       maxRetriesPerRequest: 0,
       commandTimeout: 500,
       retryStrategy: (times) => Math.min(times * 200, 2000),
@@ -47,6 +49,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async hit(key: string, rule: RateRule): Promise<RateVerdict> {
+    if (this.down) return this.unavailable(key, rule);
     try {
       const [count, ttl] = (await (
         this.redis as unknown as { svcHit(k: string, ms: number): Promise<[number, number]> }
@@ -54,17 +57,21 @@ export class RedisRateLimiter implements RateLimiter {
       return verdict(count, rule.max, ttl);
     } catch {
       this.markDown();
-      if (this.opts.failClosed)
-        throw new DomainError('RATE_LIMIT_UNAVAILABLE', 'the rate limiter is unavailable; retry with backoff', {
-          headers: { 'retry-after': '5' },
-        });
-      return this.fallback.hit(key, rule);
+      return this.unavailable(key, rule);
     }
+  }
+
+  private unavailable(key: string, rule: RateRule): Promise<RateVerdict> {
+    if (this.opts.failClosed)
+      throw new DomainError('RATE_LIMIT_UNAVAILABLE', 'the rate limiter is unavailable; retry with backoff', {
+        headers: { 'retry-after': '5' },
+      });
+    return this.fallback.hit(key, rule);
   }
 
   async reset(key: string): Promise<void> {
     await this.fallback.reset(key);
-    await this.redis.del(this.opts.prefix + key).catch(() => this.markDown());
+    if (!this.down) await this.redis.del(this.opts.prefix + key).catch(() => this.markDown());
   }
 
   async close(): Promise<void> {
