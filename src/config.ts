@@ -42,6 +42,7 @@ const EnvSchema = z.object({
   SVC_REGISTER_MAX_PER_IP: z.coerce.number().int().min(1).default(10),
   SVC_TOTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   SVC_DEV_AUTH: bool(false),
+  SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   SCIM_TOKEN: z.string().min(16).optional(),
 });
 

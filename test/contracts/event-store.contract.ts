@@ -193,6 +193,31 @@ export function eventStoreContract(
       });
     });
 
+    describe('onAppended', () => {
+      it('tells listeners of committed appends only, with their stored events', async () => {
+        const seen: StoredEvent[][] = [];
+        const off = store.onAppended((events) => seen.push([...events]));
+        try {
+          const stream = uniqueStream();
+          await store.append(stream, [ev(1), ev(2)], { expectedVersion: 'no_stream' });
+          await expect(store.append(stream, [ev(3)], { expectedVersion: 0 })).rejects.toBeInstanceOf(
+            WrongExpectedVersion,
+          );
+          const mine = seen.filter((b) => b.some((e) => e.streamId === stream));
+          expect(mine).toHaveLength(1);
+          expect(mine[0]!.map((e) => [e.streamVersion, (e.data as { n: number }).n])).toEqual([
+            [1, 1],
+            [2, 2],
+          ]);
+        } finally {
+          off();
+        }
+        const stream = uniqueStream();
+        await store.append(stream, [ev(1)], { expectedVersion: 'no_stream' });
+        expect(seen.some((b) => b.some((e) => e.streamId === stream))).toBe(false);
+      });
+    });
+
     describe('readStream', () => {
       it('reads nothing from a missing stream', async () => {
         expect(await read(uniqueStream())).toEqual([]);

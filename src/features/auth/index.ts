@@ -23,5 +23,7 @@ export const authFeature: Feature = {
   name: 'auth',
   projectors: [usersProjector, sessionsProjector],
   routes,
-  authenticators: (deps) => [internalAuthenticator(deps.db, deps.tokens)],
+  authenticators: (deps) => [
+    internalAuthenticator(deps.db, deps.tokens, deps.store, deps.config.SVC_AUTH_CACHE_MS),
+  ],
 };

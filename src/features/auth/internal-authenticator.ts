@@ -1,22 +1,85 @@
 import type { Authenticator } from '../../kernel/auth/actor.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
-import { findUserForToken } from '../../../projections/users/users.queries.ts';
-import type { TokenService } from './tokens.ts';
 import type { Db } from '../../kernel/db/database.ts';
+import type { EventStore } from '../../kernel/es/event-store.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { findUserForToken, type UserRow } from '../../../projections/users/users.queries.ts';
+import type { AccessClaims, TokenService } from './tokens.ts';
+
+const MAX_ENTRIES = 10_000;
+/** Events after which a cached user (or one of its sessions) is stale. */
+const USER_CHANGES = new Set(['UserTokensRevoked', 'UserSiteRoleGranted', 'UserEmailVerified', 'UserPasswordChanged']);
+
+interface CachedUser {
+  at: number;
+  user: UserRow;
+  /** Sessions seen live for this user. */
+  sessions: Set<string>;
+}
+
+const stale = () => new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
 
 /**
- * The service's own access tokens: signature, audience and expiry, then the live user: its token version
- * must match (change-password and TOTP removal bump it) and the token's session must not be revoked.
+ * The service's own access tokens: signature, audience and expiry, then the live user: its token version must
+ * match (change-password and TOTP removal bump it), it must be active, and the token's session not revoked.
+ *
+ * Every request pays this, so both halves are cached in the process: a verified token's claims (keyed by the
+ * exact token, expiry rechecked each time), and the user with its live sessions for `cacheMs`. This node drops
+ * an entry the moment it commits a change to that user or session; another node's change (a revocation there)
+ * is seen here within `cacheMs` at most. `cacheMs` 0 turns the user cache off.
  */
-export function internalAuthenticator(db: Db, tokens: TokenService): Authenticator {
+export function internalAuthenticator(db: Db, tokens: TokenService, store: EventStore, cacheMs: number): Authenticator {
+  const claimsCache = new Map<string, AccessClaims & { expMs: number }>();
+  const users = new Map<string, CachedUser>();
+  // Bumped on every invalidation: a lookup that raced one does not cache what it read before it.
+  let epoch = 0;
+  store.onAppended((events) => {
+    for (const e of events) {
+      if (USER_CHANGES.has(e.type) || e.type === 'SessionRevoked') epoch++;
+      const data = e.data as { userId?: string; sessionId?: string };
+      if (USER_CHANGES.has(e.type) && data.userId) users.delete(data.userId);
+      if (e.type === 'SessionRevoked' && data.sessionId)
+        for (const u of users.values()) u.sessions.delete(data.sessionId);
+    }
+  });
+  const bounded = <K, V>(m: Map<K, V>, k: K, v: V) => {
+    m.set(k, v);
+    if (m.size > MAX_ENTRIES) m.delete(m.keys().next().value as K);
+  };
+
+  const verify = async (token: string): Promise<AccessClaims> => {
+    const hit = claimsCache.get(token);
+    if (hit) {
+      if (hit.expMs > Date.now()) return hit;
+      claimsCache.delete(token);
+    }
+    const claims = await tokens.verify(token);
+    bounded(claimsCache, token, { ...claims, expMs: claims.expMs });
+    return claims;
+  };
+
+  const lookup = async (userId: string, sessionId: string | null): Promise<UserRow | null> => {
+    const now = Date.now();
+    const cached = users.get(userId);
+    if (cached && now - cached.at < cacheMs && (sessionId === null || cached.sessions.has(sessionId)))
+      return cached.user;
+    const before = epoch;
+    const row = await findUserForToken(db, userId, sessionId);
+    if (!row || !row.sessionLive) return null;
+    if (cacheMs > 0 && epoch === before) {
+      const entry = cached && now - cached.at < cacheMs ? cached : { at: now, user: row, sessions: new Set<string>() };
+      if (sessionId) entry.sessions.add(sessionId);
+      bounded(users, userId, entry);
+    }
+    return row;
+  };
+
   return {
     name: 'access-token',
     order: 100,
     authenticate: async (token) => {
-      const claims = await tokens.verify(token);
-      const user = await findUserForToken(db, claims.sub, claims.sid);
-      if (!user || user.tokenVersion !== claims.tv || !user.sessionLive || user.status !== 'active')
-        throw new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
+      const claims = await verify(token);
+      const user = await lookup(claims.sub, claims.sid);
+      if (!user || user.tokenVersion !== claims.tv || user.status !== 'active') throw stale();
       return {
         type: 'user',
         id: user.userId,

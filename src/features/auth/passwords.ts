@@ -1,9 +1,9 @@
 import { hash, verify } from '@node-rs/argon2';
 
 // argon2id (the library's default algorithm) with OWASP's second recommended profile.
-const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
+export const ARGON2_OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 
-export const hashPassword = (password: string) => hash(password, OPTIONS);
+export const hashPassword = (password: string) => hash(password, ARGON2_OPTIONS);
 
 let dummy: Promise<string> | null = null;
 

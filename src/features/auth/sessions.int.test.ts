@@ -3,6 +3,11 @@ import { sql } from 'kysely';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { ManualClock } from '../../kernel/clock.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
+import { PgEventStore } from '../../kernel/es/pg-event-store.ts';
+import { allProjectors } from '../index.ts';
+import { sessionDecider } from './session.decider.ts';
+import { sessionStream } from './session.events.ts';
 
 let t: TestApp;
 let admin: string;
@@ -335,5 +340,40 @@ describe('preferences', () => {
     expect(cleared.json().meta.effective.saveAction).toBe('create_new');
     const got = await t.call({ method: 'GET', url: '/api/v1/me/preferences', as: token });
     expect(got.json().data).toEqual({ theme: 'dark', sidebar: { open: true } });
+  });
+});
+
+describe('token checks across nodes', () => {
+  it('sees a revocation written by another node at once when the auth cache is off', async () => {
+    const u = await createTestApp({ env: { SVC_AUTH_CACHE_MS: '0' } });
+    try {
+      const token = await u.setup();
+      expect((await u.call({ method: 'GET', url: '/api/v1/auth/me', as: token })).statusCode).toBe(200);
+      const sid = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).sid as string;
+      // Another node: its own store on the same database (this node's listeners never hear of it).
+      const other = new PgEventStore(
+        u.deps.db,
+        allProjectors().filter((p) => p.mode === 'inline'),
+      );
+      await handleCommand(
+        other,
+        sessionDecider,
+        sessionStream(sid),
+        { type: 'RevokeSession', data: { sessionId: sid, reason: 'admin', by: null, now: new Date().toISOString() } },
+        {
+          metadata: {
+            siteId: '_system',
+            actor: { type: 'system', id: 'other-node' },
+            correlationId: 'x',
+            causationId: null,
+            requestId: null,
+            occurredAt: new Date().toISOString(),
+          },
+        },
+      );
+      expect((await u.call({ method: 'GET', url: '/api/v1/auth/me', as: token })).statusCode).toBe(401);
+    } finally {
+      await u.close();
+    }
   });
 });

@@ -9,6 +9,8 @@ export interface AccessClaims {
   jti: string;
   /** The session (refresh-token family) the token belongs to; null for tokens issued outside a session. */
   sid: string | null;
+  /** Expiry, epoch milliseconds. */
+  expMs: number;
 }
 
 export interface AccessInput {
@@ -70,6 +72,7 @@ export class TokenService {
         amr: (payload.amr as string[]) ?? [],
         jti: String(payload.jti),
         sid: typeof payload.sid === 'string' ? payload.sid : null,
+        expMs: Number(payload.exp ?? 0) * 1000,
       };
     } catch (err) {
       if (err instanceof errors.JWTExpired)

@@ -14,8 +14,10 @@ import {
 } from '@eventstore/db-client';
 import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
 import {
+  AppendListeners,
   siteOfStream,
   WrongExpectedVersion,
+  type AppendListener,
   type AppendRequest,
   type AppendResult,
   type EventStore,
@@ -46,6 +48,12 @@ export class EsdbEventStore implements EventStore {
     return results;
   }
 
+  private readonly listeners = new AppendListeners();
+
+  onAppended(listener: AppendListener): () => void {
+    return this.listeners.add(listener);
+  }
+
   async append(
     streamId: string,
     events: NewEvent[],
@@ -67,7 +75,9 @@ export class EsdbEventStore implements EventStore {
       const last = Number(res.nextExpectedRevision) + 1;
       const first = last - events.length + 1;
       const stored = await this.readRange(streamId, first, last);
-      return { nextExpectedVersion: last, events: stored };
+      const result = { nextExpectedVersion: last, events: stored };
+      this.listeners.notify([result]);
+      return result;
     } catch (err) {
       if (err instanceof WrongExpectedVersionError) {
         const actual = typeof err.actualVersion === 'bigint' ? Number(err.actualVersion) + 1 : null;

@@ -58,7 +58,34 @@ export interface EventStore {
   readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
   /** The stream's current version, or null when it does not exist. */
   streamVersion(streamId: string): Promise<number | null>;
+  /**
+   * Calls `listener` with each append's events once they are committed, in this process only (caches that
+   * must drop an entry the moment this node changes it). Returns the unsubscribe function.
+   */
+  onAppended(listener: AppendListener): () => void;
   close(): Promise<void>;
+}
+
+export type AppendListener = (events: readonly StoredEvent[]) => void;
+
+/** The listeners of one store; a listener that throws never fails the append that already committed. */
+export class AppendListeners {
+  private readonly listeners = new Set<AppendListener>();
+  add(listener: AppendListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+  notify(results: readonly AppendResult[]): void {
+    if (this.listeners.size === 0) return;
+    const events = results.flatMap((r) => r.events);
+    for (const l of this.listeners) {
+      try {
+        l(events);
+      } catch {
+        // A cache listener's failure must not turn a committed write into an error.
+      }
+    }
+  }
 }
 
 /** Site id of a stream name `<siteId>/<aggregate>/<id…>`. */

@@ -3,8 +3,10 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { DB, EventsTable } from '../db/database.ts';
 import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
 import {
+  AppendListeners,
   siteOfStream,
   WrongExpectedVersion,
+  type AppendListener,
   type AppendRequest,
   type AppendResult,
   type EventStore,
@@ -56,6 +58,11 @@ export class PgEventStore implements EventStore {
   }
 
   private readonly committer: GroupCommitter;
+  private readonly listeners = new AppendListeners();
+
+  onAppended(listener: AppendListener): () => void {
+    return this.listeners.add(listener);
+  }
 
   append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
     return this.appendMany([{ streamId, events, expectedVersion: opts.expectedVersion }]).then((r) => r[0]!);
@@ -66,7 +73,7 @@ export class PgEventStore implements EventStore {
     if (batch.length === 0 || batch.some((b) => b.events.length === 0))
       throw new Error('append needs at least one event per stream');
     try {
-      return await this.committer.run(async (trx) => {
+      const committed = await this.committer.run(async (trx) => {
         const results: AppendResult[] = [];
         for (const { streamId, events, expectedVersion } of batch) {
           const siteId = siteOfStream(streamId);
@@ -79,6 +86,8 @@ export class PgEventStore implements EventStore {
         }
         return results;
       });
+      this.listeners.notify(committed);
+      return committed;
     } catch (err) {
       // The primary key (site, stream, version) is the backstop for any race the version check misses; a deadlock
       // between two nodes' groups is a race too. Either way the caller may re-decide and retry.
