@@ -80,7 +80,7 @@ try {
   const fakeReply = { setCookie: () => undefined } as never;
   const login = await startSession(deps, fakeReq, fakeReply, user, ['pwd']);
   const chain = features.flatMap((f) => f.authenticators?.(deps) ?? []).sort((a, b) => a.order - b.order);
-  const ctx: AuthContext = { siteId: 'main', method: 'GET', origin: null };
+  const ctx: AuthContext = { siteId: 'main', method: 'GET', path: '/api/v1/site', origin: null };
   const authenticate = async (token: string) => {
     for (const a of chain) if (await a.authenticate(token, ctx)) return;
     throw new Error('refused');

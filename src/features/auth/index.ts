@@ -7,6 +7,8 @@ import { adminSessionsRoutes } from './http/admin-sessions.routes.ts';
 import { authRoutes } from './http/auth.routes.ts';
 import { meRoutes } from './http/me.routes.ts';
 import { internalAuthenticator } from './internal-authenticator.ts';
+import { scimAuthenticator } from './scim-authenticator.ts';
+import { scimRoutes } from './http/scim.routes.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { hashPassword } from './passwords.ts';
@@ -17,6 +19,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(accountRoutes, deps);
   await app.register(meRoutes, deps);
   await app.register(adminSessionsRoutes, deps);
+  await app.register(scimRoutes, deps);
 };
 
 export const authFeature: Feature = {
@@ -24,6 +27,7 @@ export const authFeature: Feature = {
   projectors: [usersProjector, sessionsProjector],
   routes,
   authenticators: (deps) => [
+    scimAuthenticator(deps.config.SCIM_TOKEN),
     internalAuthenticator(deps.db, deps.tokens, deps.store, deps.config.SVC_AUTH_CACHE_MS),
   ],
 };

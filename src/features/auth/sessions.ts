@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
+import { actorRef } from '../../kernel/auth/actor.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { commandMeta } from '../../kernel/http/command-meta.ts';
@@ -26,7 +27,7 @@ export interface LoginData {
 /** Event metadata for a change the user makes about their own identity (instance-level stream). */
 export const userMeta = (req: FastifyRequest, deps: AppDeps, userId: string): EventMetadata => ({
   ...commandMeta(req, SYSTEM_SITE, deps.clock.now()),
-  actor: req.actor ? { type: req.actor.type, id: req.actor.id } : { type: 'user', id: userId },
+  actor: req.actor ? actorRef(req.actor) : { type: 'user', id: userId },
 });
 
 /** Starts a session (a refresh-token family) and answers with the access and refresh tokens, also as a cookie. */

@@ -2,7 +2,8 @@ import type { ActorRef } from '../es/event.ts';
 
 /** The authenticated principal of a request (request.actor): a user, or an API key acting with its role. */
 export interface Actor {
-  type: 'user' | 'apiKey';
+  /** `scim`: the provisioning client holding SCIM_TOKEN, valid on /scim/v2/ only. */
+  type: 'user' | 'apiKey' | 'scim';
   id: string;
   email: string;
   /** Admin of every site (the setup user). */
@@ -23,6 +24,8 @@ export interface AuthContext {
   /** The site the request names (X-Svc-Site or subdomain), not yet checked. */
   siteId: string | null;
   method: string;
+  /** The request path without the query. */
+  path: string;
   origin: string | null;
 }
 
@@ -44,5 +47,6 @@ export function roleOn(actor: Actor, siteId: string): string | null {
 }
 
 export function actorRef(actor: Actor | null): ActorRef {
-  return actor ? { type: actor.type, id: actor.id } : { type: 'system', id: 'anonymous' };
+  if (!actor) return { type: 'system', id: 'anonymous' };
+  return actor.type === 'scim' ? { type: 'system', id: 'scim' } : { type: actor.type, id: actor.id };
 }

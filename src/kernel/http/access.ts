@@ -29,12 +29,15 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     const token = bearer(req);
     const named = siteFromRequest(req.headers, req.headers.host);
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
-    if (token) req.actor = await opts.authenticate(token, { siteId: named, method: req.method, origin });
+    const path = req.url.split('?')[0]!;
+    if (token) req.actor = await opts.authenticate(token, { siteId: named, method: req.method, path, origin });
     else if (opts.devActor && caller !== 'public') req.actor = await opts.devActor();
     if (caller !== 'public' && !req.actor) throw unauthenticated();
     if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD')
       throw forbidden('a publishable key may only read');
     if (caller === 'admin' && !req.actor?.instanceAdmin) throw forbidden('this area is for administrators');
+    if ((caller === 'scim') !== (req.actor?.type === 'scim') && req.actor)
+      throw forbidden(caller === 'scim' ? 'this area needs the SCIM token' : 'the SCIM token is for /scim/v2/ only');
 
     const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
     if (!siteScoped) return;

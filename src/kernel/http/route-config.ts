@@ -1,7 +1,7 @@
 import type { Actor } from '../auth/actor.ts';
 
 /** Who may call a route: public, any authenticated principal, an instance admin, or a site admin. */
-export type Caller = 'public' | 'bearer' | 'admin' | 'site-admin';
+export type Caller = 'public' | 'bearer' | 'admin' | 'site-admin' | 'scim';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
