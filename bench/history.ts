@@ -5,10 +5,12 @@ import { startServer } from '../test/support/server-process.ts';
 /**
  * Item history at scale (issue budget: under 50 ms p99): one item with REVISIONS revisions written through the
  * API, then the revisions list page, an `asOf` read in the middle of the history, and revert, each loaded with
- * autocannon (10 connections). PostgreSQL only. `npm run bench:history`.
+ * autocannon at 1 and 10 connections (CONNECTIONS). PostgreSQL only. `npm run bench:history`.
  */
 const REVISIONS = Number(process.env.REVISIONS ?? 10_000);
 const DURATION = Number(process.env.DURATION ?? 10);
+/** Connection counts to load each scenario with: 1 is one client's latency, 10 saturates two cores. */
+const CONNECTIONS = (process.env.CONNECTIONS ?? '1,10').split(',').map(Number);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
 
@@ -86,15 +88,19 @@ try {
   for (const s of scenarios) {
     const request = { method: s.method, path: s.path, body: s.body, headers };
     await autocannon({ url: server.url, connections: 10, duration: 2, requests: [request] });
-    const r = await autocannon({ url: server.url, connections: 10, duration: DURATION, requests: [request] });
-    rows.push(`| ${s.name} | ${Math.round(r.requests.mean)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`);
+    for (const connections of CONNECTIONS) {
+      const r = await autocannon({ url: server.url, connections, duration: DURATION, requests: [request] });
+      rows.push(
+        `| ${s.name} | ${connections} | ${Math.round(r.requests.mean)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} |`,
+      );
+    }
   }
   console.log(
     [
-      `Item with ${revs.total} revisions (written through the API in ${writeMs} ms), PostgreSQL, 10 connections, ${DURATION} s measured.`,
+      `Item with ${revs.total} revisions (written through the API in ${writeMs} ms), PostgreSQL, ${DURATION} s measured per row.`,
       '',
-      '| scenario | req/s | p50 ms | p99 ms | non-2xx |',
-      '| --- | --- | --- | --- | --- |',
+      '| scenario | connections | req/s | p50 ms | p99 ms | non-2xx |',
+      '| --- | --- | --- | --- | --- | --- |',
       ...rows,
     ].join('\n'),
   );
