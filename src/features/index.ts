@@ -1,4 +1,5 @@
 import type { Feature } from '../deps.ts';
+import { apiKeysFeature } from './api-keys/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
 import { encryptionFeature } from './encryption/index.ts';
@@ -13,6 +14,7 @@ export const features: Feature[] = [
   systemFeature,
   setupFeature,
   authFeature,
+  apiKeysFeature,
   sitesFeature,
   schemaFeature,
   itemsFeature,

@@ -1,0 +1,74 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { DomainError, forbidden } from '../../kernel/http/errors.ts';
+import type { ApiKeyCreated, ApiKeyEvent } from './api-key.events.ts';
+
+/** The preset role keys, strongest first. Custom roles arrive later; until then a roleId names one of these. */
+export const ROLE_RANK = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
+/** Roles a publishable key may carry: it lives in browsers, so it only reads. */
+export const PUBLISHABLE_ROLES: readonly string[] = ['viewer', 'subscriber', 'public'];
+
+export type ApiKeyState =
+  { status: 'none' } | { status: 'active' | 'revoked'; siteId: string; role: string; publishable: boolean };
+
+/**
+ * Create a key. `creatorRole` is the creator's role on the site: a key never carries a stronger role than the
+ * one who made it (so only instance admins make `admin` keys). `allowedOrigins` is null when not given.
+ */
+export type CreateApiKey = {
+  type: 'CreateApiKey';
+  data: Omit<ApiKeyCreated['data'], 'at'> & { creatorRole: string; now: string };
+};
+/** Revoke a key; revoking a revoked key changes nothing. */
+export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; siteId: string; by: string; now: string } };
+export type ApiKeyCommand = CreateApiKey | RevokeApiKey;
+
+const rank = (role: string) => ROLE_RANK.indexOf(role as (typeof ROLE_RANK)[number]);
+const invalid = (message: string, field: string) => new DomainError('VALIDATION_FAILED', message, { path: [field] });
+
+/** The rules a new key must satisfy; throws the first one broken. */
+function checkNewKey(d: CreateApiKey['data']): void {
+  if (rank(d.role) < 0) throw invalid(`unknown role ${d.role}`, 'role');
+  if (rank(d.creatorRole) < 0 || rank(d.role) < rank(d.creatorRole))
+    throw forbidden(`a ${d.creatorRole} may not create a key with role ${d.role}`);
+  if (d.publishable) {
+    if (!PUBLISHABLE_ROLES.includes(d.role))
+      throw invalid(`a publishable key may only carry a read role (${PUBLISHABLE_ROLES.join(', ')})`, 'role');
+    if (!d.allowedOrigins?.length) throw invalid('a publishable key needs allowedOrigins', 'allowedOrigins');
+  } else if (d.allowedOrigins !== null) {
+    throw invalid('allowedOrigins is for publishable keys only', 'allowedOrigins');
+  }
+  if (d.expiresAt !== null && Date.parse(d.expiresAt) <= Date.parse(d.now))
+    throw invalid('expiresAt must be in the future', 'expiresAt');
+}
+
+export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'ApiKeyCreated':
+        return { status: 'active', siteId: e.data.siteId, role: e.data.role, publishable: e.data.publishable };
+      case 'ApiKeyRevoked':
+        return s.status === 'none' ? s : { ...s, status: 'revoked' };
+      default:
+        return assertNever(e);
+    }
+  },
+  decide: (cmd, s) => {
+    switch (cmd.type) {
+      case 'CreateApiKey': {
+        if (s.status !== 'none') throw new DomainError('CONFLICT', `API key ${cmd.data.keyId} already exists`);
+        checkNewKey(cmd.data);
+        const { creatorRole: _creatorRole, now, ...data } = cmd.data;
+        return [{ type: 'ApiKeyCreated', data: { ...data, at: now } }];
+      }
+      case 'RevokeApiKey': {
+        const { keyId, siteId, by, now } = cmd.data;
+        if (s.status === 'none') throw new DomainError('NOT_FOUND', `API key ${keyId} not found`);
+        if (s.status === 'revoked') return [];
+        return [{ type: 'ApiKeyRevoked', data: { keyId, siteId, by, at: now } }];
+      }
+      default:
+        return assertNever(cmd);
+    }
+  },
+};
