@@ -26,6 +26,8 @@ export interface AppDeps {
   setupToken: string | null;
   /** Runs the async projectors to the head of the log (tests, admin). */
   drainAsync(): Promise<void>;
+  /** Delivers the outbox over SMTP now (SMTP_URL set); the number of mails tried. 0 without SMTP. */
+  flushMail(): Promise<number>;
 }
 
 /** A vertical slice: its read models and its routes. */

@@ -15,6 +15,7 @@ import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
+import { startMailSender } from './kernel/mail/smtp-sender.ts';
 
 export interface Runtime {
   deps: AppDeps;
@@ -68,6 +69,9 @@ export async function startRuntime(
         log,
       })
     : new MemoryRateLimiter();
+  const mail = config.SMTP_URL
+    ? startMailSender({ db, url: config.SMTP_URL, from: config.SMTP_FROM, log, pollMs: config.SVC_MAIL_POLL_MS })
+    : null;
   const deps: AppDeps = {
     config,
     database,
@@ -78,6 +82,7 @@ export async function startRuntime(
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
     limiter,
     setupToken,
+    flushMail: () => mail?.flush() ?? Promise.resolve(0),
     drainAsync: async () => {
       for (const p of asyncProjectors) while ((await catchUpOnce(db, p)) > 0);
     },
@@ -86,6 +91,7 @@ export async function startRuntime(
     deps,
     stop: async () => {
       await worker.stop();
+      await mail?.stop();
       await limiter.close();
     },
   };

@@ -106,6 +106,15 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       await sql`create index outbox_created on outbox (created_at desc)`.execute(db);
     },
   },
+  {
+    id: '006_outbox_delivery',
+    up: async (db) => {
+      await sql`alter table outbox add column attempts integer not null default 0`.execute(db);
+      await sql`alter table outbox add column last_error text`.execute(db);
+      await sql`alter table outbox add column next_attempt_at timestamptz not null default now()`.execute(db);
+      await sql`create index outbox_unsent on outbox (next_attempt_at) where sent_at is null`.execute(db);
+    },
+  },
 ];
 
 async function currentSchema(db: Kysely<DB>): Promise<string> {

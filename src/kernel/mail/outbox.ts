@@ -14,9 +14,14 @@ export interface OutboxEntry extends Mail {
   id: string;
   createdAt: string;
   sentAt: string | null;
+  attempts: number;
+  lastError: string | null;
 }
 
-/** Queues a mail. Without SMTP the outbox is where it stays: admins read it (GET /api/v1/admin/outbox). */
+/**
+ * Queues a mail. With SMTP_URL the sender delivers it; without, the outbox is where it stays. Admins read it
+ * either way (GET /api/v1/admin/outbox).
+ */
 export async function queueMail(db: Db, mail: Mail): Promise<void> {
   await sql`insert into outbox (site_id, to_address, subject, body, kind)
             values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind})`.execute(db);
@@ -33,6 +38,8 @@ export async function listOutbox(db: Db, opts: { to?: string; limit: number }): 
     kind: string;
     created_at: Date;
     sent_at: Date | null;
+    attempts: number;
+    last_error: string | null;
   }>`select * from outbox ${opts.to ? sql`where lower(to_address) = lower(${opts.to})` : sql``}
      order by id desc limit ${opts.limit}`.execute(db);
   return r.rows.map((x) => ({
@@ -44,5 +51,7 @@ export async function listOutbox(db: Db, opts: { to?: string; limit: number }): 
     kind: x.kind,
     createdAt: new Date(x.created_at).toISOString(),
     sentAt: x.sent_at ? new Date(x.sent_at).toISOString() : null,
+    attempts: x.attempts,
+    lastError: x.last_error,
   }));
 }
