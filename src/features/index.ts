@@ -3,6 +3,7 @@ import { apiKeysFeature } from './api-keys/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
 import { encryptionFeature } from './encryption/index.ts';
+import { issuersFeature } from './issuers/index.ts';
 import { itemsFeature } from './items/index.ts';
 import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
@@ -14,6 +15,7 @@ export const features: Feature[] = [
   systemFeature,
   setupFeature,
   authFeature,
+  issuersFeature,
   apiKeysFeature,
   sitesFeature,
   schemaFeature,

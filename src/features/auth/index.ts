@@ -11,6 +11,7 @@ import { scimAuthenticator } from './scim-authenticator.ts';
 import { scimRoutes } from './http/scim.routes.ts';
 
 export { checkPassword } from './password-policy.ts';
+export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
 export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
 

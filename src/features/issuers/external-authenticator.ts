@@ -1,0 +1,149 @@
+import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { AppDeps } from '../../deps.ts';
+import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
+import {
+  enabledIssuers,
+  type TrustedIssuerRecord,
+} from '../../../projections/trusted-issuers/trusted-issuers.queries.ts';
+import { provisionExternalUser } from '../auth/index.ts';
+import { ISSUER_EVENT_TYPES } from './issuer.events.ts';
+import { resolveRole, claimAt } from './external-claims.ts';
+
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+const MAX_ENTRIES = 10_000;
+const FETCH_TIMEOUT_MS = 5_000;
+const ISSUER_EVENTS = new Set<string>(ISSUER_EVENT_TYPES);
+
+const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
+
+/** The key set of an issuer: its jwksUri, or the jwks_uri its discovery document names. */
+async function keySet(issuer: TrustedIssuerRecord): Promise<JWTVerifyGetKey> {
+  if (issuer.jwksUri) return createRemoteJWKSet(new URL(issuer.jwksUri));
+  const res = await fetch(issuer.discoveryUrl!, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  if (!res.ok) throw new Error(`discovery document answered ${res.status}`);
+  const doc = (await res.json()) as { jwks_uri?: unknown };
+  if (typeof doc.jwks_uri !== 'string' || !/^https?:\/\//.test(doc.jwks_uri))
+    throw new Error('the discovery document names no http(s) jwks_uri');
+  return createRemoteJWKSet(new URL(doc.jwks_uri));
+}
+
+/**
+ * JWTs of the site's trusted external issuers (spec: External JWT verification). A token whose `iss` is not an
+ * enabled issuer of the request's site is not ours (null: the service's own tokens are asked next). Once the
+ * issuer matches, the token is accepted or refused here: signature against the issuer's keys, audience, expiry,
+ * not-before, the issuer's algorithms; then the site claim and the role mapping.
+ *
+ * Issuers are cached per site for `cacheMs` and dropped the moment this node commits a change to one of them;
+ * another node's change is seen within `cacheMs`. Key sets are cached per issuer record version.
+ */
+export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authenticator {
+  const bySite = new Map<string, { at: number; issuers: TrustedIssuerRecord[] }>();
+  const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+  const provisioned = new Map<string, { userId: string; role: string }>();
+  let epoch = 0;
+  deps.store.onAppended((events) => {
+    for (const e of events)
+      if (ISSUER_EVENTS.has(e.type)) {
+        epoch++;
+        bySite.delete(e.siteId);
+      }
+  });
+  const bounded = <V>(m: Map<string, V>, k: string, v: V) => {
+    m.set(k, v);
+    if (m.size > MAX_ENTRIES) m.delete(m.keys().next().value as string);
+  };
+
+  const issuersOf = async (siteId: string): Promise<TrustedIssuerRecord[]> => {
+    const hit = bySite.get(siteId);
+    if (hit && Date.now() - hit.at < cacheMs) return hit.issuers;
+    const before = epoch;
+    const issuers = await enabledIssuers(deps.db, siteId);
+    if (epoch === before) bounded(bySite, siteId, { at: Date.now(), issuers });
+    return issuers;
+  };
+
+  const keysOf = (issuer: TrustedIssuerRecord): Promise<JWTVerifyGetKey> => {
+    const k = `${issuer.id}:${issuer.version}`;
+    let keys = keySets.get(k);
+    if (!keys) {
+      keys = keySet(issuer);
+      bounded(keySets, k, keys);
+      keys.catch(() => keySets.delete(k));
+    }
+    return keys;
+  };
+
+  const verify = async (token: string, issuer: TrustedIssuerRecord): Promise<JWTPayload> => {
+    try {
+      const { payload } = await jwtVerify(token, await keysOf(issuer), {
+        issuer: issuer.issuer,
+        audience: issuer.audience,
+        algorithms: [...issuer.algorithms],
+        clockTolerance: issuer.clockSkewSeconds,
+        currentDate: deps.clock.now(),
+      });
+      return payload;
+    } catch (err) {
+      if (err instanceof errors.JWTExpired) throw new DomainError('TOKEN_EXPIRED', 'the token has expired');
+      throw unauthenticated('the token of the external issuer could not be verified');
+    }
+  };
+
+  const userIdFor = async (
+    issuer: TrustedIssuerRecord,
+    subject: string,
+    email: string,
+    siteId: string,
+    role: string,
+  ) => {
+    if (!issuer.jitProvisioning) return `ext:${issuer.id}:${subject}`;
+    const k = `${issuer.id}\u0000${subject}\u0000${siteId}`;
+    const hit = provisioned.get(k);
+    if (hit && hit.role === role) return hit.userId;
+    const userId = await provisionExternalUser(
+      { db: deps.db, store: deps.store, now: deps.clock.now() },
+      { issuerId: issuer.id, subject, email: email || null, siteId, role },
+    );
+    bounded(provisioned, k, { userId, role });
+    return userId;
+  };
+
+  return {
+    name: 'external-jwt',
+    order: 50,
+    authenticate: async (token, ctx): Promise<Actor | null> => {
+      if (!ctx.siteId || !SITE_ID_PATTERN.test(ctx.siteId) || !JWT_SHAPE.test(token)) return null;
+      let iss: unknown;
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        return null;
+      }
+      if (typeof iss !== 'string') return null;
+      const issuer = (await issuersOf(ctx.siteId)).find((i) => i.issuer === iss);
+      if (!issuer) return null;
+      const payload = await verify(token, issuer);
+      const { claimMapping } = issuer;
+      const siteClaim = claimMapping.siteId === undefined ? undefined : claimAt(payload, claimMapping.siteId);
+      if (siteClaim !== undefined && siteClaim !== ctx.siteId)
+        throw new DomainError('PERMISSION_DENIED', 'the token is for another site');
+      const subject = claimAt(payload, claimMapping.externalId);
+      if (typeof subject !== 'string' || !subject) throw unauthenticated('the token names no subject');
+      const role = resolveRole(issuer, claimAt(payload, claimMapping.roles));
+      if (!role) throw new DomainError('PERMISSION_DENIED', 'no role of the token maps to a role on this site');
+      const emailClaim = claimAt(payload, claimMapping.email);
+      const email = typeof emailClaim === 'string' ? emailClaim : '';
+      return {
+        type: 'user',
+        id: await userIdFor(issuer, subject, email, ctx.siteId, role),
+        email,
+        instanceAdmin: false,
+        roles: { [ctx.siteId]: role },
+        tokenVersion: 0,
+        amr: ['ext'],
+      };
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import type { DomainEvent } from '../../../kernel/es/event.ts';
+import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { notFound } from '../../../kernel/http/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import { findIssuer, listIssuers } from '../../../../projections/trusted-issuers/trusted-issuers.queries.ts';
+import { issuerClaimDecider } from '../issuer-claim.decider.ts';
+import { issuerDecider } from '../issuer.decider.ts';
+import { issuerClaimStream, issuerStream } from '../issuer.events.ts';
+import { IssuerBody, IssuerPatchBody, unprocessable } from '../issuer.schema.ts';
+
+const Id = z.object({ id: z.string().min(1).max(64) });
+const BASE = '/api/v1/admin/auth/issuers';
+const ADMIN = { caller: 'admin' as const };
+const TAGS = ['admin'];
+
+/** Input errors of these routes are 422 (spec: Errors): the schema failure fastify attached (attachValidation). */
+function rejectInvalid(req: FastifyRequest): void {
+  const err = req.validationError;
+  if (!err) return;
+  const part = (err as { validationContext?: string }).validationContext ?? 'body';
+  if (!hasZodFastifySchemaValidationErrors(err))
+    throw unprocessable([{ message: err.message, path: [part], extensions: {} }]);
+  throw unprocessable(
+    err.validation.map((v: { message?: string; instancePath: string; keyword: string }) => ({
+      message: v.message ?? 'invalid value',
+      path: [part, ...v.instancePath.split('/').filter(Boolean)],
+      extensions: { reason: v.keyword },
+    })),
+  );
+}
+
+const cmd = <S, C, E extends DomainEvent>(c: StreamCommand<S, C, E>) => c as unknown as StreamCommand;
+
+/** Trusted external issuers of the request's site: instance admins only. */
+export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock }) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const current = async (siteId: string, id: string) => {
+    const found = await withSite(db, siteId, (trx) => findIssuer(trx, siteId, id));
+    if (!found) throw notFound('trusted issuer', id);
+    return found;
+  };
+  const claim = (siteId: string, issuerId: string, iss: string, now: string) =>
+    cmd({
+      decider: issuerClaimDecider,
+      streamId: issuerClaimStream(siteId, iss),
+      command: { type: 'ClaimIssuer', data: { issuerId, iss, now } },
+    });
+  const release = (siteId: string, issuerId: string, iss: string, now: string) =>
+    cmd({
+      decider: issuerClaimDecider,
+      streamId: issuerClaimStream(siteId, iss),
+      command: { type: 'ReleaseIssuer', data: { issuerId, now } },
+    });
+
+  app.get(BASE, { config: ADMIN, schema: { tags: TAGS } }, async (req) => {
+    const siteId = siteOf(req);
+    const issuers = await withSite(db, siteId, (trx) => listIssuers(trx, siteId));
+    return { data: issuers, meta: { total: issuers.length } };
+  });
+
+  app.get(`${BASE}/:id`, { config: ADMIN, attachValidation: true, schema: { params: Id, tags: TAGS } }, async (req) => {
+    rejectInvalid(req);
+    return { data: await current(siteOf(req), req.params.id) };
+  });
+
+  app.post(
+    BASE,
+    { config: ADMIN, attachValidation: true, schema: { body: IssuerBody, tags: TAGS } },
+    async (req, reply) => {
+      rejectInvalid(req);
+      const siteId = siteOf(req);
+      const issuerId = newId();
+      const now = clock.now();
+      const register = cmd({
+        decider: issuerDecider,
+        streamId: issuerStream(siteId, issuerId),
+        command: { type: 'RegisterIssuer', data: { issuerId, siteId, config: req.body, now: now.toISOString() } },
+      });
+      await handleCommands(store, [register, claim(siteId, issuerId, req.body.issuer, now.toISOString())], {
+        metadata: commandMeta(req, siteId, now),
+      });
+      reply.status(201);
+      return { data: await current(siteId, issuerId) };
+    },
+  );
+
+  app.patch(
+    `${BASE}/:id`,
+    { config: ADMIN, attachValidation: true, schema: { params: Id, body: IssuerPatchBody, tags: TAGS } },
+    async (req) => {
+      rejectInvalid(req);
+      const siteId = siteOf(req);
+      const { id } = req.params;
+      const before = await current(siteId, id);
+      const now = clock.now().toISOString();
+      const next = req.body.issuer ?? before.issuer;
+      const update = cmd({
+        decider: issuerDecider,
+        streamId: issuerStream(siteId, id),
+        command: {
+          type: 'UpdateIssuer',
+          data: { issuerId: id, siteId, patch: req.body, expectedIssuer: before.issuer, now },
+        },
+      });
+      const moves =
+        next === before.issuer ? [] : [release(siteId, id, before.issuer, now), claim(siteId, id, next, now)];
+      await handleCommands(store, [update, ...moves], { metadata: commandMeta(req, siteId, clock.now()) });
+      return { data: await current(siteId, id) };
+    },
+  );
+
+  app.delete(
+    `${BASE}/:id`,
+    { config: ADMIN, attachValidation: true, schema: { params: Id, tags: TAGS } },
+    async (req, reply) => {
+      rejectInvalid(req);
+      const siteId = siteOf(req);
+      const { id } = req.params;
+      const before = await current(siteId, id);
+      const now = clock.now().toISOString();
+      const remove = cmd({
+        decider: issuerDecider,
+        streamId: issuerStream(siteId, id),
+        command: { type: 'RemoveIssuer', data: { issuerId: id, siteId, expectedIssuer: before.issuer, now } },
+      });
+      await handleCommands(store, [remove, release(siteId, id, before.issuer, now)], {
+        metadata: commandMeta(req, siteId, clock.now()),
+      });
+      return reply.status(204).send();
+    },
+  );
+};
