@@ -102,7 +102,7 @@ describe('ApiKey', () => {
         role: fc.constantFrom(...ROLE_RANK, 'nobody'),
         creatorRole: fc.constantFrom('admin', 'site_admin'),
         publishable: fc.boolean(),
-        allowedOrigins: fc.constantFrom(null, [], ['https://a.example']),
+        allowedOrigins: fc.constantFrom<string[] | null>(null, [], ['https://a.example']),
         expiresAt: fc.constantFrom(null, '2026-01-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z'),
       })
       .map((o) => create(o)),
