@@ -10,7 +10,7 @@ import { notFound } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findApiKey, listApiKeys } from '../../../../projections/api-keys/api-keys.queries.ts';
-import { apiKeyDecider, type CreateApiKey } from '../api-key.decider.ts';
+import { apiKeyDecider, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
 import { apiKeyStream } from '../api-key.events.ts';
 import { generateApiKey } from '../api-key.secrets.ts';
 
@@ -76,9 +76,11 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
   });
 
   app.delete('/api/v1/api-keys/:id', { config, schema: { ...schema, params: Id } }, async (req) => {
-    const { siteId, now, id } = { siteId: siteOf(req), now: clock.now(), id: req.params.id };
-    const cmd = {
-      type: 'RevokeApiKey' as const,
+    const siteId = siteOf(req);
+    const now = clock.now();
+    const id = req.params.id;
+    const cmd: RevokeApiKey = {
+      type: 'RevokeApiKey',
       data: { keyId: id, siteId, by: actorOf(req).id, now: now.toISOString() },
     };
     await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, id), cmd, {
