@@ -8,6 +8,7 @@ import { ARGON2_OPTIONS } from '../src/features/auth/passwords.ts';
 import { createDatabase } from '../src/kernel/db/create-db.ts';
 import type { AuthContext } from '../src/kernel/auth/actor.ts';
 import { startRuntime } from '../src/runtime.ts';
+import { buildApp } from '../src/app.ts';
 import { runSetup } from '../src/features/setup/run-setup.process.ts';
 import { startSession } from '../src/features/auth/sessions.ts';
 import { findUserByEmail, findUserForToken } from '../projections/users/users.queries.ts';
@@ -98,6 +99,17 @@ try {
     `| user, memberships and session query (${where}; once per SVC_AUTH_CACHE_MS per user) | ${lookup.meanUs} | ${lookup.p99Us} |`,
     `| access token, every other request: the whole authenticator chain, cached | ${full.meanUs} | ${full.p99Us} |`,
   );
+  const app = await buildApp(deps, { logger: false });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/api-keys',
+    headers: { authorization: `Bearer ${login.token}`, 'x-svc-site': 'main' },
+    payload: { name: 'bench', roleKey: 'editor' },
+  });
+  const key = created.json().data.key as string;
+  const keyed = await perOp(N, () => authenticate(key));
+  lines.push(`| API key: the whole authenticator chain (lookup cached per node) | ${keyed.meanUs} | ${keyed.p99Us} |`);
+  await app.close();
   console.log(lines.join('\n'));
 } finally {
   await runtime.stop();
