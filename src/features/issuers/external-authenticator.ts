@@ -86,7 +86,8 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
       });
       return payload;
     } catch (err) {
-      if (err instanceof errors.JWTExpired) throw new DomainError('TOKEN_EXPIRED', 'the token of the external issuer has expired');
+      if (err instanceof errors.JWTExpired)
+        throw new DomainError('TOKEN_EXPIRED', 'the token of the external issuer has expired');
       throw unauthenticated('the token of the external issuer could not be verified');
     }
   };
@@ -130,7 +131,8 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
       if (siteClaim !== undefined && siteClaim !== ctx.siteId)
         throw new DomainError('PERMISSION_DENIED', 'the token is for another site');
       const subject = claimAt(payload, claimMapping.externalId);
-      if (typeof subject !== 'string' || !subject) throw unauthenticated('the token of the external issuer names no subject');
+      if (typeof subject !== 'string' || !subject)
+        throw unauthenticated('the token of the external issuer names no subject');
       const role = resolveRole(issuer, claimAt(payload, claimMapping.roles));
       if (!role) throw new DomainError('PERMISSION_DENIED', 'no role of the token maps to a role on this site');
       const emailClaim = claimAt(payload, claimMapping.email);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
@@ -14,7 +15,8 @@ const valid = (over: Record<string, unknown> = {}) => ({
   roleMapping: { editors: { systemKey: 'editor' } },
   ...over,
 });
-const post = (payload: unknown, as = admin, site = 'main') => t.call({ method: 'POST', url: URL, as, site, payload });
+const post = (payload: Record<string, unknown>, as = admin, site = 'main') =>
+  t.call({ method: 'POST', url: URL, as, site, payload });
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -150,7 +152,7 @@ describe('GET, PATCH, DELETE /api/v1/admin/auth/issuers/:id', () => {
   });
 
   it('validates the merged record: switching to discoveryUrl needs jwksUri cleared', async () => {
-    const patch = (payload: unknown) =>
+    const patch = (payload: Record<string, unknown>) =>
       t.call({ method: 'PATCH', url: `${URL}/${id}`, as: admin, site: 'main', payload });
     const both = await patch({ discoveryUrl: 'https://crud.example.com/.well-known/openid-configuration' });
     expect(both.statusCode).toBe(422);
@@ -183,5 +185,24 @@ describe('GET, PATCH, DELETE /api/v1/admin/auth/issuers/:id', () => {
     expect((await t.call({ method: 'GET', url: `${URL}/${id}`, as: admin, site: 'main' })).statusCode).toBe(404);
     expect((await t.call({ method: 'DELETE', url: `${URL}/${id}`, as: admin, site: 'main' })).statusCode).toBe(404);
     expect((await post(valid({ issuer: 'https://crud.example.com/' }))).statusCode).toBe(201);
+  });
+});
+
+describe('trusted-issuers read model', () => {
+  it('rebuilt from the log equals the one kept incrementally', async () => {
+    const rows = async () =>
+      (await sql`select * from trusted_issuers order by site_id, issuer_id`.execute(t.deps.db)).rows;
+    const before = await rows();
+    expect(before.length).toBeGreaterThan(5);
+    await t.deps.engine.rebuild('trusted-issuers');
+    expect(await rows()).toEqual(before);
+  });
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  it('documents the issuer routes with their body schema', async () => {
+    const doc = (await t.call({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([URL, `${URL}/{id}`]));
+    expect(JSON.stringify(doc.paths[URL].post)).toContain('clockSkewSeconds');
   });
 });
