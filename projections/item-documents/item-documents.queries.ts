@@ -4,7 +4,7 @@ import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './
 import { expandRecords, type DeepSpec } from './item-expand.ts';
 import { cachedCount } from './item-counts.ts';
 import { checkFieldTree, fieldTree } from './item-fields.ts';
-import { compileFilter, rootScope, sortTarget, type Filter, type Scope } from './item-filter.ts';
+import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
 import type { SiteSchema } from './site-schema.ts';
 
 export interface ItemQuery {
@@ -27,6 +27,8 @@ export interface ItemQuery {
   withDeleted?: boolean;
   /** One item by id: no ordering, so the planner goes straight to the primary key. */
   single?: boolean;
+  /** The caller's read permissions: rows and fields of this and every related collection. */
+  guard?: Guard;
 }
 
 export interface ItemRow {
@@ -99,7 +101,10 @@ export async function findItem(
 /** `search`: any text-like value of the collection contains the term, case-insensitively. */
 function searchCondition(term: string, scope: Scope): RawBuilder<unknown> {
   const fields = [...(scope.schema.fields.get(scope.collection)?.values() ?? [])].filter(
-    (f) => ['string', 'text', 'csv', 'enum'].includes(f.type) && !f.encrypted,
+    (f) =>
+      ['string', 'text', 'csv', 'enum'].includes(f.type) &&
+      !f.encrypted &&
+      (scope.guard?.visible(scope.collection, f.field) ?? true),
   );
   if (!fields.length) return sql`false`;
   const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -122,9 +127,9 @@ export async function listItems(
   q: ItemQuery,
   schema: SiteSchema,
 ): Promise<ItemList> {
-  const scope = rootScope(schema, collection);
+  const scope = rootScope(schema, collection, q.guard);
   const live = q.withDeleted ? sql`true` : sql`a0.deleted_at is null`;
-  const where = sql`a0.site_id = ${siteId} and a0.collection = ${collection} and ${live}
+  const where = sql`a0.site_id = ${siteId} and a0.collection = ${collection} and ${live} and ${guardRows(scope)}
                     and ${q.filter ? compileFilter(q.filter, scope) : sql`true`}
                     and ${q.search ? searchCondition(q.search, scope) : sql`true`}`;
   // A filter through a relation depends on other collections' changes too: such counts are not cached.
@@ -157,7 +162,13 @@ export async function listItems(
         ));
   const n = count ?? undefined;
   const records = rows.rows.map(toItemRecord);
-  const data = await expandRecords({ db, siteId, schema, locale: q.locale }, collection, records, tree, q.deep);
+  const data = await expandRecords(
+    { db, siteId, schema, locale: q.locale, guard: q.guard },
+    collection,
+    records,
+    tree,
+    q.deep,
+  );
   return {
     data,
     meta: { ...(q.meta.total ? { total: n } : {}), ...(q.meta.filterCount ? { filter_count: n } : {}), ...page },

@@ -4,7 +4,7 @@ import { DomainError } from '../../src/kernel/http/errors.ts';
 import type { RelationRecord } from '../schema/schema.queries.ts';
 import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-documents.queries.ts';
 import { pick, fieldTree, checkFieldTree, type FieldTree } from './item-fields.ts';
-import { compileFilter, rootScope, sortTarget, type Filter } from './item-filter.ts';
+import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard } from './item-filter.ts';
 import { relationOn, type SiteSchema } from './site-schema.ts';
 import { translateRecord } from './item-translate.ts';
 
@@ -27,6 +27,8 @@ interface Ctx {
   schema: SiteSchema;
   /** X-Svc-Locale: translations are applied on every level before fields are picked. */
   locale: string | null;
+  /** Read permissions: related rows outside them are not found, hidden fields are dropped on every level. */
+  guard?: Guard;
 }
 
 /**
@@ -50,7 +52,21 @@ export async function expandRecords(
     const leaf = childTree ?? new Map([['id', true as const]]);
     await expandRelation(ctx, relation, records, key, leaf, spec, !childTree);
   }
-  return records.map((r) => pick(translateRecord(r, ctx.locale), tree));
+  return records.map((r) => hide(ctx, collection, pick(translateRecord(r, ctx.locale), tree)));
+}
+
+/** Drops the fields the caller may not read (the id and audit columns always show). */
+function hide(ctx: Ctx, collection: string, record: ItemRecord): ItemRecord {
+  const guard = ctx.guard;
+  if (!guard) return record;
+  const fields = ctx.schema.fields.get(collection);
+  for (const key of Object.keys(record)) if (fields?.has(key) && !guard.visible(collection, key)) delete record[key];
+  return record;
+}
+
+/** The guard's condition on rows of `collection` read under alias a0 of a query of its own. */
+function visibleRows(ctx: Ctx, collection: string): RawBuilder<unknown> {
+  return ctx.guard ? guardRows(rootScope(ctx.schema, collection, ctx.guard)) : sql`true`;
 }
 
 async function expandRelation(
@@ -131,9 +147,8 @@ async function byIds(ctx: Ctx, collection: string, ids: string[]): Promise<ItemR
   if (!ids.length) return [];
   const r = await sql<ItemRow>`
     select ${ITEM_COLUMNS} from item_documents a0
-    where a0.site_id = ${ctx.siteId} and a0.collection = ${collection} and a0.deleted_at is null and a0.id = any(${ids})`.execute(
-    ctx.db,
-  );
+    where a0.site_id = ${ctx.siteId} and a0.collection = ${collection} and a0.deleted_at is null and a0.id = any(${ids})
+      and ${visibleRows(ctx, collection)}`.execute(ctx.db);
   return r.rows;
 }
 
@@ -144,8 +159,8 @@ async function relatedLists(
   parents: string[],
   spec: DeepSpec | undefined,
 ): Promise<{ parent: string; row: ItemRow }[]> {
-  const scope = rootScope(ctx.schema, relation.target!);
-  const filter = spec?.filter ? compileFilter(spec.filter, scope) : sql`true`;
+  const scope = rootScope(ctx.schema, relation.target!, ctx.guard);
+  const filter = sql`${spec?.filter ? compileFilter(spec.filter, scope) : sql`true`} and ${guardRows(scope)}`;
   const order: RawBuilder<unknown>[] = (spec?.sort ?? []).map((s) =>
     s.startsWith('-') ? sql`${sortTarget(s.slice(1), scope)} desc` : sql`${sortTarget(s, scope)} asc`,
   );

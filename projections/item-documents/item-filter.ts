@@ -14,6 +14,15 @@ import {
 
 export type Filter = Record<string, unknown>;
 
+/**
+ * The caller's read permissions, as a query needs them: which rows of a collection it may see (a condition on
+ * the rows under an alias, null for all) and which fields. Every relation a query follows is guarded too.
+ */
+export interface Guard {
+  rows(collection: string, scope: Scope): RawBuilder<unknown> | null;
+  visible(collection: string, field: string): boolean;
+}
+
 /** Where a query stands: a collection of a site's schema, read under a table alias (a0, a1, … for relations). */
 export interface Scope {
   schema: SiteSchema;
@@ -21,10 +30,16 @@ export interface Scope {
   alias: string;
   /** Shared by the scopes of one query, so that every relation subquery gets its own alias. */
   aliases: { n: number };
+  guard?: Guard;
 }
 
-export function rootScope(schema: SiteSchema, collection: string): Scope {
-  return { schema, collection, alias: 'a0', aliases: { n: 0 } };
+export function rootScope(schema: SiteSchema, collection: string, guard?: Guard): Scope {
+  return { schema, collection, alias: 'a0', aliases: { n: 0 }, guard };
+}
+
+/** The guard's condition on the scope's rows (true without a guard). */
+export function guardRows(scope: Scope): RawBuilder<unknown> {
+  return scope.guard?.rows(scope.collection, scope) ?? sql`true`;
 }
 
 const MAX_DEPTH = 8;
@@ -69,6 +84,10 @@ function resolve(key: string, scope: Scope, path: string[], root: string): Resol
   }
   const type = valueType(scope.schema, scope.collection, head);
   if (!type) throw bad(`unknown field ${head}`, path, root);
+  if (scope.guard && !scope.guard.visible(scope.collection, head))
+    throw new DomainError('PERMISSION_DENIED', `you may not read ${scope.collection}.${head}`, {
+      path: [root, ...path],
+    });
   if (fieldDef(scope.schema, scope.collection, head)?.encrypted)
     throw bad(`${head} is encrypted: it cannot be filtered or sorted`, path, root);
   const relation = relationOn(scope.schema, scope.collection, head);
@@ -88,7 +107,8 @@ function relatedFrom(relation: RelationRecord, scope: Scope, path: string[], roo
   const inner: Scope = { ...scope, collection: relation.target ?? '', alias: b };
   const a = sql.table(scope.alias);
   const t = sql.table(b);
-  const live = sql`${t}.site_id = ${a}.site_id and ${t}.collection = ${sql.lit(relation.target)} and ${t}.deleted_at is null`;
+  const visible = inner.guard?.rows(inner.collection, inner) ?? sql`true`;
+  const live = sql`${t}.site_id = ${a}.site_id and ${t}.collection = ${sql.lit(relation.target)} and ${t}.deleted_at is null and ${visible}`;
   switch (relation.kind) {
     case 'm2o':
       return {

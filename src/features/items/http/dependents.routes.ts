@@ -32,7 +32,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, mayWrite, sendMany, read } = itemContext(deps);
+  const { schemaOf, sendMany, read, authorizeWrite, scopeFor } = itemContext(deps);
 
   const liveItem = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
     if (!(await read(req, s.collection.name, id)))
@@ -41,8 +41,8 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
 
   // Writers only: the listing serves a delete, and it names items of other collections.
   app.get('/api/v1/items/:collection/:id/dependents', { schema: { tags, params: ItemParams } }, async (req) => {
-    mayWrite(req);
     const s = await schemaOf(req, req.params.collection);
+    await authorizeWrite(req, s, 'delete', req.params.id);
     await liveItem(req, s, req.params.id);
     const dependents = await withSite(db, siteOf(req), (trx) =>
       findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
@@ -54,10 +54,10 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     '/api/v1/items/:collection/:id/resolve-dependents',
     { schema: { tags, params: ItemParams, body: ResolveBody } },
     async (req) => {
-      mayWrite(req);
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;
       const body = req.body;
+      await authorizeWrite(req, s, 'delete', id);
       await liveItem(req, s, id);
       const refs = referencesTo(s.schema, collection).filter((r) => r.relation.id === body.relation);
       if (!refs.length)
@@ -68,6 +68,10 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
         throw new DomainError('VALIDATION_FAILED', 'hard applies to the delete action only', { path: ['hard'] });
       const targets: ItemTarget[] = [];
       for (const ref of refs) {
+        // The referencing items change too: the caller needs that right on their collection.
+        const scope = await scopeFor(req, ref.collection, body.action === 'delete' ? 'delete' : 'update');
+        if (body.action !== 'delete' && scope.fields && !scope.fields.has(ref.field))
+          throw new DomainError('PERMISSION_DENIED', `you may not write ${ref.collection}.${ref.field}`);
         const change = await changeFor(req, s, ref, body, collection, id);
         const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
         for (const item of items) {

@@ -20,20 +20,23 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, mayWrite, mayAdminister, send, read, present } = itemContext(deps);
+  const { schemaOf, mayAdminister, send, read, present, checkVisible, authorizeWrite } = itemContext(deps);
 
   app.get(
     '/api/v1/items/:collection/:id/revisions',
     { schema: { tags, params: ItemParams, querystring: Page } },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
+      await checkVisible(req, s, req.params.id);
       const { limit, page } = req.query;
       const offset = page ? (page - 1) * limit : req.query.offset;
       const { revisions, total } = await withSite(db, siteOf(req), (trx) =>
         listRevisions(trx, siteOf(req), s.collection.name, req.params.id, { limit, offset }),
       );
       if (total === 0) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
-      const data = revisions.map((r) => ({ ...r, data: present(req, s, { ...r.data, id: req.params.id }) }));
+      const data = await Promise.all(
+        revisions.map(async (r) => ({ ...r, data: await present(req, s, { ...r.data, id: req.params.id }) })),
+      );
       return { data, meta: { total, limit, offset } };
     },
   );
@@ -42,9 +45,9 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     '/api/v1/items/:collection/:id/revert',
     { schema: { tags, params: ItemParams, body: z.object({ revisionId: z.string().min(1).max(64) }).strict() } },
     async (req) => {
-      mayWrite(req);
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;
+      await authorizeWrite(req, s, 'update', id);
       const revision = await withSite(db, siteOf(req), (trx) =>
         findRevision(trx, siteOf(req), collection, id, req.body.revisionId),
       );
@@ -52,6 +55,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         throw new DomainError('NOT_FOUND', `revision ${req.body.revisionId} of item ${id} not found`, {
           path: ['revisionId'],
         });
+      await authorizeWrite(req, s, 'update', id, revision.data);
       const res = await send(
         req,
         collection,
@@ -60,7 +64,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         s.fields,
       );
       return {
-        data: present(req, s, (await read(req, collection, id))!.record),
+        data: await present(req, s, (await read(req, collection, id))!.record),
         meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
       };
     },
@@ -73,7 +77,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     const { collection, id } = req.params;
     const res = await send(req, collection, id, (ctx) => ({ type: 'RestoreItem', data: ctx }), s.fields);
     return {
-      data: present(req, s, (await read(req, collection, id))!.record),
+      data: await present(req, s, (await read(req, collection, id))!.record),
       meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
     };
   });

@@ -5,6 +5,8 @@ import { handleCommand, handleCommands, type StreamCommand } from '../../../kern
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
+import { readGuard } from '../../access/index.ts';
+import { itemPermissions } from './item-permissions.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/schema.queries.ts';
 import { schemaStream } from '../../schema/schema.events.ts';
@@ -37,7 +39,6 @@ export type ItemTarget = {
   make: (ctx: CommandCtx, current: ItemState) => ItemCommand | null;
 };
 
-const WRITERS = new Set(['admin', 'site_admin', 'editor']);
 const ADMINS = new Set(['admin', 'site_admin']);
 
 /** Per database: each site's schema with the version of its schema stream it was read at. */
@@ -75,10 +76,7 @@ export function itemContext({ db, store, clock, config }: Pick<AppDeps, 'db' | '
   const mayAdminister = (req: FastifyRequest) => {
     if (!ADMINS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only site admins may do this');
   };
-  const mayDecrypt = (req: FastifyRequest) => WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '');
-  const mayWrite = (req: FastifyRequest) => {
-    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('your role may not change items');
-  };
+  const permissions = itemPermissions({ db, store, clock });
   const send = async (
     req: FastifyRequest,
     collection: string,
@@ -115,10 +113,23 @@ export function itemContext({ db, store, clock, config }: Pick<AppDeps, 'db' | '
   /** Encrypts the values of encrypted fields (see encrypted-fields.ts). */
   const seal = (req: FastifyRequest, s: CollectionSchema, id: string, values: ItemValues, path: string[] = []) =>
     sealItemValues(config.keyring, siteOf(req), s.collection.name, id, s.fields, values, path);
-  /** Records as the caller may see them: encrypted values decrypted for writers, '***' for everyone else. */
-  const present = <T>(req: FastifyRequest, s: CollectionSchema, records: T): T =>
-    revealRecords(config.keyring, siteOf(req), s.schema, s.collection.name, records, mayDecrypt(req));
+  /**
+   * Records as the caller may see them: fields it may not read dropped, encrypted values decrypted for those who may
+   * update the collection, '***' for everyone else.
+   */
+  const present = async <T>(req: FastifyRequest, s: CollectionSchema, records: T): Promise<T> => {
+    const name = s.collection.name;
+    const decrypt = await permissions.mayDecrypt(req, name);
+    const revealed = revealRecords(config.keyring, siteOf(req), s.schema, name, records, decrypt);
+    const guard = readGuard(await permissions.set(req));
+    if (!guard) return revealed;
+    const hide = (r: Record<string, unknown>) =>
+      Object.fromEntries(
+        Object.entries(r).filter(([k]) => !s.schema.fields.get(name)?.has(k) || guard.visible(name, k)),
+      );
+    return (Array.isArray(revealed) ? revealed.map(hide) : hide(revealed as Record<string, unknown>)) as T;
+  };
   const read = (req: FastifyRequest, collection: string, id: string) =>
     withSite(db, siteOf(req), (trx) => findItem(trx, siteOf(req), collection, id));
-  return { schemaOf, mayWrite, mayAdminister, send, sendMany, read, seal, present };
+  return { schemaOf, mayAdminister, send, sendMany, read, seal, present, ...permissions };
 }

@@ -30,14 +30,15 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, mayWrite, mayAdminister, send, seal, present } = itemContext(deps);
+  const { schemaOf, mayAdminister, send, seal, present, guardFor, authorizeWrite, checkValidation } = itemContext(deps);
 
   const query = async (req: FastifyRequest, s: CollectionSchema, q: Omit<ItemQuery, 'locale'> & Partial<ItemQuery>) => {
     const { locale } = readHeaders(req);
+    const guard = await guardFor(req, s.collection.name);
     const res = await withSite(db, siteOf(req), (trx) =>
-      listItems(trx, siteOf(req), s.collection.name, { ...q, locale }, s.schema),
+      listItems(trx, siteOf(req), s.collection.name, { ...q, locale, guard }, s.schema),
     );
-    return q.aggregate || q.groupBy.length ? res : { ...res, data: present(req, s, res.data) };
+    return q.aggregate || q.groupBy.length ? res : { ...res, data: await present(req, s, res.data) };
   };
   /** One item through the list query, so that `fields`, relations and translation work the same way. */
   const one = async (req: FastifyRequest, s: CollectionSchema, id: string, raw: Raw, withDeleted = false) => {
@@ -66,7 +67,12 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     const raw = req.query as Raw;
     const { asOf, withDeleted } = readOptions(req);
     const version = parseVersion(raw);
-    if (asOf || version) return { data: present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
+    if (asOf || version) {
+      // A past state is shown only while the item is visible to the caller now.
+      if (!(await one(req, s, req.params.id, {}, true)))
+        throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+      return { data: await present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
+    }
     const item = await one(req, s, req.params.id, raw, withDeleted);
     if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
     if (!readHeaders(req).draft) return { data: item };
@@ -75,7 +81,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
     );
     if (!draft) return { data: item, meta: { draft: false } };
-    return { data: { ...item, ...present(req, s, { ...draft.data, id: item.id }) }, meta: { draft: true } };
+    return { data: { ...item, ...(await present(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
   });
 
   /** The item as it was (DESIGN §5 time travel): 404 before it existed and while it was deleted. */
@@ -112,7 +118,6 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/items/:collection',
     { schema: { tags, params: CollectionParams, body: z.record(z.string(), z.unknown()) } },
     async (req) => {
-      mayWrite(req);
       const s = await schemaOf(req, req.params.collection);
       if (!s.collection.singleton)
         throw new DomainError('VALIDATION_FAILED', `${s.collection.name} is not a singleton: PATCH one item by id`, {
@@ -120,6 +125,9 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         });
       const { id: _ignored, ...values } = req.body;
       const id = singletonId(s);
+      const scope = await authorizeWrite(req, s, 'update', id, values);
+      const current = (await one(req, s, id, {})) ?? {};
+      await checkValidation(req, s, id, { ...current, ...values }, scope);
       const changes = seal(req, s, id, values);
       const res = await send(
         req,

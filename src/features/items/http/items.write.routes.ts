@@ -23,13 +23,12 @@ const CreateBody = z.union([Values, z.array(Values).min(1).max(500)]);
 export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
-  const { schemaOf, mayWrite, send, sendMany, read, seal, present } = itemContext(deps);
+  const { schemaOf, send, sendMany, read, seal, present, authorizeWrite, checkValidation } = itemContext(deps);
 
   app.post(
     '/api/v1/items/:collection',
     { schema: { tags, params: CollectionParams, body: CreateBody } },
     async (req, reply) => {
-      mayWrite(req);
       const s = await schemaOf(req, req.params.collection);
       const { collection, fields } = s;
       if (collection.singleton)
@@ -41,7 +40,18 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
           },
         );
       const bodies = Array.isArray(req.body) ? req.body : [req.body];
-      const prepared = bodies.map((b, i) => ({ ...splitId(collection, b, i), index: i }));
+      const bulk = Array.isArray(req.body);
+      const scope = await authorizeWrite(req, s, 'create', null);
+      // Presets of the caller's create permission fill what the body leaves out; the body must stay writable.
+      const prepared = bodies.map((b, i) => {
+        const split = splitId(collection, b, i);
+        const { id: _presetId, ...presets } = scope.presets;
+        return { id: split.id, values: { ...presets, ...split.values }, given: split.values, index: i };
+      });
+      for (const p of prepared) {
+        await authorizeWrite(req, s, 'create', null, p.given, bulk ? [String(p.index)] : []);
+        await checkValidation(req, s, p.id, withDefaults(fields, p.values), scope);
+      }
       // Bulk is all or nothing: validate every item first, then write.
       const problems = prepared.flatMap((p) => validationOf(p.values, fields, p.index, Array.isArray(req.body)));
       if (problems.length)
@@ -62,7 +72,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
       const ids = prepared.map((p) => p.id);
       reply.status(201);
       // The new records come from the events just written: no read-back round trips.
-      const records = present(
+      const records = await present(
         req,
         s,
         written.map((w, i) => {
@@ -87,10 +97,14 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
       '/api/v1/items/:collection/:id',
       { schema: { tags, params: ItemParams, body: Values } },
       async (req) => {
-        mayWrite(req);
         const s = await schemaOf(req, req.params.collection);
         const { collection, id } = req.params;
         const { id: _ignored, ...values } = req.body;
+        const scope = await authorizeWrite(req, s, 'update', id, values);
+        if (scope.validation.length) {
+          const current = (await read(req, collection, id))?.record ?? {};
+          await checkValidation(req, s, id, type === 'UpdateItem' ? { ...current, ...values } : values, scope);
+        }
         const sealed = seal(req, s, id, values);
         const res = await send(
           req,
@@ -103,7 +117,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
           s.fields,
         );
         return {
-          data: present(req, s, (await read(req, collection, id))!.record),
+          data: await present(req, s, (await read(req, collection, id))!.record),
           meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
         };
       },
@@ -111,8 +125,9 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
   }
 
   app.delete('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req, reply) => {
-    mayWrite(req);
-    const { fields, schema } = await schemaOf(req, req.params.collection);
+    const s = await schemaOf(req, req.params.collection);
+    await authorizeWrite(req, s, 'delete', req.params.id);
+    const { fields, schema } = s;
     // Restrict relations block; set null and cascade wait for resolve-dependents (spec "Items").
     const dependents = await withSite(deps.db, siteOf(req), (trx) =>
       findDependents(trx, siteOf(req), schema, req.params.collection, req.params.id),

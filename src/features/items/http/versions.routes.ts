@@ -27,10 +27,11 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db, store, clock } = deps;
-  const { schemaOf, mayWrite, send, read, seal, present } = itemContext(deps);
+  const { schemaOf, send, read, seal, present, checkVisible, authorizeWrite } = itemContext(deps);
   const base = '/api/v1/items/:collection/:id/versions';
 
   const main = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
+    await checkVisible(req, s, id);
     const item = await read(req, s.collection.name, id);
     if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
     return item;
@@ -40,7 +41,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const version = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
     const [v] = await versions(req, s, id, k);
     if (!v) throw new DomainError('NOT_FOUND', `version ${k} of item ${id} not found`, { path: ['key'] });
-    return { ...v, data: present(req, s, { ...v.data, id }) };
+    return { ...v, data: await present(req, s, { ...v.data, id }) };
   };
   const command = (
     req: FastifyRequest,
@@ -59,13 +60,16 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     const s = await schemaOf(req, req.params.collection);
     await main(req, s, req.params.id);
     const list = await versions(req, s, req.params.id);
-    return { data: list.map((v) => ({ ...v, data: present(req, s, { ...v.data, id: req.params.id }) })) };
+    const data = await Promise.all(
+      list.map(async (v) => ({ ...v, data: await present(req, s, { ...v.data, id: req.params.id }) })),
+    );
+    return { data };
   });
 
   app.post(base, { schema: { tags, params: ItemParams, body: CreateBody } }, async (req, reply) => {
-    mayWrite(req);
     const s = await schemaOf(req, req.params.collection);
     const { id } = req.params;
+    await authorizeWrite(req, s, 'update', id);
     const item = await main(req, s, id);
     const count = await withSite(db, siteOf(req), (trx) => revisionCount(trx, siteOf(req), s.collection.name, id));
     await command(req, s, id, (at) => ({
@@ -82,10 +86,10 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   });
 
   app.patch(`${base}/:key`, { schema: { tags, params: VersionParams, body: UpdateBody } }, async (req) => {
-    mayWrite(req);
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
     const { id: _ignored, ...changes } = req.body.data ?? {};
+    await authorizeWrite(req, s, 'update', id, changes, ['data']);
     const problems = valueProblems(s.fields, changes, 'partial').map((p) => ({ ...p, path: ['data', ...p.path] }));
     if (problems.length)
       throw new DomainError('VALIDATION_FAILED', problems.map((p) => p.message).join('; '), { errors: problems });
@@ -98,8 +102,8 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   });
 
   app.delete(`${base}/:key`, { schema: { tags, params: VersionParams } }, async (req, reply) => {
-    mayWrite(req);
     const s = await schemaOf(req, req.params.collection);
+    await authorizeWrite(req, s, 'update', req.params.id);
     await command(req, s, req.params.id, (at) => ({ type: 'DeleteVersion', data: { ...at, key: req.params.key } }));
     return reply.status(204).send();
   });
@@ -107,7 +111,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   app.get(`${base}/:key/compare`, { schema: { tags, params: VersionParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
-    const current = present(req, s, (await main(req, s, id)).record);
+    const current = await present(req, s, (await main(req, s, id)).record);
     const v = await version(req, s, id, k);
     const { created_at: _a, created_by: _b, updated_at: _c, updated_by: _d, ...mainValues } = current;
     return {
@@ -117,12 +121,12 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   });
 
   app.post(`${base}/:key/promote`, { schema: { tags, params: VersionParams } }, async (req) => {
-    mayWrite(req);
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
     await main(req, s, id);
     const [v] = await versions(req, s, id, k);
     if (!v) throw new DomainError('NOT_FOUND', `version ${k} of item ${id} not found`, { path: ['key'] });
+    await authorizeWrite(req, s, 'update', id, v.data);
     const res = await send(
       req,
       s.collection.name,
@@ -131,7 +135,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       s.fields,
     );
     return {
-      data: present(req, s, (await read(req, s.collection.name, id))!.record),
+      data: await present(req, s, (await read(req, s.collection.name, id))!.record),
       meta: { mainDiverged: v.mainChanged, version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
     };
   });

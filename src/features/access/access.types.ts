@@ -1,0 +1,45 @@
+/** The actions a permission rule grants (spec "Permission rule"). */
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'share'] as const;
+export type Action = (typeof ACTIONS)[number];
+
+/** Keys of the system roles every site has (DESIGN §5). Their ids are their keys. */
+export const SYSTEM_ROLES = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
+export type SystemRole = (typeof SYSTEM_ROLES)[number];
+
+export interface RoleDef {
+  id: string;
+  name: string;
+  description: string | null;
+  /** The role this one inherits permissions (and view presets) from. */
+  parentId: string | null;
+}
+
+/**
+ * One rule of a policy. `collection` is a collection name, `*` (every collection) or `media` (files: actions
+ * create/read/update/delete = the spec's media:* permissions). `fields` lists the visible (read) or writable
+ * (create/update) fields, `['*']` for all. `conditions` is a filter expression over the item (variables
+ * $CURRENT_USER, $CURRENT_ROLE, $NOW), null for every row. `presets` are values a create or update starts from;
+ * `validation` is a filter the written item must satisfy.
+ */
+export interface PermissionDef {
+  id: string;
+  collection: string;
+  action: Action;
+  fields: string[];
+  conditions: Record<string, unknown> | null;
+  presets: Record<string, unknown> | null;
+  validation: Record<string, unknown> | null;
+}
+
+export interface PolicyDef {
+  id: string;
+  name: string;
+  description: string | null;
+}
+
+export type AttachTarget = { kind: 'role' | 'user' | 'team'; id: string };
+
+export interface TeamDef {
+  id: string;
+  name: string;
+}

@@ -1,0 +1,110 @@
+import { roleChain, type AccessState } from './access.decider.ts';
+import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
+
+/** Who is asking, as far as permissions go. */
+export interface Principal {
+  /** The role on the site (a system key or a custom role id); null: none. */
+  roleId: string | null;
+  /** A user id (users' own policies and teams); null for API keys. */
+  userId: string | null;
+}
+
+/** Rules of the system roles (DESIGN §5); admin and site_admin are not rule-based: they may do everything. */
+const everything = (actions: readonly Action[]): PermissionDef[] =>
+  actions.flatMap((action) =>
+    ['*', 'media'].map((collection) => ({
+      id: `system:${collection}:${action}`,
+      collection,
+      action,
+      fields: ['*'],
+      conditions: null,
+      presets: null,
+      validation: null,
+    })),
+  );
+const BUILT_IN: Record<string, PermissionDef[]> = {
+  editor: everything(ACTIONS),
+  viewer: everything(['read']),
+};
+const FULL = new Set(['admin', 'site_admin']);
+
+/**
+ * The effective permissions of a principal on a site: the union of the rules of every policy attached to its
+ * role or any role up its parent chain, to the user directly, and to the user's teams, plus the built-in rules
+ * of system roles on the chain. `full` (admin, site_admin anywhere on the chain) may do everything.
+ */
+export interface PermissionSet {
+  full: boolean;
+  roleChain: string[];
+  /** Policies in effect, for the permissions matrix. */
+  policyIds: string[];
+  rules: PermissionDef[];
+}
+
+export function effectivePermissions(state: AccessState, who: Principal, vars: Record<string, unknown>): PermissionSet {
+  const chain = who.roleId ? roleChain(state, who.roleId) : [];
+  const teams = who.userId
+    ? Object.values(state.teams)
+        .filter((t) => t.members.includes(who.userId!))
+        .map((t) => t.id)
+    : [];
+  const policyIds = [
+    ...new Set(
+      state.attachments
+        .filter(
+          (a) =>
+            (a.target.kind === 'role' && chain.includes(a.target.id)) ||
+            (a.target.kind === 'user' && a.target.id === who.userId) ||
+            (a.target.kind === 'team' && teams.includes(a.target.id)),
+        )
+        .map((a) => a.policyId),
+    ),
+  ];
+  const rules = [
+    ...chain.flatMap((r) => BUILT_IN[r] ?? []),
+    ...policyIds.flatMap((id) => state.policies[id]?.permissions ?? []),
+  ].map((r) => substitute(r, vars));
+  return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules };
+}
+
+/** Replaces $CURRENT_USER, $CURRENT_ROLE and $NOW inside a rule's conditions, presets and validation. */
+function substitute(rule: PermissionDef, vars: Record<string, unknown>): PermissionDef {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string' && v in vars) return vars[v];
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return {
+    ...rule,
+    conditions: walk(rule.conditions) as PermissionDef['conditions'],
+    presets: walk(rule.presets) as PermissionDef['presets'],
+    validation: walk(rule.validation) as PermissionDef['validation'],
+  };
+}
+
+/** What a principal may do with one collection and action: rows (a filter, or null for all) and fields. */
+export interface Scope {
+  filter: Record<string, unknown> | null;
+  /** null: every field. */
+  fields: Set<string> | null;
+  presets: Record<string, unknown>;
+  validation: Record<string, unknown>[];
+}
+
+/** The scope of an action on a collection, or null when no rule allows it at all. */
+export function scopeOf(set: PermissionSet, collection: string, action: Action): Scope | null {
+  if (set.full) return { filter: null, fields: null, presets: {}, validation: [] };
+  const rules = set.rules.filter(
+    (r) => r.action === action && (r.collection === collection || (r.collection === '*' && collection !== 'media')),
+  );
+  if (!rules.length) return null;
+  const unrestricted = rules.some((r) => r.conditions === null || Object.keys(r.conditions).length === 0);
+  const everyField = rules.some((r) => r.fields.includes('*'));
+  return {
+    filter: unrestricted ? null : rules.length === 1 ? rules[0]!.conditions : { _or: rules.map((r) => r.conditions) },
+    fields: everyField ? null : new Set(rules.flatMap((r) => r.fields)),
+    presets: Object.assign({}, ...rules.map((r) => r.presets ?? {})),
+    validation: rules.flatMap((r) => (r.validation ? [r.validation] : [])),
+  };
+}

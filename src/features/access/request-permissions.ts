@@ -1,0 +1,76 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../deps.ts';
+import { roleOn } from '../../kernel/auth/actor.ts';
+import { actorOf, siteOf } from '../../kernel/http/access.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { compileFilter, type Guard } from '../../../projections/item-documents/item-filter.ts';
+import type { Action } from './access.types.ts';
+import { effectivePermissions, scopeOf, type PermissionSet, type Scope } from './effective.ts';
+import { siteAccess } from './site-access.ts';
+
+/** Roles whose rules no policy can widen: admin and site_admin may do everything, editor every item action. */
+const COMPLETE = new Set(['admin', 'site_admin', 'editor']);
+const perRequest = new WeakMap<FastifyRequest, Promise<PermissionSet>>();
+
+/**
+ * The caller's effective permissions on the request's site, worked out once per request. The access model is
+ * read only for roles that policies can change (the common admin and editor requests pay nothing).
+ */
+export function permissionsOf(deps: Pick<AppDeps, 'store' | 'clock'>, req: FastifyRequest): Promise<PermissionSet> {
+  let p = perRequest.get(req);
+  if (!p) {
+    p = compute(deps, req);
+    perRequest.set(req, p);
+  }
+  return p;
+}
+
+async function compute(deps: Pick<AppDeps, 'store' | 'clock'>, req: FastifyRequest): Promise<PermissionSet> {
+  const actor = actorOf(req);
+  const siteId = siteOf(req);
+  const roleId = roleOn(actor, siteId);
+  const userId = actor.type === 'user' ? actor.id : null;
+  const vars = { $CURRENT_USER: actor.id, $CURRENT_ROLE: roleId, $NOW: deps.clock.now().toISOString() };
+  const state =
+    roleId && COMPLETE.has(roleId) && actor.type === 'user'
+      ? { roles: {}, policies: {}, attachments: [], teams: {} }
+      : (await siteAccess(deps, siteId)).state;
+  return effectivePermissions(state, { roleId, userId }, vars);
+}
+
+/** The scope of an action, or 403 naming the collection and action. */
+export function requireScope(set: PermissionSet, collection: string, action: Action): Scope {
+  const scope = scopeOf(set, collection, action);
+  if (!scope) throw new DomainError('PERMISSION_DENIED', `you may not ${action} ${collection}`);
+  return scope;
+}
+
+/** 403 naming the first field the scope does not let the caller write. */
+export function checkWritable(scope: Scope, values: Record<string, unknown>, path: string[] = []): void {
+  if (!scope.fields) return;
+  for (const key of Object.keys(values)) {
+    if (key === 'id' || scope.fields.has(key)) continue;
+    throw new DomainError('PERMISSION_DENIED', `you may not write ${key}`, { path: [...path, key] });
+  }
+}
+
+/** The read guard for item queries: undefined when the caller may read everything. */
+export function readGuard(set: PermissionSet): Guard | undefined {
+  if (set.full) return undefined;
+  const scopes = new Map<string, Scope | null>();
+  const scope = (collection: string) => {
+    if (!scopes.has(collection)) scopes.set(collection, scopeOf(set, collection, 'read'));
+    return scopes.get(collection)!;
+  };
+  return {
+    rows: (collection, at) => {
+      const s = scope(collection);
+      if (!s) return compileFilter({ id: { _null: true } }, { ...at, guard: undefined });
+      return s.filter ? compileFilter(s.filter, { ...at, collection, guard: undefined }) : null;
+    },
+    visible: (collection, field) => {
+      const s = scope(collection);
+      return s !== null && (s.fields === null || s.fields.has(field));
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { AppDeps } from '../../deps.ts';
+import { fold } from '../../kernel/es/decider.ts';
+import { accessDecider, roleExists, type AccessState } from './access.decider.ts';
+import { accessStream, type AccessEvent } from './access.events.ts';
+
+/** Per store: each site's access model with the version of its stream it was folded at. */
+const caches = new WeakMap<object, Map<string, { version: number; state: AccessState }>>();
+
+/**
+ * A site's roles, policies, rules, attachments and teams, folded from its access stream. One cheap read of the
+ * stream's version decides whether the cached fold is current, so a change on any node is seen by the next
+ * request everywhere; only a changed model is read again (from the cached version onwards).
+ */
+export async function siteAccess(
+  deps: Pick<AppDeps, 'store'>,
+  siteId: string,
+): Promise<{ version: number; state: AccessState }> {
+  let cache = caches.get(deps.store);
+  if (!cache) caches.set(deps.store, (cache = new Map()));
+  const stream = accessStream(siteId);
+  const version = (await deps.store.streamVersion(stream)) ?? 0;
+  const hit = cache.get(siteId);
+  if (hit && hit.version === version) return hit;
+  let state = hit?.state ?? accessDecider.initialState();
+  let at = hit?.version ?? 0;
+  const events: AccessEvent[] = [];
+  for await (const e of deps.store.readStream<AccessEvent>(stream, { fromVersion: at + 1 })) {
+    events.push({ type: e.type, data: e.data } as AccessEvent);
+    at = e.streamVersion;
+  }
+  state = fold(accessDecider, events, state);
+  const entry = { version: at, state };
+  cache.set(siteId, entry);
+  return entry;
+}
+
+/** Whether a role id (a system role key or a custom role's id) exists on the site. */
+export async function roleIsKnown(deps: Pick<AppDeps, 'store'>, siteId: string, roleId: string): Promise<boolean> {
+  return roleExists((await siteAccess(deps, siteId)).state, roleId);
+}

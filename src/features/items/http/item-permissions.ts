@@ -1,0 +1,112 @@
+import type { FastifyRequest } from 'fastify';
+import { sql } from 'kysely';
+import type { AppDeps } from '../../../deps.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import {
+  compileFilter,
+  guardRows,
+  rootScope,
+  type Filter,
+} from '../../../../projections/item-documents/item-filter.ts';
+import { checkWritable, permissionsOf, readGuard, requireScope, type Action, type Scope } from '../../access/index.ts';
+import type { CollectionSchema } from './item-context.ts';
+
+/**
+ * Permission checks of the item routes. Reads: a guard that the query compiler turns into SQL (rows and
+ * fields, on every relation followed). Writes: the action must be granted, the written fields writable, the
+ * existing row inside the rule's conditions (403 otherwise), and the resulting item inside its validation.
+ */
+export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock'>) {
+  const set = (req: FastifyRequest) => permissionsOf(deps, req);
+
+  /** The read guard, after checking that the collection may be read at all (else 403). */
+  const guardFor = async (req: FastifyRequest, collection: string) => {
+    const p = await set(req);
+    requireScope(p, collection, 'read');
+    return readGuard(p);
+  };
+
+  const scopeFor = async (req: FastifyRequest, collection: string, action: Action): Promise<Scope> =>
+    requireScope(await set(req), collection, action);
+
+  /** Whether a candidate item (values not yet written) satisfies a filter, evaluated by the same SQL compiler. */
+  const matches = async (req: FastifyRequest, s: CollectionSchema, id: string, data: object, filter: Filter) => {
+    const siteId = siteOf(req);
+    const by = actorOf(req).id;
+    const r = await withSite(deps.db, siteId, (trx) =>
+      sql<{ ok: boolean }>`
+        select exists (
+          select 1 from (select ${id}::text as id, ${siteId}::text as site_id, ${s.collection.name}::text as collection,
+                                ${JSON.stringify(data)}::jsonb as data, now() as created_at, ${by}::text as created_by,
+                                now() as updated_at, ${by}::text as updated_by,
+                                null::timestamptz as deleted_at, null::text as deleted_by) a0
+          where ${compileFilter(filter, rootScope(s.schema, s.collection.name))}) as ok`.execute(trx),
+    );
+    return r.rows[0]!.ok;
+  };
+
+  /** 403 when the existing item lies outside the scope's conditions (a missing item is the command's 404). */
+  const checkRow = async (req: FastifyRequest, s: CollectionSchema, id: string, scope: Scope, action: Action) => {
+    if (!scope.filter) return;
+    const siteId = siteOf(req);
+    const r = await withSite(deps.db, siteId, (trx) =>
+      sql<{ inside: boolean }>`
+        select ${compileFilter(scope.filter!, rootScope(s.schema, s.collection.name))} as inside
+        from item_documents a0 where a0.site_id = ${siteId} and a0.collection = ${s.collection.name} and a0.id = ${id}`.execute(
+        trx,
+      ),
+    );
+    if (r.rows[0] && !r.rows[0].inside)
+      throw new DomainError('PERMISSION_DENIED', `you may not ${action} this item of ${s.collection.name}`);
+  };
+
+  /** 400 when the resulting item fails a rule's validation. */
+  const checkValidation = async (req: FastifyRequest, s: CollectionSchema, id: string, item: object, scope: Scope) => {
+    for (const v of scope.validation) {
+      if (!(await matches(req, s, id, item, v)))
+        throw new DomainError('VALIDATION_FAILED', `the item does not meet your permission's validation`, {
+          extensions: { reason: 'permission_validation', validation: v },
+        });
+    }
+  };
+
+  /** Everything a write checks before its command: action, fields, the row's conditions. */
+  const authorizeWrite = async (
+    req: FastifyRequest,
+    s: CollectionSchema,
+    action: Action,
+    id: string | null,
+    values: Record<string, unknown> = {},
+    path: string[] = [],
+  ): Promise<Scope> => {
+    const scope = await scopeFor(req, s.collection.name, action);
+    checkWritable(scope, values, path);
+    if (id !== null && action !== 'create') await checkRow(req, s, id, scope, action);
+    return scope;
+  };
+
+  /** 404 RECORD_NOT_FOUND when the item exists but lies outside what the caller may read (history, versions). */
+  const checkVisible = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
+    const guard = await guardFor(req, s.collection.name);
+    if (!guard) return;
+    const siteId = siteOf(req);
+    const scope = rootScope(s.schema, s.collection.name, guard);
+    const r = await withSite(deps.db, siteId, (trx) =>
+      sql<{ inside: boolean }>`
+        select ${guardRows(scope)} as inside
+        from item_documents a0 where a0.site_id = ${siteId} and a0.collection = ${s.collection.name} and a0.id = ${id}`.execute(
+        trx,
+      ),
+    );
+    if (r.rows[0] && !r.rows[0].inside) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
+  };
+
+  /** May the caller see encrypted values in clear? Those who may update the collection. */
+  const mayDecrypt = async (req: FastifyRequest, collection: string) =>
+    (await set(req)).full ||
+    (await set(req)).rules.some((r) => r.action === 'update' && [collection, '*'].includes(r.collection));
+
+  return { guardFor, scopeFor, authorizeWrite, checkValidation, checkVisible, mayDecrypt, set };
+}
