@@ -1,4 +1,5 @@
 import type { Feature } from '../deps.ts';
+import { accessFeature } from './access/index.ts';
 import { apiKeysFeature } from './api-keys/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
@@ -20,6 +21,7 @@ export const features: Feature[] = [
   sitesFeature,
   schemaFeature,
   itemsFeature,
+  accessFeature,
   encryptionFeature,
   auditFeature,
 ];

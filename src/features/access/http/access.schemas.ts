@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { ACTIONS } from '../access.types.ts';
+
+const Name = z.string().trim().min(1).max(100);
+const Description = z.string().max(1000).nullable().optional();
+const Filter = z.record(z.string(), z.unknown());
+
+export const IdParams = z.object({ id: z.string().min(1).max(64) });
+export const PermissionParams = z.object({ id: z.string().min(1).max(64), permissionId: z.string().min(1).max(64) });
+
+export const RoleBody = z
+  .object({ name: Name, description: Description, parentId: z.string().max(64).nullable().optional() })
+  .strict();
+export const RolePatch = RoleBody.partial().strict();
+
+export const PolicyBody = z.object({ name: Name, description: Description }).strict();
+export const PolicyPatch = PolicyBody.partial().strict();
+
+export const PermissionBody = z
+  .object({
+    collection: z.string().min(1).max(64),
+    action: z.enum(ACTIONS),
+    fields: z.array(z.string().min(1).max(64)).min(1).max(500).default(['*']),
+    conditions: Filter.nullable().default(null),
+    presets: z.record(z.string(), z.unknown()).nullable().default(null),
+    validation: Filter.nullable().default(null),
+  })
+  .strict();
+
+/** Exactly one target: a role, a user or a team. */
+export const AttachBody = z
+  .object({
+    role: z.string().max(64).optional(),
+    user: z.string().max(64).optional(),
+    team: z.string().max(64).optional(),
+  })
+  .strict()
+  .refine(
+    (b) => [b.role, b.user, b.team].filter((x) => x !== undefined).length === 1,
+    'name exactly one of role, user, team',
+  );
+
+export const TeamBody = z
+  .object({ name: Name, members: z.array(z.string().min(1).max(64)).max(1000).default([]) })
+  .strict();
+export const TeamPatch = z
+  .object({
+    name: Name.optional(),
+    addMembers: z.array(z.string().min(1).max(64)).max(1000).default([]),
+    removeMembers: z.array(z.string().min(1).max(64)).max(1000).default([]),
+  })
+  .strict();
+
+/**
+ * POST /permissions/check: would `userId` (default: the caller) be allowed `action` on `collection`, and, with
+ * `itemId`, on that item? The answer names the rules that apply and the fields in scope.
+ */
+export const CheckBody = z
+  .object({
+    collection: z.string().min(1).max(64),
+    action: z.enum(ACTIONS),
+    itemId: z.string().min(1).max(128).optional(),
+    userId: z.string().min(1).max(64).optional(),
+  })
+  .strict();
