@@ -35,11 +35,13 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     if (caller !== 'public' && !req.actor) throw unauthenticated();
     if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD')
       throw forbidden('a publishable key may only read');
-    if (caller === 'admin' && !req.actor?.instanceAdmin) throw forbidden('this area is for administrators');
     if ((caller === 'scim') !== (req.actor?.type === 'scim') && req.actor)
       throw forbidden(caller === 'scim' ? 'this area needs the SCIM token' : 'the SCIM token is for /scim/v2/ only');
 
     const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
+    // Instance-wide admin areas are for instance admins; a site's admin areas also for its `admin` role.
+    if (caller === 'admin' && !siteScoped && !req.actor?.instanceAdmin)
+      throw forbidden('this area is for administrators');
     if (!siteScoped) return;
     const siteId = named;
     if (!siteId)
@@ -52,6 +54,7 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
       if (!role) throw forbidden(`you are not a member of site ${siteId}`);
       if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role))
         throw forbidden('this area is for site administrators');
+      if (caller === 'admin' && role !== 'admin') throw forbidden('this area is for administrators');
     }
     req.site = { id: siteId };
   });
