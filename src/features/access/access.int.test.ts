@@ -255,3 +255,37 @@ describe('subscriber access', () => {
     expect((await call(admin, 'POST', '/api/v1/users/subscriber-access', { collection: 'nope' })).statusCode).toBe(400);
   });
 });
+
+describe('publishable keys', () => {
+  it('read through the grants of their role; the list adds no published-only filter of its own', async () => {
+    const created = await ok(admin, 'POST', '/api/v1/api-keys', {
+      name: 'Website',
+      roleKey: 'public',
+      publishable: true,
+      allowedOrigins: ['https://www.example.com'],
+    });
+    const key = created.data.key as string;
+    const read = () =>
+      t.call({
+        method: 'GET',
+        url: '/api/v1/items/posts?sort=title',
+        headers: { authorization: `Bearer ${key}`, origin: 'https://www.example.com' },
+        site: 'main',
+      });
+    expect((await read()).statusCode).toBe(403);
+    const grant = (await ok(admin, 'POST', '/api/v1/policies', { name: 'Public posts' })).data.id;
+    await ok(admin, 'POST', `/api/v1/policies/${grant}/permissions`, {
+      collection: 'posts',
+      action: 'read',
+      fields: ['title', 'status'],
+      conditions: { status: { _eq: 'published' } },
+    });
+    await ok(admin, 'POST', `/api/v1/policies/${grant}/attach`, { role: 'public' });
+    await ok(admin, 'POST', '/api/v1/items/posts', { id: 'live', title: 'Live post', status: 'published' });
+    const res = await read();
+    expect(res.statusCode).toBe(200);
+    // Only the published rows of every author (a1, a2, b1 … are drafts).
+    expect(res.json().data.map((p: { id: string }) => p.id)).toEqual(['live', 'pub']);
+    expect(res.json().data[0]).not.toHaveProperty('views');
+  });
+});
