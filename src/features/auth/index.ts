@@ -9,6 +9,7 @@ import { meRoutes } from './http/me.routes.ts';
 import { internalAuthenticator } from './internal-authenticator.ts';
 import { scimAuthenticator } from './scim-authenticator.ts';
 import { scimRoutes } from './http/scim.routes.ts';
+import { tfaRoutes } from './tfa/http/tfa.routes.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
@@ -21,6 +22,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(meRoutes, deps);
   await app.register(adminSessionsRoutes, deps);
   await app.register(scimRoutes, deps);
+  await app.register(tfaRoutes, deps);
 };
 
 export const authFeature: Feature = {

@@ -1,0 +1,141 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../../deps.ts';
+import { sealValue } from '../../../../kernel/crypto/envelope.ts';
+import { handleCommand } from '../../../../kernel/es/handle-command.ts';
+import { DomainError } from '../../../../kernel/http/errors.ts';
+import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
+import { findUserById } from '../../../../../projections/users/users.queries.ts';
+import { authRules } from '../../auth-limits.ts';
+import { currentUser, passwordStepUp } from '../../http/me.routes.ts';
+import { revokeAllSessions, startSession, userMeta } from '../../sessions.ts';
+import { userDecider } from '../../user.decider.ts';
+import { userStream } from '../../user.events.ts';
+import { openSeed, proofFrom, seedAad, sendTfa, tfaState } from '../tfa.service.ts';
+import { codeStep, hashRecoveryCode, newRecoveryCodes, newSeed, otpauthUrl } from '../totp.ts';
+
+const Code = z.string().min(1).max(16);
+const Password = z.string().min(1).max(1024);
+const SetupBody = z.object({ password: Password }).strict();
+const ConfirmBody = z.object({ code: Code }).strict();
+const RegenerateBody = z.object({ password: Password, code: Code }).strict();
+const DisableBody = z.object({ password: Password, code: Code.optional(), recoveryCode: Code.optional() }).strict();
+const VerifyBody = z
+  .object({ challengeToken: z.string().min(1).max(4096), code: Code.optional(), recoveryCode: Code.optional() })
+  .strict();
+
+const me = { config: { site: false }, schema: { tags: ['me'] } };
+
+/** TOTP enrollment (`/me/tfa`) and the second step of a login (`/auth/verify-totp`). */
+export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { clock, config, tokens, limiter } = deps;
+  const now = () => clock.now().toISOString();
+  const recoveryCodes = () => {
+    const codes = newRecoveryCodes();
+    return { codes, hashes: codes.map(hashRecoveryCode) };
+  };
+
+  app.get('/api/v1/me/tfa', me, async (req) => {
+    const user = await currentUser(deps, req);
+    const s = await tfaState(deps, user.userId);
+    return {
+      data: {
+        enabled: s.status === 'enrolled',
+        enrolledAt: s.enrolledAt,
+        recoveryCodesRemaining: s.recoveryCodes.filter(Boolean).length,
+      },
+    };
+  });
+
+  app.post('/api/v1/me/tfa/setup', { ...me, schema: { ...me.schema, body: SetupBody } }, async (req, reply) => {
+    const user = await currentUser(deps, req);
+    if (!config.keyring.activeKeyId)
+      throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'two-factor setup needs ENCRYPTION_KEY on the server');
+    await passwordStepUp(deps, req, reply, user, req.body.password);
+    const secret = newSeed();
+    const seed = sealValue(config.keyring, secret, seedAad(user.userId));
+    await sendTfa(deps, req, user.userId, { type: 'IssueSetup', data: { userId: user.userId, seed, now: now() } });
+    return { data: { secret, otpauthUrl: otpauthUrl(secret, user.email ?? user.userId) } };
+  });
+
+  app.post('/api/v1/me/tfa/confirm', { ...me, schema: { ...me.schema, body: ConfirmBody } }, async (req) => {
+    const user = await currentUser(deps, req);
+    const s = await tfaState(deps, user.userId);
+    if (s.status !== 'pending') throw new DomainError('CONFLICT', 'start with POST /api/v1/me/tfa/setup');
+    const step = codeStep(openSeed(deps, s, user.userId), req.body.code, clock.now().getTime());
+    if (step === null)
+      throw new DomainError('VALIDATION_FAILED', 'the code does not match; try the current one', { path: ['code'] });
+    const { codes, hashes } = recoveryCodes();
+    await sendTfa(deps, req, user.userId, {
+      type: 'ConfirmSetup',
+      data: { userId: user.userId, step, recoveryCodes: hashes, now: now() },
+    });
+    return { data: { enabled: true, recoveryCodes: codes } };
+  });
+
+  app.post(
+    '/api/v1/me/tfa/recovery-codes',
+    { ...me, schema: { ...me.schema, body: RegenerateBody } },
+    async (req, reply) => {
+      const user = await currentUser(deps, req);
+      await passwordStepUp(deps, req, reply, user, req.body.password);
+      const s = await tfaState(deps, user.userId);
+      if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+      const proof = proofFrom(deps, s, user.userId, { code: req.body.code });
+      if (proof.kind !== 'code')
+        throw new DomainError('VALIDATION_FAILED', 'a live code is needed', { path: ['code'] });
+      const { codes, hashes } = recoveryCodes();
+      await sendTfa(deps, req, user.userId, {
+        type: 'RegenerateRecoveryCodes',
+        data: { userId: user.userId, step: proof.step, recoveryCodes: hashes, now: now() },
+      });
+      return { data: { recoveryCodes: codes } };
+    },
+  );
+
+  app.delete('/api/v1/me/tfa', { ...me, schema: { ...me.schema, body: DisableBody } }, async (req, reply) => {
+    const user = await currentUser(deps, req);
+    await passwordStepUp(deps, req, reply, user, req.body.password);
+    const s = await tfaState(deps, user.userId);
+    if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+    const proof = proofFrom(deps, s, user.userId, req.body);
+    await sendTfa(deps, req, user.userId, { type: 'DisableTotp', data: { userId: user.userId, proof, now: now() } });
+    // Every token issued before is void, and every session ends.
+    const meta = userMeta(req, deps, user.userId);
+    await handleCommand(
+      deps.store,
+      userDecider,
+      userStream(user.userId),
+      { type: 'RevokeTokens', data: { userId: user.userId, reason: 'tfa', now: now() } },
+      { metadata: meta },
+    );
+    await revokeAllSessions(deps, meta, user.userId, 'tfa', user.userId);
+    return { data: { enabled: false } };
+  });
+
+  app.post(
+    '/api/v1/auth/verify-totp',
+    { config: { caller: 'public', site: false }, schema: { tags: ['auth'], body: VerifyBody } },
+    async (req, reply) => {
+      const claims = await tokens.verifyPurpose('mfa-challenge', req.body.challengeToken);
+      const rules = authRules(config);
+      await enforceRate(limiter, reply, [
+        { key: `auth:totp:ip:${req.ip}`, rule: rules.totpIp },
+        ...(claims ? [{ key: `auth:totp:user:${claims.sub}`, rule: rules.totpUser }] : []),
+      ]);
+      const user = claims ? await findUserById(deps.db, claims.sub) : null;
+      if (!claims || !user || user.status !== 'active')
+        throw new DomainError('UNAUTHENTICATED', 'the challenge is invalid or has expired; log in again');
+      const s = await tfaState(deps, user.userId);
+      const proof = proofFrom(deps, s, user.userId, req.body);
+      const expiresAt = new Date(Number(claims.exp ?? 0) * 1000).toISOString();
+      await sendTfa(deps, req, user.userId, {
+        type: 'ProveSecondFactor',
+        data: { userId: user.userId, proof, challenge: { jti: claims.jti, expiresAt }, now: now() },
+      });
+      return { data: await startSession(deps, req, reply, user, ['pwd', 'totp']) };
+    },
+  );
+};

@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../../deps.ts';
+import { fold } from '../../../kernel/es/decider.ts';
+import { handleCommand } from '../../../kernel/es/handle-command.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { openValue } from '../../../kernel/crypto/envelope.ts';
+import { userMeta } from '../sessions.ts';
+import { tfaDecider, type Proof, type TfaCommand, type TfaState } from './tfa.decider.ts';
+import { tfaStream, type TfaEvent } from './tfa.events.ts';
+import { codeStep, findRecoveryCode } from './totp.ts';
+
+export const seedAad = (userId: string) => `tfa:${userId}`;
+
+export async function tfaState(deps: Pick<AppDeps, 'store'>, userId: string): Promise<TfaState> {
+  const events: TfaEvent[] = [];
+  for await (const e of deps.store.readStream<TfaEvent>(tfaStream(userId)))
+    events.push({ type: e.type, data: e.data } as TfaEvent);
+  return fold(tfaDecider, events);
+}
+
+/** The seed in clear, or 409 TFA_KEY_UNAVAILABLE when the key that sealed it is not configured (fail closed). */
+export function openSeed(deps: Pick<AppDeps, 'config'>, s: TfaState, userId: string): string {
+  const seed = s.seed ? openValue(deps.config.keyring, s.seed, seedAad(userId)) : null;
+  if (!seed)
+    throw new DomainError(
+      'TFA_KEY_UNAVAILABLE',
+      'the key that sealed your two-factor seed is not configured; use a recovery code',
+      {
+        extensions: { reason: 'seed_key_missing' },
+      },
+    );
+  return seed;
+}
+
+/**
+ * What the caller proves: a recovery code (checked against the unspent hashes) or a live code (the seed is
+ * opened for it). Exactly one of the two; wrong ones are 401.
+ */
+export function proofFrom(
+  deps: Pick<AppDeps, 'config' | 'clock'>,
+  s: TfaState,
+  userId: string,
+  given: { code?: string; recoveryCode?: string },
+): Proof {
+  if ((given.code === undefined) === (given.recoveryCode === undefined))
+    throw new DomainError('VALIDATION_FAILED', 'send exactly one of code and recoveryCode', { path: ['code'] });
+  if (given.recoveryCode !== undefined) {
+    const index = findRecoveryCode(s.recoveryCodes, given.recoveryCode);
+    if (index < 0) throw new DomainError('UNAUTHENTICATED', 'invalid recovery code', { path: ['recoveryCode'] });
+    return { kind: 'recovery', index };
+  }
+  const step = codeStep(openSeed(deps, s, userId), given.code!, deps.clock.now().getTime());
+  if (step === null) throw new DomainError('UNAUTHENTICATED', 'invalid code', { path: ['code'] });
+  return { kind: 'code', step };
+}
+
+export function sendTfa(deps: AppDeps, req: FastifyRequest, userId: string, command: TfaCommand) {
+  return handleCommand(deps.store, tfaDecider, tfaStream(userId), command, {
+    metadata: { ...userMeta(req, deps, userId), actor: { type: 'user', id: userId } },
+  });
+}
