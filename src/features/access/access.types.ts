@@ -35,6 +35,8 @@ export interface PolicyDef {
   id: string;
   name: string;
   description: string | null;
+  /** Step-up: callers under this policy must have proven a second factor in their session (amr totp). */
+  requireMfa?: boolean;
 }
 
 export type AttachTarget = { kind: 'role' | 'user' | 'team'; id: string };

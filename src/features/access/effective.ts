@@ -38,6 +38,8 @@ export interface PermissionSet {
   roleChain: string[];
   /** Policies in effect, for the permissions matrix. */
   policyIds: string[];
+  /** Some policy in effect asks for a second factor in the session. */
+  requireMfa: boolean;
   rules: PermissionDef[];
 }
 
@@ -64,7 +66,8 @@ export function effectivePermissions(state: AccessState, who: Principal, vars: R
     ...chain.flatMap((r) => BUILT_IN[r] ?? []),
     ...policyIds.flatMap((id) => state.policies[id]?.permissions ?? []),
   ].map((r) => substitute(r, vars));
-  return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules };
+  const requireMfa = policyIds.some((id) => state.policies[id]?.requireMfa === true);
+  return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules, requireMfa };
 }
 
 /** Replaces $CURRENT_USER, $CURRENT_ROLE and $NOW inside a rule's conditions, presets and validation. */

@@ -7,16 +7,18 @@ import { compileFilter, type Guard } from '../../../projections/item-documents/i
 import type { Action } from './access.types.ts';
 import { effectivePermissions, scopeOf, type PermissionSet, type Scope } from './effective.ts';
 import { siteAccess } from './site-access.ts';
+import { stepUpError } from '../auth/index.ts';
 
-/** Roles whose rules no policy can widen: admin and site_admin may do everything, editor every item action. */
-const COMPLETE = new Set(['admin', 'site_admin', 'editor']);
 const perRequest = new WeakMap<FastifyRequest, Promise<PermissionSet>>();
 
 /**
- * The caller's effective permissions on the request's site, worked out once per request. The access model is
- * read only for roles that policies can change (the common admin and editor requests pay nothing).
+ * The caller's effective permissions on the request's site, worked out once per request from the site's access
+ * model (cached per process, refreshed when its stream's version moves).
  */
-export function permissionsOf(deps: Pick<AppDeps, 'store' | 'clock'>, req: FastifyRequest): Promise<PermissionSet> {
+export function permissionsOf(
+  deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>,
+  req: FastifyRequest,
+): Promise<PermissionSet> {
   let p = perRequest.get(req);
   if (!p) {
     p = compute(deps, req);
@@ -25,17 +27,18 @@ export function permissionsOf(deps: Pick<AppDeps, 'store' | 'clock'>, req: Fasti
   return p;
 }
 
-async function compute(deps: Pick<AppDeps, 'store' | 'clock'>, req: FastifyRequest): Promise<PermissionSet> {
+async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: FastifyRequest): Promise<PermissionSet> {
   const actor = actorOf(req);
   const siteId = siteOf(req);
   const roleId = roleOn(actor, siteId);
   const userId = actor.type === 'user' ? actor.id : null;
   const vars = { $CURRENT_USER: actor.id, $CURRENT_ROLE: roleId, $NOW: deps.clock.now().toISOString() };
-  const state =
-    roleId && COMPLETE.has(roleId) && actor.type === 'user'
-      ? { roles: {}, policies: {}, attachments: [], teams: {} }
-      : (await siteAccess(deps, siteId)).state;
-  return effectivePermissions(state, { roleId, userId }, vars);
+  const state = (await siteAccess(deps, siteId)).state;
+  const set = effectivePermissions(state, { roleId, userId }, vars);
+  // Policy step-up: a session without the second factor does not get these permissions.
+  if (set.requireMfa && actor.type === 'user' && !(actor.amr ?? []).includes('totp'))
+    throw await stepUpError(deps, actor.id);
+  return set;
 }
 
 /** The scope of an action, or 403 naming the collection and action. */

@@ -124,7 +124,12 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   }));
   app.post('/api/v1/policies', { config, schema: { tags, body: PolicyBody } }, async (req, reply) => {
     const id = newId();
-    const s = await send(req, 'CreatePolicy', { id, name: req.body.name, description: req.body.description ?? null });
+    const s = await send(req, 'CreatePolicy', {
+      id,
+      name: req.body.name,
+      description: req.body.description ?? null,
+      requireMfa: req.body.requireMfa ?? false,
+    });
     reply.status(201);
     return { data: policyView(s, id) };
   });

@@ -13,7 +13,9 @@ export const RoleBody = z
   .strict();
 export const RolePatch = RoleBody.partial().strict();
 
-export const PolicyBody = z.object({ name: Name, description: Description }).strict();
+export const PolicyBody = z
+  .object({ name: Name, description: Description, requireMfa: z.boolean().optional() })
+  .strict();
 export const PolicyPatch = PolicyBody.partial().strict();
 
 export const PermissionBody = z

@@ -249,3 +249,31 @@ describe('seed key missing', () => {
     }
   });
 });
+
+describe('policy step-up', () => {
+  it('asks a session without the second factor for it, and MFA_REQUIRED when not enrolled', async () => {
+    const admin = (
+      await post('/api/v1/auth/login', { email: 'admin@example.com', password: 'Correct-horse-42!' })
+    ).json().data.token as string;
+    const site = (method: 'GET' | 'POST', url: string, payload?: object, as = admin) =>
+      t.call({ method, url, payload, as, site: 'main' });
+    await site('POST', '/api/v1/collections', { name: 'vault' });
+    const role = (await site('POST', '/api/v1/roles', { name: 'Vault keeper' })).json().data.id;
+    const policy = (await site('POST', '/api/v1/policies', { name: 'Vault', requireMfa: true })).json().data.id;
+    await site('POST', `/api/v1/policies/${policy}/permissions`, { collection: 'vault', action: 'read' });
+    await site('POST', `/api/v1/policies/${policy}/attach`, { role });
+    const plain = await createUser(t, 'keeper@example.com', PASSWORD, { main: role });
+    const notEnrolled = await site('GET', '/api/v1/items/vault', undefined, plain);
+    expect(notEnrolled.statusCode).toBe(401);
+    expect(notEnrolled.json().errors[0].code).toBe('MFA_REQUIRED');
+    const { secret, token } = await enrolled('keeper2@example.com');
+    // keeper2 gets the vault role through a direct grant of the policy.
+    const keeper2 = (await t.call({ method: 'GET', url: '/api/v1/auth/me', as: token })).json().data.id;
+    await site('POST', `/api/v1/policies/${policy}/attach`, { user: keeper2 });
+    const challenged = await site('GET', '/api/v1/items/vault', undefined, token);
+    expect(challenged.statusCode).toBe(401);
+    const { challengeToken } = challenged.json().errors[0].extensions;
+    const session = (await post('/api/v1/auth/verify-totp', { challengeToken, code: code(secret) })).json().data;
+    expect((await site('GET', '/api/v1/items/vault', undefined, session.token)).statusCode).toBe(200);
+  });
+});

@@ -61,7 +61,7 @@ async function siteSchema(db: AppDeps['db'], store: AppDeps['store'], siteId: st
 }
 
 /** Shared steps of the item routes: load the collection's schema, check the writer, send a command, read back. */
-export function itemContext({ db, store, clock, config }: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config'>) {
+export function itemContext({ db, store, clock, config, tokens }: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'tokens'>) {
   const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
     const schema = await siteSchema(db, store, siteOf(req));
     const c = schema.collections.get(collection);
@@ -76,7 +76,7 @@ export function itemContext({ db, store, clock, config }: Pick<AppDeps, 'db' | '
   const mayAdminister = (req: FastifyRequest) => {
     if (!ADMINS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only site admins may do this');
   };
-  const permissions = itemPermissions({ db, store, clock });
+  const permissions = itemPermissions({ db, store, clock, tokens });
   const send = async (
     req: FastifyRequest,
     collection: string,

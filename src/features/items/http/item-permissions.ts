@@ -18,7 +18,7 @@ import type { CollectionSchema } from './item-context.ts';
  * fields, on every relation followed). Writes: the action must be granted, the written fields writable, the
  * existing row inside the rule's conditions (403 otherwise), and the resulting item inside its validation.
  */
-export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock'>) {
+export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>) {
   const set = (req: FastifyRequest) => permissionsOf(deps, req);
 
   /** The read guard, after checking that the collection may be read at all (else 403). */
