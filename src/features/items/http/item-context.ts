@@ -61,7 +61,13 @@ async function siteSchema(db: AppDeps['db'], store: AppDeps['store'], siteId: st
 }
 
 /** Shared steps of the item routes: load the collection's schema, check the writer, send a command, read back. */
-export function itemContext({ db, store, clock, config, tokens }: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'tokens'>) {
+export function itemContext({
+  db,
+  store,
+  clock,
+  config,
+  tokens,
+}: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'tokens'>) {
   const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
     const schema = await siteSchema(db, store, siteOf(req));
     const c = schema.collections.get(collection);
