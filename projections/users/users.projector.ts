@@ -6,7 +6,7 @@ import type { UserEvent } from '../../src/features/auth/user.events.ts';
 /** Users (instance-wide, site `_system`) and their site memberships, unsealed for lookups. */
 export const usersProjector = defineProjector({
   name: 'users',
-  version: 2,
+  version: 3,
   mode: 'inline',
   tables: ['users', 'user_sites'],
   handles: [
@@ -16,6 +16,8 @@ export const usersProjector = defineProjector({
     'UserPasswordChanged',
     'UserTokensRevoked',
     'UserPreferencesChanged',
+    'UserProfileChanged',
+    'UserSiteRoleRevoked',
   ],
   createTables: async (db, t) => {
     await sql`
@@ -86,6 +88,17 @@ export const usersProjector = defineProjector({
                   where user_id = ${e.data.userId}`.execute(trx);
         return;
       }
+      case 'UserProfileChanged': {
+        const open = (v: string | null) => unseal(trx, e.data.userId, v);
+        await sql`update ${users} set first_name = ${await open(e.data.firstName)}, last_name = ${await open(e.data.lastName)}
+                  where user_id = ${e.data.userId}`.execute(trx);
+        return;
+      }
+      case 'UserSiteRoleRevoked':
+        await sql`delete from ${sql.table(t('user_sites'))} where site_id = ${e.data.siteId} and user_id = ${e.data.userId}`.execute(
+          trx,
+        );
+        return;
       default:
         return;
     }

@@ -8,7 +8,7 @@ export interface UserRow {
   firstName: string | null;
   lastName: string | null;
   instanceAdmin: boolean;
-  status: 'active' | 'unverified';
+  status: 'active' | 'unverified' | 'invited';
   tokenVersion: number;
   passwordVersion: number;
   preferences: Record<string, unknown>;
@@ -22,7 +22,7 @@ interface Row {
   first_name: string | null;
   last_name: string | null;
   instance_admin: boolean;
-  status: 'active' | 'unverified';
+  status: 'active' | 'unverified' | 'invited';
   token_version: number;
   password_version: number;
   preferences: Record<string, unknown>;
@@ -89,4 +89,58 @@ export async function findUserForToken(
 export async function firstInstanceAdmin(db: Db): Promise<UserRow | null> {
   const r = await sql<Row>`${SELECT} where u.instance_admin order by u.created_at limit 1`.execute(db);
   return r.rows[0] ? toRow(r.rows[0]) : null;
+}
+
+/** A member of a site as site admins list them. */
+export interface MemberRow {
+  id: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
+  role: string;
+  status: string;
+  instanceAdmin: boolean;
+  createdAt: string;
+}
+
+/** The site's members (instance admins excepted unless `withInstanceAdmins`), by email, with the total. */
+export async function listMembers(
+  db: Db,
+  siteId: string,
+  q: { limit: number; offset: number; role?: string; search?: string; withInstanceAdmins: boolean },
+): Promise<{ rows: MemberRow[]; total: number }> {
+  const pattern = q.search ? `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : null;
+  const where = sql`s.site_id = ${siteId}
+    ${q.role ? sql`and s.role = ${q.role}` : sql``}
+    ${q.withInstanceAdmins ? sql`` : sql`and not u.instance_admin`}
+    ${pattern ? sql`and (u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})` : sql``}`;
+  const rows = await sql<{
+    user_id: string;
+    email: string | null;
+    first_name: string | null;
+    last_name: string | null;
+    role: string;
+    status: string;
+    instance_admin: boolean;
+    created_at: Date;
+  }>`select u.user_id, u.email, u.first_name, u.last_name, s.role, u.status, u.instance_admin, u.created_at
+     from user_sites s join users u on u.user_id = s.user_id where ${where}
+     order by lower(u.email), u.user_id limit ${q.limit} offset ${q.offset}`.execute(db);
+  const total = await sql<{
+    n: number;
+  }>`select count(*)::int as n from user_sites s join users u on u.user_id = s.user_id
+     where ${where}`.execute(db);
+  return {
+    rows: rows.rows.map((r) => ({
+      id: r.user_id,
+      email: r.email,
+      firstName: r.first_name,
+      lastName: r.last_name,
+      role: r.role,
+      status: r.status,
+      instanceAdmin: r.instance_admin,
+      createdAt: new Date(r.created_at).toISOString(),
+    })),
+    total: total.rows[0]!.n,
+  };
 }

@@ -5,7 +5,7 @@ import type { UserRow } from '../../../projections/users/users.queries.ts';
 const VERIFY_TTL_S = 24 * 3600;
 const RESET_TTL_S = 3600;
 
-const publicUrl = (deps: AppDeps) =>
+export const publicUrl = (deps: AppDeps) =>
   (deps.config.SVC_PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`).replace(/\/$/, '');
 
 /** Sends the address-verification link (a 24-hour token; verifying twice is harmless). */

@@ -10,6 +10,9 @@ import { internalAuthenticator } from './internal-authenticator.ts';
 import { scimAuthenticator } from './scim-authenticator.ts';
 import { scimRoutes } from './http/scim.routes.ts';
 import { tfaRoutes } from './tfa/http/tfa.routes.ts';
+import { usersRoutes } from './users/users.routes.ts';
+import { inviteRoutes } from './users/invite.routes.ts';
+import { impersonateRoutes } from './users/impersonate.routes.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
@@ -24,6 +27,9 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(adminSessionsRoutes, deps);
   await app.register(scimRoutes, deps);
   await app.register(tfaRoutes, deps);
+  await app.register(usersRoutes, deps);
+  await app.register(inviteRoutes, deps);
+  await app.register(impersonateRoutes, deps);
 };
 
 export const authFeature: Feature = {

@@ -7,7 +7,13 @@ import type { AccessClaims, TokenService } from './tokens.ts';
 
 const MAX_ENTRIES = 10_000;
 /** Events after which a cached user (or one of its sessions) is stale. */
-const USER_CHANGES = new Set(['UserTokensRevoked', 'UserSiteRoleGranted', 'UserEmailVerified', 'UserPasswordChanged']);
+const USER_CHANGES = new Set([
+  'UserTokensRevoked',
+  'UserSiteRoleGranted',
+  'UserSiteRoleRevoked',
+  'UserEmailVerified',
+  'UserPasswordChanged',
+]);
 
 interface CachedUser {
   at: number;
@@ -85,10 +91,14 @@ export function internalAuthenticator(db: Db, tokens: TokenService, store: Event
         id: user.userId,
         email: user.email ?? '',
         instanceAdmin: user.instanceAdmin,
-        roles: user.roles,
+        // An impersonation acts only on the sites it was issued for.
+        roles: claims.act
+          ? Object.fromEntries(Object.entries(user.roles).filter(([site]) => site in claims.sites))
+          : user.roles,
         tokenVersion: user.tokenVersion,
         sessionId: claims.sid,
         amr: claims.amr,
+        ...(claims.act ? { impersonator: claims.act } : {}),
       };
     },
   };

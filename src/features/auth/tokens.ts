@@ -11,6 +11,10 @@ export interface AccessClaims {
   sid: string | null;
   /** Expiry, epoch milliseconds. */
   expMs: number;
+  /** The impersonating admin (RFC 8693 `act.sub`), when an admin acts as this user. */
+  act: string | null;
+  /** Memberships at issue time (an impersonation token is held to these sites). */
+  sites: Record<string, string>;
 }
 
 export interface AccessInput {
@@ -25,7 +29,7 @@ export interface AccessInput {
 }
 
 /** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
-export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password';
+export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password' | 'invite';
 
 const REFRESH_PREFIX = 'svcr_';
 const REFRESH = /^svcr_([A-Za-z0-9_-]{10,64})\.(\d{1,9})\.([A-Za-z0-9_-]{43})$/;
@@ -73,6 +77,11 @@ export class TokenService {
         jti: String(payload.jti),
         sid: typeof payload.sid === 'string' ? payload.sid : null,
         expMs: Number(payload.exp ?? 0) * 1000,
+        sites: (payload.sites as Record<string, string> | undefined) ?? {},
+        act:
+          typeof (payload.act as { sub?: unknown } | undefined)?.sub === 'string'
+            ? (payload.act as { sub: string }).sub
+            : null,
       };
     } catch (err) {
       if (err instanceof errors.JWTExpired)

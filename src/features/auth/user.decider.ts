@@ -8,7 +8,7 @@ export type UserState =
   | {
       exists: true;
       roles: Record<string, string>;
-      status: 'active' | 'unverified';
+      status: 'active' | 'unverified' | 'invited';
       tokenVersion: number;
       /** Counts password changes: a reset token names the version it may replace. */
       passwordVersion: number;
@@ -40,8 +40,21 @@ export type ChangePreferences = {
   type: 'ChangePreferences';
   data: { userId: string; patch: Record<string, unknown>; now: string };
 };
+export type ChangeProfile = {
+  type: 'ChangeProfile';
+  data: { userId: string; firstName: Sealed | null; lastName: Sealed | null; now: string };
+};
+export type RevokeSiteRole = { type: 'RevokeSiteRole'; data: { userId: string; siteId: string; now: string } };
 export type UserCommand =
-  RegisterUser | GrantSiteRole | VerifyEmail | ChangePassword | RevokeTokens | RequestPasswordReset | ChangePreferences;
+  | RegisterUser
+  | GrantSiteRole
+  | VerifyEmail
+  | ChangePassword
+  | RevokeTokens
+  | RequestPasswordReset
+  | ChangePreferences
+  | ChangeProfile
+  | RevokeSiteRole;
 
 type Existing = Extract<UserState, { exists: true }>;
 
@@ -82,6 +95,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return s;
       case 'UserPreferencesChanged':
         return { ...s, preferences: merge(s.preferences, e.data.patch) };
+      case 'UserProfileChanged':
+        return s;
+      case 'UserSiteRoleRevoked':
+        return { ...s, roles: Object.fromEntries(Object.entries(s.roles).filter(([site]) => site !== e.data.siteId)) };
       default:
         return assertNever(e);
     }
@@ -112,8 +129,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
             path: ['token'],
           });
         const events: UserEvent[] = [{ type: 'UserPasswordChanged', data: { userId, passwordHash, reason, at: now } }];
-        // Proving the address by a reset link also verifies it.
-        if (reason === 'reset' && s.status === 'unverified')
+        // Proving the address by a reset or invitation link also verifies it.
+        if (reason === 'reset' && s.status !== 'active')
           events.push({ type: 'UserEmailVerified', data: { userId, at: now } });
         events.push(revoked(s, userId, reason === 'reset' ? 'reset' : 'password', now));
         return events;
@@ -128,6 +145,17 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         );
         return changed ? [{ type: 'UserPreferencesChanged', data: { userId, patch: cmd.data.patch, at: now } }] : [];
       }
+      case 'ChangeProfile':
+        return [
+          {
+            type: 'UserProfileChanged',
+            data: { userId, firstName: cmd.data.firstName, lastName: cmd.data.lastName, at: now },
+          },
+        ];
+      case 'RevokeSiteRole':
+        if (!(cmd.data.siteId in s.roles))
+          throw new DomainError('NOT_FOUND', `user ${userId} is not a member of site ${cmd.data.siteId}`);
+        return [{ type: 'UserSiteRoleRevoked', data: { userId, siteId: cmd.data.siteId, at: now } }];
       default:
         return assertNever(cmd);
     }

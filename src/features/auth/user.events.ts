@@ -15,7 +15,7 @@ export type UserRegistered = DomainEvent<
     firstName: Sealed | null;
     lastName: Sealed | null;
     instanceAdmin: boolean;
-    status?: 'active' | 'unverified';
+    status?: 'active' | 'unverified' | 'invited';
     at: string;
   }
 >;
@@ -43,6 +43,13 @@ export type UserPreferencesChanged = DomainEvent<
   'UserPreferencesChanged',
   { userId: string; patch: Record<string, unknown>; at: string }
 >;
+/** A site admin changed the user's names (sealed with the subject key). */
+export type UserProfileChanged = DomainEvent<
+  'UserProfileChanged',
+  { userId: string; firstName: Sealed | null; lastName: Sealed | null; at: string }
+>;
+/** The user is no longer a member of the site (the identity stays, with its other sites). */
+export type UserSiteRoleRevoked = DomainEvent<'UserSiteRoleRevoked', { userId: string; siteId: string; at: string }>;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;
 
@@ -53,7 +60,9 @@ export type UserEvent =
   | UserPasswordChanged
   | UserTokensRevoked
   | PasswordResetRequested
-  | UserPreferencesChanged;
+  | UserPreferencesChanged
+  | UserProfileChanged
+  | UserSiteRoleRevoked;
 
 export const userStream = (userId: string) => `_system/user/${userId}`;
 /** One stream per address (by hash, so the stream name holds no personal data). */

@@ -17,6 +17,8 @@ export interface Actor {
   amr?: string[];
   /** Publishable keys may only read. */
   readOnly?: boolean;
+  /** An admin acting as this user (impersonation): every event records both. */
+  impersonator?: string;
 }
 
 /** What the authenticators see of a request, besides the token. */
@@ -48,5 +50,8 @@ export function roleOn(actor: Actor, siteId: string): string | null {
 
 export function actorRef(actor: Actor | null): ActorRef {
   if (!actor) return { type: 'system', id: 'anonymous' };
-  return actor.type === 'scim' ? { type: 'system', id: 'scim' } : { type: actor.type, id: actor.id };
+  if (actor.type === 'scim') return { type: 'system', id: 'scim' };
+  return actor.impersonator
+    ? { type: actor.type, id: actor.id, onBehalfOf: actor.impersonator }
+    : { type: actor.type, id: actor.id };
 }

@@ -35,6 +35,8 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     if (caller !== 'public' && !req.actor) throw unauthenticated();
     if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD')
       throw forbidden('a publishable key may only read');
+    if (req.actor?.impersonator && (caller === 'admin' || caller === 'site-admin'))
+      throw forbidden('not while impersonating: administration needs your own session');
     if ((caller === 'scim') !== (req.actor?.type === 'scim') && req.actor)
       throw forbidden(caller === 'scim' ? 'this area needs the SCIM token' : 'the SCIM token is for /scim/v2/ only');
 

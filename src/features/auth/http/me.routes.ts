@@ -38,6 +38,8 @@ const PreferencesPatch = z
 export async function currentUser(deps: AppDeps, req: FastifyRequest): Promise<UserRow> {
   const actor = req.actor as Actor;
   if (actor.type !== 'user') throw new DomainError('PERMISSION_DENIED', 'only a signed-in user has an account');
+  if (actor.impersonator)
+    throw new DomainError('PERMISSION_DENIED', 'not while impersonating: the account belongs to its owner');
   const user = await findUserById(deps.db, actor.id);
   if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
   return user;

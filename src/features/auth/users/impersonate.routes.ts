@@ -1,0 +1,40 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+
+const IdParams = z.object({ id: z.string().min(1).max(64) });
+
+/**
+ * An administrator acts as a member of the site: a short access token (no refresh token, no session) for the
+ * member, carrying the administrator in its `act` claim. Every event it writes records both (`actor.onBehalfOf`);
+ * it cannot reach administration or the member's account settings, and never stands for an administrator.
+ */
+export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.post(
+    '/api/v1/users/:id/impersonate',
+    { config: { caller: 'admin' }, schema: { tags: ['users'], params: IdParams } },
+    async (req) => {
+      const siteId = siteOf(req);
+      const target = await findUserById(deps.db, req.params.id);
+      const role = target?.roles[siteId];
+      if (!target || !role) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
+      if (role === 'admin' || role === 'site_admin' || target.instanceAdmin)
+        throw new DomainError('PERMISSION_DENIED', 'administrators cannot be impersonated');
+      if (target.userId === actorOf(req).id) throw new DomainError('PERMISSION_DENIED', 'you are yourself already');
+      const { token, expiresIn } = await deps.tokens.issue({
+        userId: target.userId,
+        tokenVersion: target.tokenVersion,
+        amr: ['impersonation'],
+        sessionId: null,
+        sites: { [siteId]: role },
+        actor: actorOf(req).id,
+      });
+      return { data: { token, expiresIn, user: toProfile(target), impersonator: actorOf(req).id } };
+    },
+  );
+};
