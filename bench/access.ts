@@ -15,7 +15,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const DURATION = Number(process.env.DURATION ?? 10);
 const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
-const USER = { email: 'reader@example.com', password: 'Reader-pass-1234!' };
+const USER = { email: 'reader@example.com', password: 'Conditioned-pass-1234!' };
 const DB = 'svc_bench_access';
 
 const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
@@ -41,6 +41,13 @@ const login = async (who: { email: string; password: string }) => {
 try {
   const token = await login(ADMIN);
   const seeded = await seed(server.url, token, 'bench', N);
+  // Fresh planner statistics, as autovacuum gathers them shortly after a bulk load (bench/run.ts does the same).
+  const stats = new pg.Client({ connectionString: `${PG_URL}/${DB}` });
+  await stats.connect();
+  await stats.query('analyze');
+  if (process.env.SLOW_MS)
+    await stats.query(`alter database ${DB} set log_min_duration_statement = ${Number(process.env.SLOW_MS)}`);
+  await stats.end();
   const headers = { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${server.url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -60,7 +67,7 @@ try {
   const b = SCENARIOS.find((s) => s.key === 'b')!;
   const pid = server.child.pid!;
   const target = (t: string): Target => ({ url: server.url, pid, token: t, site: 'bench', sampleId: seeded.sampleId });
-  const cfg = { connections: 10, warmup: 3, duration: DURATION };
+  const cfg = { connections: Number(process.env.CONNECTIONS ?? 10), warmup: 3, duration: DURATION };
   const rows: string[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
     for (const [who, t] of [
@@ -85,8 +92,10 @@ try {
 } finally {
   server.child.kill('SIGTERM');
   await server.exited;
-  const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await c.connect();
-  await c.query(`drop database if exists ${DB} with (force)`);
-  await c.end();
+  if (!process.env.KEEP) {
+    const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
+    await c.connect();
+    await c.query(`drop database if exists ${DB} with (force)`);
+    await c.end();
+  }
 }

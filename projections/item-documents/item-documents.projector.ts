@@ -8,7 +8,7 @@ import { ITEM_EVENT_TYPES, type ItemEvent } from '../../src/features/items/item.
 /** Items as JSONB documents with their audit and soft-delete columns; queries compile to SQL over them. */
 export const itemDocumentsProjector = defineProjector({
   name: 'item-documents',
-  version: 3,
+  version: 4,
   mode: 'inline',
   tables: ['item_documents', 'item_field_indexes', 'item_collection_changes'],
   handles: [...ITEM_EVENT_TYPES, ...INDEX_EVENT_TYPES],
@@ -30,6 +30,12 @@ export const itemDocumentsProjector = defineProjector({
         primary key (site_id, collection, id)
       )`.execute(db);
     await sql`create index ${sql.raw(`${table}_listing`)} on ${sql.table(table)} (site_id, collection, created_at, id) where deleted_at is null`.execute(
+      db,
+    );
+    // Statistics on the status value (filtered by nearly every delivery query): without them the planner guesses
+    // 0.5 % of rows match `status = 'published'` and picks a plan that sorts thousands of rows instead of walking an
+    // index in order (measured: 20 ms against 0.2 ms over 20 000 articles).
+    await sql`create statistics ${sql.raw(`${table}_status`)} on ((data ->> 'status')) from ${sql.table(table)}`.execute(
       db,
     );
     await createIndexTable(db, t);

@@ -168,4 +168,12 @@ async function swapIn(trx: Transaction<DB>, live: string, next: string): Promise
       await sql`alter index ${sql.table(indexname)} rename to ${sql.table(indexname.replace(NEXT, ''))}`.execute(trx);
     }
   }
+  // Extended statistics objects are named like indexes and follow the same renaming.
+  const stats = await sql<{ stxname: string }>`
+    select s.stxname from pg_statistic_ext s join pg_class c on c.oid = s.stxrelid
+    where c.relname = ${live} and c.relnamespace = current_schema()::regnamespace`.execute(trx);
+  for (const { stxname } of stats.rows) {
+    if (stxname.includes(NEXT))
+      await sql`alter statistics ${sql.table(stxname)} rename to ${sql.table(stxname.replace(NEXT, ''))}`.execute(trx);
+  }
 }
