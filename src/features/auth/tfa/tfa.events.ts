@@ -16,6 +16,7 @@ export type RecoveryCodesRegenerated = DomainEvent<
   'RecoveryCodesRegenerated',
   { userId: string; recoveryCodes: string[]; at: string }
 >;
+/** The second factor was turned off: the seed and recovery codes are void. */
 export type TotpDisabled = DomainEvent<'TotpDisabled', { userId: string; at: string }>;
 /** A login challenge was answered: its id is spent. */
 export type MfaChallengeCompleted = DomainEvent<

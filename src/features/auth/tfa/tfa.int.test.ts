@@ -211,6 +211,34 @@ describe('recovery codes and removal', () => {
   });
 });
 
+describe('a challenge that outlives the enrollment', () => {
+  it('fails as a login (401), not as a missing key, once TOTP was removed meanwhile', async () => {
+    const { secret, recoveryCodes, token } = await enrolled('gone@example.com');
+    const challengeToken = (await login('gone@example.com')).json().data.challengeToken;
+    const off = await t.call({
+      method: 'DELETE',
+      url: '/api/v1/me/tfa',
+      payload: { password: PASSWORD, recoveryCode: recoveryCodes[0] },
+      as: token,
+    });
+    expect(off.statusCode, off.body).toBe(200);
+    tick();
+    const late = await post('/api/v1/auth/verify-totp', { challengeToken, code: code(secret) });
+    expect(late.statusCode).toBe(401);
+    expect(late.json().errors[0].code).toBe('UNAUTHENTICATED');
+  });
+
+  it('replaces the seed when setup runs again before confirmation', async () => {
+    const token = await createUser(t, 'twice@example.com', PASSWORD, { main: 'viewer' });
+    const first = (await post('/api/v1/me/tfa/setup', { password: PASSWORD }, token)).json().data.secret;
+    const second = (await post('/api/v1/me/tfa/setup', { password: PASSWORD }, token)).json().data.secret;
+    expect(second).not.toBe(first);
+    tick();
+    expect((await post('/api/v1/me/tfa/confirm', { code: code(first) }, token)).statusCode).toBe(400);
+    expect((await post('/api/v1/me/tfa/confirm', { code: code(second) }, token)).statusCode).toBe(200);
+  });
+});
+
 describe('seed key missing', () => {
   it('fails closed with 409 TFA_KEY_UNAVAILABLE for codes, while recovery codes still work', async () => {
     const { secret, recoveryCodes } = await enrolled('lost@example.com');

@@ -42,6 +42,8 @@ export function proofFrom(
   userId: string,
   given: { code?: string; recoveryCode?: string },
 ): Proof {
+  // A challenge can outlive the enrollment (removed meanwhile): that is a failed login, not a missing key.
+  if (s.status !== 'enrolled') throw new DomainError('UNAUTHENTICATED', 'two-factor authentication is not on');
   if ((given.code === undefined) === (given.recoveryCode === undefined))
     throw new DomainError('VALIDATION_FAILED', 'send exactly one of code and recoveryCode', { path: ['code'] });
   if (given.recoveryCode !== undefined) {
