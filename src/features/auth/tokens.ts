@@ -26,6 +26,8 @@ export interface AccessInput {
   sites: Record<string, string>;
   /** An impersonating admin's user id (RFC 8693 `act`). */
   actor?: string;
+  /** A shorter lifetime than the configured one (never longer). */
+  ttlSeconds?: number;
 }
 
 /** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
@@ -62,9 +64,9 @@ export class TokenService {
       .setJti(randomUUID())
       .setIssuedAt()
       .setAudience('svc-access')
-      .setExpirationTime(`${this.ttlSeconds}s`)
+      .setExpirationTime(`${Math.min(input.ttlSeconds ?? this.ttlSeconds, this.ttlSeconds)}s`)
       .sign(this.key);
-    return { token, expiresIn: this.ttlSeconds };
+    return { token, expiresIn: Math.min(input.ttlSeconds ?? this.ttlSeconds, this.ttlSeconds) };
   }
 
   async verify(token: string): Promise<AccessClaims> {

@@ -7,6 +7,8 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
 
 const IdParams = z.object({ id: z.string().min(1).max(64) });
+/** An impersonation lasts at most 15 minutes (less when access tokens are shorter); it cannot be refreshed. */
+const IMPERSONATION_TTL_S = 900;
 
 /**
  * An administrator acts as a member of the site: a short access token (no refresh token, no session) for the
@@ -33,6 +35,7 @@ export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         sessionId: null,
         sites: { [siteId]: role },
         actor: actorOf(req).id,
+        ttlSeconds: IMPERSONATION_TTL_S,
       });
       return { data: { token, expiresIn, user: toProfile(target), impersonator: actorOf(req).id } };
     },

@@ -29,7 +29,14 @@ const InviteBody = z
     lastName: z.string().trim().max(200).optional(),
   })
   .strict();
-const AcceptBody = z.object({ token: z.string().min(1).max(4096), password: z.string().min(1).max(1024) }).strict();
+const AcceptBody = z
+  .object({
+    token: z.string().min(1).max(4096),
+    password: z.string().min(1).max(1024),
+    firstName: z.string().trim().max(200).optional(),
+    lastName: z.string().trim().max(200).optional(),
+  })
+  .strict();
 const badToken = () =>
   new DomainError('VALIDATION_FAILED', 'this invitation is invalid, used or expired', {
     path: ['token'],
@@ -64,8 +71,9 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       const user = (await findUserById(db, userId))!;
       const site = (await findSite(db, siteId))!;
       const inviter = actorOf(req).email || 'an administrator';
+      // A link whenever the account has no password yet (new, or created by an admin without one).
       const link =
-        user.status === 'invited'
+        user.status === 'invited' || !user.passwordHash
           ? `Accept within 7 days and choose your password: ${publicUrl(deps)}/accept-invite?token=${await tokens.issuePurpose(
               'invite',
               userId,
@@ -115,6 +123,27 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       ).catch((err: unknown) => {
         throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? badToken() : err;
       });
+      if (req.body.firstName !== undefined || req.body.lastName !== undefined) {
+        const named = async (given: string | undefined, old: string | null) => {
+          const v = given ?? old;
+          return v ? seal(db, user.userId, v) : null;
+        };
+        await handleCommand(
+          store,
+          userDecider,
+          userStream(user.userId),
+          {
+            type: 'ChangeProfile',
+            data: {
+              userId: user.userId,
+              firstName: await named(req.body.firstName, user.firstName),
+              lastName: await named(req.body.lastName, user.lastName),
+              now: clock.now().toISOString(),
+            },
+          },
+          { metadata },
+        );
+      }
       return { data: await startSession(deps, req, reply, (await findUserById(db, user.userId))!, ['pwd']) };
     },
   );

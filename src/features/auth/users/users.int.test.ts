@@ -19,7 +19,8 @@ const outbox = async (to: string) =>
   }[];
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // Access tokens live an hour here, so that the impersonation cap (15 minutes) shows.
+  t = await createTestApp({ env: { ACCESS_TOKEN_TTL_S: '3600' } });
   admin = await t.setup();
   await call(admin, 'POST', '/api/v1/sites', { id: 'other', name: 'Other' });
   siteAdmin = await createUser(t, 'siteadmin@example.com', PASSWORD, { main: 'site_admin' });
@@ -169,6 +170,22 @@ describe('invitations', () => {
     expect((await login('guest@example.com')).statusCode).toBe(200);
   });
 
+  it('sends a link to an account created without a password', async () => {
+    await call(admin, 'POST', '/api/v1/users', { email: 'nopass@example.com', roleKey: 'viewer' }, 'other');
+    const res = await call(siteAdmin, 'POST', '/api/v1/users/invite', {
+      email: 'nopass@example.com',
+      roleKey: 'viewer',
+    });
+    expect(res.statusCode).toBe(202);
+    const token = /token=(\S+)/.exec((await outbox('nopass@example.com'))[0]!.body)![1]!;
+    const accepted = await t.call({
+      method: 'POST',
+      url: '/api/v1/auth/accept-invite',
+      payload: { token, password: PASSWORD },
+    });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+  });
+
   it('adds an existing account without a link, and refuses a member with 409', async () => {
     await createUser(t, 'known@example.com', PASSWORD, { other: 'viewer' });
     const res = await call(siteAdmin, 'POST', '/api/v1/users/invite', {
@@ -196,6 +213,7 @@ describe('impersonation', () => {
     const token = res.json().data.token as string;
     const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
     expect(claims).toMatchObject({ sub: memberId, act: { sub: adminId }, amr: ['impersonation'] });
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(900);
     expect((await call(token, 'GET', '/api/v1/auth/me')).json().data.id).toBe(memberId);
     const written = await call(token, 'POST', '/api/v1/items/notes', { text: 'as the member' });
     expect(written.statusCode).toBe(201);
