@@ -1,13 +1,13 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
-import type { FieldDef } from '../schema/schema.types.ts';
+import type { FieldDef, Workflow } from '../schema/schema.types.ts';
 import type { ItemEvent, ItemValues } from './item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 
 export type ItemState = { status: 'absent' } | { status: 'live' | 'deleted'; values: ItemValues };
 
 /** The collection's fields, the time and the actor travel with every command: the decider reads nothing. */
-type Ctx = { collection: string; id: string; fields: FieldDef[]; now: string; by: string };
+type Ctx = { collection: string; id: string; fields: FieldDef[]; now: string; by: string; workflow?: Workflow | null };
 export type ItemCommand =
   | { type: 'CreateItem'; data: Ctx & { values: ItemValues } }
   | { type: 'UpdateItem'; data: Ctx & { changes: ItemValues } }
@@ -39,7 +39,26 @@ function liveValues(s: ItemState, c: Ctx): ItemValues {
   return s.values;
 }
 
-/** One item: values validated against its collection's fields, changes recorded as deltas. */
+/**
+ * The editorial gate (DESIGN §5): when the command changes the workflow's field, the new value must be one the
+ * workflow allows after the current one (or, for a new item, one of its initial values). 409 EDITORIAL_GATE_REQUIRED.
+ */
+function gate(c: Ctx, before: ItemState, after: ItemState): void {
+  const w = c.workflow;
+  if (!w || after.status !== 'live') return;
+  const from = before.status === 'absent' ? null : (before.values[w.field] ?? null);
+  const to = after.values[w.field] ?? null;
+  if (JSON.stringify(from) === JSON.stringify(to) && before.status !== 'absent') return;
+  const allowed =
+    from === null && before.status === 'absent' ? (w.initial ?? null) : (w.transitions[String(from)] ?? []);
+  if (allowed === null || allowed.includes(String(to))) return;
+  throw new DomainError('EDITORIAL_GATE_REQUIRED', `${c.collection}: ${w.field} may not change from ${from} to ${to}`, {
+    path: [w.field],
+    extensions: { from, to, allowed },
+  });
+}
+
+/** One item: values validated against its collection's fields, changes recorded as deltas, its workflow kept. */
 export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
   initialState: () => ({ status: 'absent' }),
   evolve: (s, e) => {
@@ -63,66 +82,69 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
     }
   },
   decide: (cmd, s) => {
-    const { collection, id, fields, now: at, by } = cmd.data;
-    switch (cmd.type) {
-      case 'CreateItem': {
-        if (s.status !== 'absent')
-          throw new DomainError('CONFLICT', `item ${id} already exists in ${collection}`, { path: ['id'] });
-        const values = withDefaults(fields, cmd.data.values);
-        check(valueProblems(fields, values, 'full'));
-        return [{ type: 'ItemCreated', data: { collection, id, values, at, by } }];
-      }
-      case 'UpdateItem': {
-        const current = liveValues(s, cmd.data);
-        check(valueProblems(fields, cmd.data.changes, 'partial'));
-        const changes = Object.fromEntries(
-          Object.entries(cmd.data.changes).filter(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v)),
-        );
-        return Object.keys(changes).length ? [{ type: 'ItemUpdated', data: { collection, id, changes, at, by } }] : [];
-      }
-      case 'ReplaceItem': {
-        liveValues(s, cmd.data);
-        check(valueProblems(fields, cmd.data.values, 'full'));
-        return [{ type: 'ItemReplaced', data: { collection, id, values: cmd.data.values, at, by } }];
-      }
-      case 'UpsertItem':
-        return s.status === 'live'
-          ? itemDecider.decide({ type: 'UpdateItem', data: cmd.data }, s)
-          : itemDecider.decide(
-              { type: 'CreateItem', data: { ...cmd.data, values: cmd.data.changes } },
-              { status: 'absent' },
-            );
-      case 'RevertItem': {
-        liveValues(s, cmd.data);
-        const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
-        const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
-        check(valueProblems(fields, values, 'full'));
-        return [{ type: 'ItemReverted', data: { collection, id, values, revisionId: cmd.data.revisionId, at, by } }];
-      }
-      case 'PromoteVersion': {
-        liveValues(s, cmd.data);
-        const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
-        const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
-        check(valueProblems(fields, values, 'full'));
-        const { key, diverged } = cmd.data;
-        return [{ type: 'ItemVersionPromoted', data: { collection, id, key, values, diverged, at, by } }];
-      }
-      case 'RestoreItem':
-        if (s.status !== 'deleted') throw notFound(cmd.data);
-        return [{ type: 'ItemRestored', data: { collection, id, at, by } }];
-      case 'RewrapItem':
-        if (s.status === 'absent') throw notFound(cmd.data);
-        return Object.keys(cmd.data.changes).length
-          ? [{ type: 'ItemRewrapped', data: { collection, id, changes: cmd.data.changes, at, by } }]
-          : [];
-      case 'PurgeItem':
-        if (s.status === 'absent') throw notFound(cmd.data);
-        return [{ type: 'ItemPurged', data: { collection, id, at, by } }];
-      case 'DeleteItem':
-        liveValues(s, cmd.data);
-        return [{ type: 'ItemDeleted', data: { collection, id, at, by } }];
-      default:
-        return assertNever(cmd);
-    }
+    const events = decideItem(cmd, s);
+    if (cmd.data.workflow && events.length) gate(cmd.data, s, events.reduce(itemDecider.evolve, s));
+    return events;
   },
 };
+
+function decideItem(cmd: ItemCommand, s: ItemState): ItemEvent[] {
+  const { collection, id, fields, now: at, by } = cmd.data;
+  switch (cmd.type) {
+    case 'CreateItem': {
+      if (s.status !== 'absent')
+        throw new DomainError('CONFLICT', `item ${id} already exists in ${collection}`, { path: ['id'] });
+      const values = withDefaults(fields, cmd.data.values);
+      check(valueProblems(fields, values, 'full'));
+      return [{ type: 'ItemCreated', data: { collection, id, values, at, by } }];
+    }
+    case 'UpdateItem': {
+      const current = liveValues(s, cmd.data);
+      check(valueProblems(fields, cmd.data.changes, 'partial'));
+      const changes = Object.fromEntries(
+        Object.entries(cmd.data.changes).filter(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v)),
+      );
+      return Object.keys(changes).length ? [{ type: 'ItemUpdated', data: { collection, id, changes, at, by } }] : [];
+    }
+    case 'ReplaceItem': {
+      liveValues(s, cmd.data);
+      check(valueProblems(fields, cmd.data.values, 'full'));
+      return [{ type: 'ItemReplaced', data: { collection, id, values: cmd.data.values, at, by } }];
+    }
+    case 'UpsertItem':
+      return s.status === 'live'
+        ? decideItem({ type: 'UpdateItem', data: cmd.data }, s)
+        : decideItem({ type: 'CreateItem', data: { ...cmd.data, values: cmd.data.changes } }, { status: 'absent' });
+    case 'RevertItem': {
+      liveValues(s, cmd.data);
+      const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
+      const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
+      check(valueProblems(fields, values, 'full'));
+      return [{ type: 'ItemReverted', data: { collection, id, values, revisionId: cmd.data.revisionId, at, by } }];
+    }
+    case 'PromoteVersion': {
+      liveValues(s, cmd.data);
+      const keep = new Set([...fields.map((f) => f.field), 'status', 'sort']);
+      const values = Object.fromEntries(Object.entries(cmd.data.values).filter(([k]) => keep.has(k)));
+      check(valueProblems(fields, values, 'full'));
+      const { key, diverged } = cmd.data;
+      return [{ type: 'ItemVersionPromoted', data: { collection, id, key, values, diverged, at, by } }];
+    }
+    case 'RestoreItem':
+      if (s.status !== 'deleted') throw notFound(cmd.data);
+      return [{ type: 'ItemRestored', data: { collection, id, at, by } }];
+    case 'RewrapItem':
+      if (s.status === 'absent') throw notFound(cmd.data);
+      return Object.keys(cmd.data.changes).length
+        ? [{ type: 'ItemRewrapped', data: { collection, id, changes: cmd.data.changes, at, by } }]
+        : [];
+    case 'PurgeItem':
+      if (s.status === 'absent') throw notFound(cmd.data);
+      return [{ type: 'ItemPurged', data: { collection, id, at, by } }];
+    case 'DeleteItem':
+      liveValues(s, cmd.data);
+      return [{ type: 'ItemDeleted', data: { collection, id, at, by } }];
+    default:
+      return assertNever(cmd);
+  }
+}

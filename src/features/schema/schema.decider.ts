@@ -10,6 +10,7 @@ import {
   type FieldType,
   type RelationChanges,
   type RelationDef,
+  type Workflow,
 } from './schema.types.ts';
 
 interface CollectionState {
@@ -33,6 +34,15 @@ export type SchemaCommand =
   | { type: 'CreateRelation'; data: At & { relation: RelationDef } }
   | { type: 'UpdateRelation'; data: At & { id: string; changes: RelationChanges } }
   | { type: 'DeleteRelation'; data: At & { id: string } };
+
+/** A workflow gates `status` or one of the collection's fields (a new collection has only `status`). */
+function checkWorkflow(workflow: Workflow | null | undefined, fields: Record<string, FieldDef>): void {
+  if (!workflow) return;
+  if (workflow.field !== 'status' && !fields[workflow.field])
+    throw new DomainError('VALIDATION_FAILED', `workflow field ${workflow.field} does not exist`, {
+      path: ['workflow', 'field'],
+    });
+}
 
 const notFound = (what: string, path: string[]) => new DomainError('NOT_FOUND', `${what} not found`, { path });
 const taken = (what: string, path: string[]) => new DomainError('CONFLICT', `${what} already exists`, { path });
@@ -107,13 +117,14 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
       case 'CreateCollection': {
         const { collection } = cmd.data;
         if (s.collections[collection.name]) throw taken(`collection ${collection.name}`, ['name']);
+        checkWorkflow(collection.workflow, {});
         return [
           { type: 'CollectionCreated', data: { collection, at } },
           changed('collection.created', collection.name),
         ];
       }
       case 'UpdateCollection':
-        live(s, cmd.data.name, ['name']);
+        checkWorkflow(cmd.data.changes.workflow, live(s, cmd.data.name, ['name']).fields);
         return [
           { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
           changed('collection.updated', cmd.data.name),

@@ -41,6 +41,16 @@ export const SYSTEM_FIELDS = [
   'deleted_by',
 ] as const;
 
+/**
+ * The editorial gate of a collection (DESIGN §5): which values of `field` may follow which. `transitions` maps a
+ * value to the values it may change to; `initial`, when set, lists the values a new item may start with.
+ */
+export interface Workflow {
+  field: string;
+  transitions: Record<string, string[]>;
+  initial?: string[];
+}
+
 export interface CollectionDef {
   name: string;
   displayName: string | null;
@@ -50,6 +60,7 @@ export interface CollectionDef {
   status_field: string | null;
   sort_field: string | null;
   primaryKeyType: PrimaryKeyType;
+  workflow?: Workflow | null;
 }
 
 export interface FieldDef {

@@ -12,7 +12,7 @@ import type { CollectionRecord, RelationRecord } from '../../../../projections/s
 import { schemaStream } from '../../schema/schema.events.ts';
 import { findItem } from '../../../../projections/item-documents/item-documents.queries.ts';
 import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
-import type { FieldDef } from '../../schema/schema.types.ts';
+import type { FieldDef, Workflow } from '../../schema/schema.types.ts';
 import { itemDecider, type ItemCommand, type ItemState } from '../item.decider.ts';
 import { itemStream, type ItemValues } from '../item.events.ts';
 import { revealRecords, sealItemValues } from '../encrypted-fields.ts';
@@ -28,7 +28,14 @@ export interface CollectionSchema {
   relations: RelationRecord[];
 }
 
-export type CommandCtx = { collection: string; id: string; fields: FieldDef[]; now: string; by: string };
+export type CommandCtx = {
+  collection: string;
+  id: string;
+  fields: FieldDef[];
+  now: string;
+  by: string;
+  workflow?: Workflow | null;
+};
 /**
  * One item a multi-item command changes, and how. `make` sees the item as its stream has it, again on every retry,
  * so a change computed from its values is never stale; null leaves the item alone.
@@ -68,8 +75,17 @@ export function itemContext({
   config,
   tokens,
 }: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'tokens'>) {
+  // One schema per request: the routes and the commands they send see the same one.
+  const perRequest = new WeakMap<FastifyRequest, Promise<SiteSchema>>();
+  const requestSchema = (req: FastifyRequest) => {
+    let p = perRequest.get(req);
+    if (!p) perRequest.set(req, (p = siteSchema(db, store, siteOf(req))));
+    return p;
+  };
+  const workflowOf = async (req: FastifyRequest, collection: string) =>
+    (await requestSchema(req)).collections.get(collection)?.workflow ?? null;
   const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
-    const schema = await siteSchema(db, store, siteOf(req));
+    const schema = await requestSchema(req);
     const c = schema.collections.get(collection);
     if (!c) throw new DomainError('NOT_FOUND', `collection ${collection} not found`, { path: ['collection'] });
     return {
@@ -92,7 +108,8 @@ export function itemContext({
   ) => {
     const siteId = siteOf(req);
     const now = clock.now();
-    const ctx = { collection, id, fields, now: now.toISOString(), by: actorOf(req).id };
+    const workflow = await workflowOf(req, collection);
+    const ctx = { collection, id, fields, now: now.toISOString(), by: actorOf(req).id, workflow };
     return handleCommand(store, itemDecider, itemStream(siteId, collection, id), make(ctx), {
       metadata: commandMeta(req, siteId, now),
     });
@@ -102,6 +119,7 @@ export function itemContext({
     const siteId = siteOf(req);
     const now = clock.now();
     const by = actorOf(req).id;
+    const schema = await requestSchema(req);
     return handleCommands(
       store,
       targets.map((t) => ({
@@ -109,7 +127,14 @@ export function itemContext({
         streamId: itemStream(siteId, t.collection, t.id),
         command: (current: ItemState) =>
           t.make(
-            { collection: t.collection, id: t.id, fields: fieldsOf(t.collection), now: now.toISOString(), by },
+            {
+              collection: t.collection,
+              id: t.id,
+              fields: fieldsOf(t.collection),
+              now: now.toISOString(),
+              by,
+              workflow: schema.collections.get(t.collection)?.workflow ?? null,
+            },
             current,
           ),
       })),

@@ -15,6 +15,15 @@ export const CreateCollectionBody = z
     status_field: name.nullable().optional(),
     sort_field: name.nullable().optional(),
     primaryKeyType: z.enum(PRIMARY_KEY_TYPES).default('nanoid'),
+    workflow: z
+      .object({
+        field: name,
+        transitions: z.record(z.string().min(1).max(64), z.array(z.string().min(1).max(64)).max(50)),
+        initial: z.array(z.string().min(1).max(64)).min(1).max(50).optional(),
+      })
+      .strict()
+      .nullable()
+      .optional(),
   })
   .strict();
 export const UpdateCollectionBody = CreateCollectionBody.pick({
@@ -23,6 +32,7 @@ export const UpdateCollectionBody = CreateCollectionBody.pick({
   note: true,
   status_field: true,
   sort_field: true,
+  workflow: true,
 })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
