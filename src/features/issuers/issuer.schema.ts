@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
+import { unprocessable } from '../../kernel/http/unprocessable.ts';
 
 /** Asymmetric JWS algorithms only: a shared secret (HS*) or `none` would let anyone holding it mint tokens. */
 export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
@@ -71,16 +71,6 @@ export const IssuerPatchBody = z.object(fields).partial().strict();
 export type TrustedIssuerConfig = z.output<typeof IssuerBody>;
 export type IssuerPatch = z.output<typeof IssuerPatchBody>;
 
-/** Validation failures of the issuer endpoints are 422 (spec: Errors), each naming its path. */
-export function unprocessable(errors: Omit<ErrorObject, 'code'>[]): DomainError {
-  const all: ErrorObject[] = errors.map((e) => ({ code: 'VALIDATION_FAILED', ...e }));
-  return new DomainError('VALIDATION_FAILED', all[0]?.message ?? 'invalid trusted issuer', {
-    status: 422,
-    path: all[0]?.path ?? [],
-    errors: all,
-  });
-}
-
 /** The record the input describes, or a 422 listing every problem under `body`. */
 export function validateIssuer(input: unknown): TrustedIssuerConfig {
   const r = IssuerBody.safeParse(input);
@@ -93,3 +83,5 @@ export function validateIssuer(input: unknown): TrustedIssuerConfig {
     })),
   );
 }
+
+export { unprocessable };

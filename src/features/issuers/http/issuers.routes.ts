@@ -1,5 +1,5 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import type { DomainEvent } from '../../../kernel/es/event.ts';
@@ -13,28 +13,13 @@ import { findIssuer, listIssuers } from '../../../../projections/trusted-issuers
 import { issuerClaimDecider } from '../issuer-claim.decider.ts';
 import { issuerDecider } from '../issuer.decider.ts';
 import { issuerClaimStream, issuerStream } from '../issuer.events.ts';
-import { IssuerBody, IssuerPatchBody, unprocessable } from '../issuer.schema.ts';
+import { IssuerBody, IssuerPatchBody } from '../issuer.schema.ts';
+import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
 const BASE = '/api/v1/admin/auth/issuers';
 const ADMIN = { caller: 'admin' as const };
 const TAGS = ['admin'];
-
-/** Input errors of these routes are 422 (spec: Errors): the schema failure fastify attached (attachValidation). */
-function rejectInvalid(req: FastifyRequest): void {
-  const err = req.validationError;
-  if (!err) return;
-  const part = (err as { validationContext?: string }).validationContext ?? 'body';
-  if (!hasZodFastifySchemaValidationErrors(err))
-    throw unprocessable([{ message: err.message, path: [part], extensions: {} }]);
-  throw unprocessable(
-    err.validation.map((v: { message?: string; instancePath: string; keyword: string }) => ({
-      message: v.message ?? 'invalid value',
-      path: [part, ...v.instancePath.split('/').filter(Boolean)],
-      extensions: { reason: v.keyword },
-    })),
-  );
-}
 
 const cmd = <S, C, E extends DomainEvent>(c: StreamCommand<S, C, E>) => c as unknown as StreamCommand;
 
