@@ -44,6 +44,7 @@ const EnvSchema = z.object({
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().min(3).default('no-reply@localhost'),
   SVC_MAIL_POLL_MS: z.coerce.number().int().min(10).default(1000),
+  SVC_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   SVC_DEV_AUTH: bool(false),
   SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   SCIM_TOKEN: z.string().min(16).optional(),

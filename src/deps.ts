@@ -37,4 +37,6 @@ export interface Feature {
   routes: FastifyPluginAsync<AppDeps>;
   /** Ways this feature recognises bearer tokens (API keys, external issuers, access tokens). */
   authenticators?: (deps: AppDeps) => Authenticator[];
+  /** Periodic work run by one node at a time (leader lock), e.g. the content scheduler. */
+  loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
 }

@@ -4,7 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
-import { allProjectors } from './features/index.ts';
+import { allProjectors, features } from './features/index.ts';
+import { startLeaderLoop } from './kernel/leader-loop.ts';
 import { TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
 import { createDatabase, type Database } from './kernel/db/create-db.ts';
@@ -87,9 +88,16 @@ export async function startRuntime(
       for (const p of asyncProjectors) while ((await catchUpOnce(db, p)) > 0);
     },
   };
+  const loops =
+    opts.asyncWorker === false
+      ? []
+      : features
+          .flatMap((f) => f.loops?.(deps) ?? [])
+          .map((l) => startLeaderLoop({ ...l, lockPool: database.kind === 'postgres' ? database.pool : null, log }));
   return {
     deps,
     stop: async () => {
+      await Promise.all(loops.map((l) => l.stop()));
       await worker.stop();
       await mail?.stop();
       await limiter.close();

@@ -185,3 +185,18 @@ async function aggregate(db: Db, q: ItemQuery, scope: Scope, where: RawBuilder<u
     limit ${q.limit} offset ${q.offset}`.execute(db);
   return r.rows.map((row) => aggregateRow(row, q.groupBy));
 }
+
+/** Items by (collection, id), live or soft-deleted, in one query: `deleted` tells which. */
+export async function findItemsAnyState(
+  db: Db,
+  siteId: string,
+  refs: { collection: string; id: string }[],
+): Promise<Map<string, { data: Record<string, unknown>; deleted: boolean }>> {
+  if (!refs.length) return new Map();
+  const r = await sql<{ collection: string; id: string; data: Record<string, unknown>; deleted_at: Date | null }>`
+    select a0.collection, a0.id, a0.data, a0.deleted_at from item_documents a0
+    join unnest(${refs.map((x) => x.collection)}::text[], ${refs.map((x) => x.id)}::text[]) as k(collection, id)
+      on a0.collection = k.collection and a0.id = k.id
+    where a0.site_id = ${siteId}`.execute(db);
+  return new Map(r.rows.map((x) => [`${x.collection}/${x.id}`, { data: x.data, deleted: x.deleted_at !== null }]));
+}

@@ -1,5 +1,6 @@
 import type { Feature } from '../deps.ts';
 import { accessFeature } from './access/index.ts';
+import { releasesFeature } from './releases/index.ts';
 import { apiKeysFeature } from './api-keys/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
@@ -22,6 +23,7 @@ export const features: Feature[] = [
   schemaFeature,
   itemsFeature,
   accessFeature,
+  releasesFeature,
   encryptionFeature,
   auditFeature,
 ];

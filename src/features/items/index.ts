@@ -3,9 +3,42 @@ import { itemDocumentsProjector } from '../../../projections/item-documents/item
 import { itemRevisionsProjector } from '../../../projections/item-revisions/item-revisions.projector.ts';
 import { itemVersionsProjector } from '../../../projections/item-versions/item-versions.projector.ts';
 import { itemsRoutes } from './http/items.routes.ts';
+import type { StreamCommand } from '../../kernel/es/handle-command.ts';
+import type { SiteSchema } from '../../../projections/item-documents/site-schema.ts';
+import { itemDecider } from './item.decider.ts';
+import { itemStream, type ItemValues } from './item.events.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',
   projectors: [itemDocumentsProjector, itemRevisionsProjector, itemVersionsProjector],
   routes: itemsRoutes,
 };
+
+/**
+ * The command that sets an item's values through the normal update path (validation and editorial gate in the
+ * item decider), for process managers of other slices (release publishing) to append with their own events.
+ */
+export function itemUpdateCommand(
+  siteId: string,
+  schema: SiteSchema,
+  target: { collection: string; id: string; changes: ItemValues },
+  at: { now: string; by: string },
+): StreamCommand {
+  const fields = [...(schema.fields.get(target.collection)?.values() ?? [])];
+  return {
+    decider: itemDecider,
+    streamId: itemStream(siteId, target.collection, target.id),
+    command: {
+      type: 'UpdateItem',
+      data: {
+        collection: target.collection,
+        id: target.id,
+        fields,
+        now: at.now,
+        by: at.by,
+        workflow: schema.collections.get(target.collection)?.workflow ?? null,
+        changes: target.changes,
+      },
+    },
+  } as unknown as StreamCommand;
+}

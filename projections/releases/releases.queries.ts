@@ -1,0 +1,52 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import type { ReleaseState } from '../../src/features/releases/release.decider.ts';
+
+export type ReleaseRecord = Extract<ReleaseState, { exists: true }> & {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+};
+
+interface Row {
+  release_id: string;
+  state: ReleaseState;
+  created_at: Date;
+  updated_at: Date;
+}
+const toRecord = (r: Row) =>
+  ({
+    ...(r.state as Extract<ReleaseState, { exists: true }>),
+    id: r.release_id,
+    createdAt: new Date(r.created_at).toISOString(),
+    updatedAt: new Date(r.updated_at).toISOString(),
+  }) as ReleaseRecord;
+
+export async function findRelease(db: Db, siteId: string, id: string): Promise<ReleaseRecord | null> {
+  const r =
+    await sql<Row>`select * from releases where site_id = ${siteId} and release_id = ${id} and deleted_at is null`.execute(
+      db,
+    );
+  return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+export async function listReleases(
+  db: Db,
+  siteId: string,
+  q: { status?: string; limit: number; offset: number },
+): Promise<{ rows: ReleaseRecord[]; total: number }> {
+  const where = sql`site_id = ${siteId} and deleted_at is null ${q.status ? sql`and status = ${q.status}` : sql``}`;
+  const rows = await sql<Row>`select * from releases where ${where} order by created_at desc, release_id
+    limit ${q.limit} offset ${q.offset}`.execute(db);
+  const total = await sql<{ n: number }>`select count(*)::int as n from releases where ${where}`.execute(db);
+  return { rows: rows.rows.map(toRecord), total: total.rows[0]!.n };
+}
+
+/** Releases whose time has come (scheduled, publishAt ≤ now) or whose publish was cut off, on every site. */
+export async function dueReleases(db: Db, now: Date): Promise<{ siteId: string; id: string }[]> {
+  const r = await sql<{ site_id: string; release_id: string }>`
+    select site_id, release_id from releases
+    where deleted_at is null and ((status = 'scheduled' and publish_at <= ${now}) or publishing)
+    order by publish_at nulls first`.execute(db);
+  return r.rows.map((x) => ({ siteId: x.site_id, id: x.release_id }));
+}

@@ -1,0 +1,225 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { handleCommand } from '../../../kernel/es/handle-command.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { rejectInvalid, unprocessable } from '../../../kernel/http/unprocessable.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
+import { findItemsAnyState } from '../../../../projections/item-documents/item-documents.queries.ts';
+import { loadSiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/releases.queries.ts';
+import { permissionsOf, scopeOf } from '../../access/index.ts';
+import { releaseDecider, type ReleaseCommand } from '../release.decider.ts';
+import { itemKey, releaseStream, type ReleaseItem } from '../release.events.ts';
+import { publishRelease } from '../publish.process.ts';
+
+const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)');
+const Item = z
+  .object({
+    collection: z.string().min(1).max(64),
+    itemId: z.string().min(1).max(128),
+    targetStatus: z.string().min(1).max(64),
+    revisionId: z.string().min(1).max(64).nullable().optional(),
+  })
+  .strict();
+const ItemRef = z.object({ collection: z.string().min(1).max(64), itemId: z.string().min(1).max(128) }).strict();
+const Window = z
+  .object({
+    windows: z.array(z.object({ dow: z.number().int().min(0).max(6), start: HHMM, end: HHMM }).strict()).max(50),
+  })
+  .strict();
+const Meta = {
+  name: z.string().trim().min(1).max(200),
+  atomicityMode: z.enum(['all_or_nothing', 'best_effort']),
+  publishAt: z.string().datetime({ offset: true }).nullable(),
+  maintenanceWindow: Window.nullable(),
+};
+const CreateBody = z
+  .object({
+    name: Meta.name,
+    atomicityMode: Meta.atomicityMode.default('all_or_nothing'),
+    publishAt: Meta.publishAt.optional(),
+    maintenanceWindow: Meta.maintenanceWindow.optional(),
+    addItems: z.array(Item).max(5000).default([]),
+  })
+  .strict();
+const PatchBody = z
+  .object({
+    name: Meta.name.optional(),
+    atomicityMode: Meta.atomicityMode.optional(),
+    publishAt: Meta.publishAt.optional(),
+    maintenanceWindow: Meta.maintenanceWindow.optional(),
+    addItems: z.array(Item).max(5000).default([]),
+    removeItems: z.array(ItemRef).max(5000).default([]),
+  })
+  .strict();
+const ListQuery = z.object({
+  status: z.enum(['draft', 'scheduled', 'published', 'partially_failed', 'failed']).optional(),
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(200).default(25),
+});
+const IdParams = z.object({ id: z.string().min(1).max(64) });
+
+const view = (r: ReleaseRecord) => ({
+  id: r.id,
+  name: r.name,
+  atomicityMode: r.atomicityMode,
+  publishAt: r.publishAt,
+  maintenanceWindow: r.maintenanceWindow,
+  status: r.status,
+  publishing: r.publishing !== null,
+  items: r.items,
+  outcomes: r.outcomes,
+  createdAt: r.createdAt,
+  updatedAt: r.updatedAt,
+});
+
+/** Releases: bundles of item status changes published together, now or at `publishAt` (spec "Releases"). */
+export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db, store, clock } = deps;
+  const tags = ['releases'];
+
+  /** Releases are for those who may update items somewhere on the site. */
+  const mayRelease = async (req: FastifyRequest) => {
+    const set = await permissionsOf(deps, req);
+    if (!set.full && !set.rules.some((r) => r.action === 'update'))
+      throw new DomainError('PERMISSION_DENIED', 'your role may not manage releases');
+    return set;
+  };
+  const send = (req: FastifyRequest, releaseId: string, command: ReleaseCommand) =>
+    handleCommand(store, releaseDecider, releaseStream(siteOf(req), releaseId), command, {
+      metadata: commandMeta(req, siteOf(req), clock.now()),
+    });
+  const read = async (req: FastifyRequest, id: string) => {
+    const r = await withSite(db, siteOf(req), (trx) => findRelease(trx, siteOf(req), id));
+    if (!r) throw new DomainError('NOT_FOUND', `release ${id} not found`);
+    return r;
+  };
+  /** publishAt must not be in the past (422). */
+  const checkPublishAt = (publishAt: string | null | undefined) => {
+    if (publishAt && new Date(publishAt).getTime() < clock.now().getTime())
+      throw unprocessable([{ message: 'publishAt is in the past', path: ['publishAt'], extensions: {} }]);
+    return publishAt ? new Date(publishAt).toISOString() : (publishAt ?? null);
+  };
+  /** Added items name existing collections (422) and items (404 ITEM_NOT_FOUND). */
+  const checkItems = async (req: FastifyRequest, items: ReleaseItem[]) => {
+    if (!items.length) return;
+    const siteId = siteOf(req);
+    const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
+    items.forEach((i, n) => {
+      if (!schema.collections.has(i.collection))
+        throw unprocessable([
+          {
+            message: `collection ${i.collection} does not exist`,
+            path: ['addItems', String(n), 'collection'],
+            extensions: {},
+          },
+        ]);
+    });
+    const found = await withSite(db, siteId, (trx) =>
+      findItemsAnyState(
+        trx,
+        siteId,
+        items.map((i) => ({ collection: i.collection, id: i.itemId })),
+      ),
+    );
+    const missing = items.find((i) => !found.has(itemKey(i)));
+    if (missing)
+      throw new DomainError('ITEM_NOT_FOUND', `item ${missing.itemId} of ${missing.collection} not found`, {
+        path: ['addItems'],
+      });
+  };
+
+  app.get('/api/v1/releases', { attachValidation: true, schema: { tags, querystring: ListQuery } }, async (req) => {
+    rejectInvalid(req);
+    const { status, page, limit } = req.query;
+    const { rows, total } = await withSite(db, siteOf(req), (trx) =>
+      listReleases(trx, siteOf(req), { status, limit, offset: (page - 1) * limit }),
+    );
+    return { data: rows.map(view), meta: { total, page, limit } };
+  });
+
+  app.get('/api/v1/releases/:id', { attachValidation: true, schema: { tags, params: IdParams } }, async (req) => {
+    rejectInvalid(req);
+    return { data: view(await read(req, req.params.id)) };
+  });
+
+  app.post('/api/v1/releases', { attachValidation: true, schema: { tags, body: CreateBody } }, async (req, reply) => {
+    rejectInvalid(req);
+    await mayRelease(req);
+    const b = req.body;
+    const publishAt = checkPublishAt(b.publishAt);
+    await checkItems(req, b.addItems);
+    const id = newId();
+    await send(req, id, {
+      type: 'CreateRelease',
+      data: {
+        releaseId: id,
+        name: b.name,
+        atomicityMode: b.atomicityMode,
+        publishAt,
+        maintenanceWindow: b.maintenanceWindow ?? null,
+        items: b.addItems,
+        by: req.actor!.id,
+        now: clock.now().toISOString(),
+      },
+    });
+    reply.status(201);
+    return { data: view(await read(req, id)) };
+  });
+
+  app.patch(
+    '/api/v1/releases/:id',
+    { attachValidation: true, schema: { tags, params: IdParams, body: PatchBody } },
+    async (req) => {
+      rejectInvalid(req);
+      await mayRelease(req);
+      const { addItems, removeItems, ...meta } = req.body;
+      const changes = {
+        ...meta,
+        ...(meta.publishAt !== undefined ? { publishAt: checkPublishAt(meta.publishAt) } : {}),
+      };
+      await checkItems(req, addItems);
+      await send(req, req.params.id, {
+        type: 'UpdateRelease',
+        data: { releaseId: req.params.id, changes, add: addItems, remove: removeItems, now: clock.now().toISOString() },
+      });
+      return { data: view(await read(req, req.params.id)) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/releases/:id',
+    { attachValidation: true, schema: { tags, params: IdParams } },
+    async (req, reply) => {
+      rejectInvalid(req);
+      await mayRelease(req);
+      await send(req, req.params.id, {
+        type: 'DeleteRelease',
+        data: { releaseId: req.params.id, now: clock.now().toISOString() },
+      });
+      return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    '/api/v1/releases/:id/publish',
+    { attachValidation: true, schema: { tags, params: IdParams } },
+    async (req) => {
+      rejectInvalid(req);
+      const set = await mayRelease(req);
+      const res = await publishRelease(deps, {
+        siteId: siteOf(req),
+        releaseId: req.params.id,
+        metadata: commandMeta(req, siteOf(req), clock.now()),
+        mayUpdate: async (collection) => scopeOf(set, collection, 'update') !== null,
+      });
+      return { data: { release: view(await read(req, req.params.id)), status: res.status, outcomes: res.outcomes } };
+    },
+  );
+};

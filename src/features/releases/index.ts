@@ -1,0 +1,19 @@
+import type { Feature } from '../../deps.ts';
+import { releasesProjector } from '../../../projections/releases/releases.projector.ts';
+import { releasesRoutes } from './http/releases.routes.ts';
+import { sweepDueReleases } from './scheduler.ts';
+
+export { sweepDueReleases } from './scheduler.ts';
+
+export const releasesFeature: Feature = {
+  name: 'releases',
+  projectors: [releasesProjector],
+  routes: releasesRoutes,
+  loops: (deps) => [
+    {
+      name: 'content-scheduler',
+      intervalMs: deps.config.SVC_SCHEDULER_INTERVAL_MS,
+      run: async () => void (await sweepDueReleases(deps)),
+    },
+  ],
+};

@@ -1,0 +1,197 @@
+import type { AppDeps } from '../../deps.ts';
+import { collect } from '../../kernel/es/event-store.ts';
+import { fold } from '../../kernel/es/decider.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { withSite } from '../../kernel/tenancy/site.ts';
+import { findItemsAnyState } from '../../../projections/item-documents/item-documents.queries.ts';
+import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/site-schema.ts';
+import { findRevision } from '../../../projections/item-revisions/item-revisions.queries.ts';
+import { itemUpdateCommand } from '../items/index.ts';
+import { releaseDecider, type ReleaseCommand, type ReleaseState } from './release.decider.ts';
+import { itemKey, releaseStream, type Outcome, type ReleaseEvent, type ReleaseItem } from './release.events.ts';
+
+export interface PublishInput {
+  siteId: string;
+  releaseId: string;
+  metadata: EventMetadata;
+  /** May the publisher update items of this collection? (the scheduler may: it acts for the release's author) */
+  mayUpdate(collection: string): Promise<boolean>;
+}
+
+type Prepared = { item: ReleaseItem; command: StreamCommand | null; blocked: string | null };
+
+async function load(deps: AppDeps, siteId: string, releaseId: string) {
+  const events = await collect(deps.store.readStream<ReleaseEvent>(releaseStream(siteId, releaseId)));
+  const s = fold(
+    releaseDecider,
+    events.map((e) => ({ type: e.type, data: e.data }) as ReleaseEvent),
+  );
+  if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${releaseId} not found`);
+  return s;
+}
+
+/**
+ * Every release item, ready: the update it makes (the pinned revision's values or the live ones, with the target
+ * status in the workflow's field), and what blocks it: deleted (ITEM_DELETED), no right (PERMISSION_DENIED), or
+ * whatever the item's own decider refuses, tried against the item's current values (EDITORIAL_GATE_REQUIRED,
+ * VALIDATION_FAILED). A missing item or revision fails the whole request.
+ */
+async function prepare(
+  deps: AppDeps,
+  input: PublishInput,
+  items: ReleaseItem[],
+  schema: SiteSchema,
+  resuming: boolean,
+) {
+  const { siteId } = input;
+  const docs = await withSite(deps.db, siteId, (trx) =>
+    findItemsAnyState(
+      trx,
+      siteId,
+      items.map((i) => ({ collection: i.collection, id: i.itemId })),
+    ),
+  );
+  const now = deps.clock.now().toISOString();
+  const prepared: Prepared[] = [];
+  for (const item of items) {
+    const doc = docs.get(itemKey(item));
+    if (!doc) {
+      if (!resuming) throw new DomainError('ITEM_NOT_FOUND', `item ${item.itemId} of ${item.collection} not found`);
+      prepared.push({ item, command: null, blocked: 'ITEM_NOT_FOUND' });
+      continue;
+    }
+    let values: Record<string, unknown> = {};
+    if (item.revisionId) {
+      const rev = await withSite(deps.db, siteId, (trx) =>
+        findRevision(trx, siteId, item.collection, item.itemId, item.revisionId!),
+      );
+      if (!rev) throw new DomainError('NOT_FOUND', `revision ${item.revisionId} of item ${item.itemId} not found`);
+      if (!rev.committed) throw new DomainError('REVISION_STAGED', `revision ${item.revisionId} is not committed yet`);
+      const { id: _id, ...data } = rev.data;
+      values = data;
+    }
+    const field = schema.collections.get(item.collection)?.workflow?.field ?? 'status';
+    const command = itemUpdateCommand(
+      siteId,
+      schema,
+      { collection: item.collection, id: item.itemId, changes: { ...values, [field]: item.targetStatus } },
+      { now, by: input.metadata.actor.id },
+    );
+    let blocked: string | null = null;
+    if (doc.deleted) blocked = 'ITEM_DELETED';
+    else if (!(await input.mayUpdate(item.collection))) blocked = 'PERMISSION_DENIED';
+    else {
+      try {
+        command.decider.decide(command.command, { status: 'live', values: doc.data });
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        blocked = err.code;
+      }
+    }
+    prepared.push({ item, command, blocked });
+  }
+  return prepared;
+}
+
+const releaseCommand = (siteId: string, releaseId: string, command: ReleaseCommand): StreamCommand =>
+  ({ decider: releaseDecider, streamId: releaseStream(siteId, releaseId), command }) as unknown as StreamCommand;
+const outcome = (i: ReleaseItem, o: Outcome['outcome'], reason?: string | null): Outcome => ({
+  collection: i.collection,
+  itemId: i.itemId,
+  outcome: o,
+  ...(reason ? { reason } : {}),
+});
+
+/**
+ * Publishes a release (DESIGN §5). all_or_nothing: a pre-flight over every item; if any is blocked nothing is
+ * written but the failed outcome; else every item update and the release's end are ONE atomic append, so a crash
+ * leaves all of it or none. best_effort: a start event, then each item with its outcome in one append per item,
+ * then the end; a publish cut off by a crash is found by the scheduler (the release stays `publishing`) and resumed
+ * from the outcomes already in the log.
+ */
+export async function publishRelease(
+  deps: AppDeps,
+  input: PublishInput,
+): Promise<{ status: string; outcomes: Outcome[] }> {
+  const { siteId, releaseId, metadata } = input;
+  const opts = { metadata };
+  const now = () => deps.clock.now().toISOString();
+  const r = await load(deps, siteId, releaseId);
+  if (r.status === 'published') throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
+  const items = r.publishing?.items ?? r.items;
+  if (!items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`, { status: 422 });
+  const schema = await withSite(deps.db, siteId, (trx) => loadSiteSchema(trx, siteId));
+  const prepared = await prepare(deps, input, items, schema, r.publishing !== null);
+  const by = metadata.actor.id;
+
+  if (r.atomicityMode === 'all_or_nothing' && !r.publishing) {
+    const blocked = prepared.some((p) => p.blocked);
+    const finish = (outcomes: Outcome[]) =>
+      releaseCommand(siteId, releaseId, { type: 'FinishPublish', data: { releaseId, outcomes, by, now: now() } });
+    if (!blocked) {
+      const outcomes = prepared.map((p) => outcome(p.item, 'published'));
+      try {
+        await handleCommands(deps.store, [...prepared.map((p) => p.command!), finish(outcomes)], opts);
+        return { status: 'published', outcomes };
+      } catch (err) {
+        // Changed since the pre-flight (another writer): still nothing of it is published.
+        if (!(err instanceof DomainError) || ['ALREADY_PUBLISHED', 'CONFLICT'].includes(err.code)) throw err;
+        const failed = prepared.map((p) => outcome(p.item, 'failed', err.code));
+        await handleCommands(deps.store, [finish(failed)], opts);
+        return { status: 'failed', outcomes: failed };
+      }
+    }
+    const outcomes = prepared.map((p) =>
+      p.blocked ? outcome(p.item, 'failed', p.blocked) : outcome(p.item, 'skipped'),
+    );
+    await handleCommands(deps.store, [finish(outcomes)], opts);
+    return { status: 'failed', outcomes };
+  }
+
+  // best_effort (or resuming a cut-off publish)
+  let state: ReleaseState = r;
+  if (!r.publishing)
+    state = (
+      await handleCommand(
+        deps.store,
+        releaseDecider,
+        releaseStream(siteId, releaseId),
+        {
+          type: 'StartPublish',
+          data: { releaseId, by, now: now() },
+        },
+        opts,
+      )
+    ).state;
+  const done = new Set((state.exists && state.publishing ? state.publishing.outcomes : []).map(itemKey));
+  for (const p of prepared) {
+    if (done.has(itemKey(p.item))) continue;
+    const record = (o: Outcome) =>
+      releaseCommand(siteId, releaseId, { type: 'RecordOutcome', data: { releaseId, outcome: o, now: now() } });
+    if (p.blocked || !p.command) {
+      await handleCommands(deps.store, [record(outcome(p.item, 'failed', p.blocked))], opts);
+      continue;
+    }
+    try {
+      await handleCommands(deps.store, [p.command, record(outcome(p.item, 'published'))], opts);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      await handleCommands(deps.store, [record(outcome(p.item, 'failed', err.code))], opts);
+    }
+  }
+  const after = await load(deps, siteId, releaseId);
+  const outcomes = after.publishing?.outcomes ?? [];
+  const res = await handleCommand(
+    deps.store,
+    releaseDecider,
+    releaseStream(siteId, releaseId),
+    {
+      type: 'FinishPublish',
+      data: { releaseId, outcomes, by, now: now() },
+    },
+    opts,
+  );
+  return { status: res.state.exists ? res.state.status : 'failed', outcomes };
+}

@@ -1,0 +1,157 @@
+import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import {
+  itemKey,
+  type Outcome,
+  type ReleaseEvent,
+  type ReleaseItem,
+  type ReleaseMeta,
+  type ReleaseStatus,
+} from './release.events.ts';
+
+export type ReleaseState =
+  | { exists: false }
+  | (ReleaseMeta & {
+      exists: true;
+      deleted: boolean;
+      status: ReleaseStatus;
+      items: ReleaseItem[];
+      /** A best-effort publish in progress: its items and the outcomes recorded so far. */
+      publishing: { items: ReleaseItem[]; outcomes: Outcome[]; by: string } | null;
+      outcomes: Outcome[];
+    });
+
+type Now = { releaseId: string; now: string };
+export type ReleaseCommand =
+  | { type: 'CreateRelease'; data: Now & ReleaseMeta & { items: ReleaseItem[]; by: string } }
+  | {
+      type: 'UpdateRelease';
+      data: Now & {
+        changes: Partial<ReleaseMeta>;
+        add: ReleaseItem[];
+        remove: { collection: string; itemId: string }[];
+      };
+    }
+  | { type: 'DeleteRelease'; data: Now }
+  | { type: 'StartPublish'; data: Now & { by: string } }
+  | { type: 'RecordOutcome'; data: Now & { outcome: Outcome } }
+  | { type: 'FinishPublish'; data: Now & { outcomes: Outcome[]; by: string } };
+
+const TERMINAL: ReleaseStatus[] = ['published'];
+/** Published, failed or partly: the status a publish ends in (DESIGN §5). */
+export function statusOf(outcomes: Outcome[]): 'published' | 'partially_failed' | 'failed' {
+  const published = outcomes.filter((o) => o.outcome === 'published').length;
+  if (published === outcomes.length) return 'published';
+  return published === 0 ? 'failed' : 'partially_failed';
+}
+
+const mergeItems = (items: ReleaseItem[], add: ReleaseItem[], remove: { collection: string; itemId: string }[]) => {
+  const gone = new Set(remove.map(itemKey));
+  const byKey = new Map(items.filter((i) => !gone.has(itemKey(i))).map((i) => [itemKey(i), i]));
+  for (const i of add) byKey.set(itemKey(i), i);
+  return [...byKey.values()];
+};
+
+type Existing = Extract<ReleaseState, { exists: true }>;
+function live(s: ReleaseState, id: string): Existing {
+  if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${id} not found`);
+  return s;
+}
+const mutable = (s: Existing, id: string) => {
+  if (s.status === 'published') throw new DomainError('RELEASE_IMMUTABLE', `release ${id} is published`);
+  if (s.publishing) throw new DomainError('CONFLICT', `release ${id} is being published`);
+};
+
+export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent> = {
+  initialState: () => ({ exists: false }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'ReleaseCreated': {
+        const { name, atomicityMode, publishAt, maintenanceWindow, items } = e.data;
+        return {
+          exists: true,
+          deleted: false,
+          name,
+          atomicityMode,
+          publishAt,
+          maintenanceWindow,
+          items,
+          status: publishAt ? 'scheduled' : 'draft',
+          publishing: null,
+          outcomes: [],
+        };
+      }
+      case 'ReleaseUpdated': {
+        if (!s.exists) return s;
+        const meta = { ...s, ...e.data.changes };
+        const status =
+          s.status === 'draft' || s.status === 'scheduled' ? (meta.publishAt ? 'scheduled' : 'draft') : s.status;
+        return { ...meta, status, items: mergeItems(s.items, e.data.added, e.data.removed) };
+      }
+      case 'ReleaseDeleted':
+        return s.exists ? { ...s, deleted: true } : s;
+      case 'ReleasePublishStarted':
+        return s.exists ? { ...s, publishing: { items: e.data.items, outcomes: [], by: e.data.by } } : s;
+      case 'ReleaseItemPublished':
+        return s.exists && s.publishing
+          ? { ...s, publishing: { ...s.publishing, outcomes: [...s.publishing.outcomes, e.data.outcome] } }
+          : s;
+      case 'ReleasePublished':
+        return s.exists ? { ...s, status: e.data.status, outcomes: e.data.outcomes, publishing: null } : s;
+      default:
+        return assertNever(e);
+    }
+  },
+  decide: (cmd, s) => {
+    const { releaseId, now: at } = cmd.data;
+    switch (cmd.type) {
+      case 'CreateRelease': {
+        if (s.exists) throw new DomainError('CONFLICT', `release ${releaseId} exists`);
+        const { now: _n, ...data } = cmd.data;
+        return [{ type: 'ReleaseCreated', data: { ...data, items: mergeItems([], data.items, []), at } }];
+      }
+      case 'UpdateRelease': {
+        const r = live(s, releaseId);
+        mutable(r, releaseId);
+        return [
+          {
+            type: 'ReleaseUpdated',
+            data: { releaseId, changes: cmd.data.changes, added: cmd.data.add, removed: cmd.data.remove, at },
+          },
+        ];
+      }
+      case 'DeleteRelease': {
+        const r = live(s, releaseId);
+        if (r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is being published`);
+        return [{ type: 'ReleaseDeleted', data: { releaseId, at } }];
+      }
+      case 'StartPublish': {
+        const r = live(s, releaseId);
+        if (TERMINAL.includes(r.status))
+          throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
+        if (r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is being published`);
+        if (!r.items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`);
+        return [{ type: 'ReleasePublishStarted', data: { releaseId, items: r.items, by: cmd.data.by, at } }];
+      }
+      case 'RecordOutcome': {
+        const r = live(s, releaseId);
+        if (!r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is not being published`);
+        if (r.publishing.outcomes.some((o) => itemKey(o) === itemKey(cmd.data.outcome))) return [];
+        return [{ type: 'ReleaseItemPublished', data: { releaseId, outcome: cmd.data.outcome, at } }];
+      }
+      case 'FinishPublish': {
+        const r = live(s, releaseId);
+        if (TERMINAL.includes(r.status))
+          throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
+        if (!r.items.length && !r.publishing)
+          throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`);
+        const status = statusOf(cmd.data.outcomes);
+        return [
+          { type: 'ReleasePublished', data: { releaseId, status, outcomes: cmd.data.outcomes, by: cmd.data.by, at } },
+        ];
+      }
+      default:
+        return assertNever(cmd);
+    }
+  },
+};

@@ -1,0 +1,80 @@
+import type { DomainEvent } from '../../kernel/es/event.ts';
+
+export type AtomicityMode = 'all_or_nothing' | 'best_effort';
+export interface MaintenanceWindow {
+  /** Day of week (0 Sunday … 6 Saturday) and HH:MM times, UTC; `end` before `start` runs past midnight. */
+  windows: { dow: number; start: string; end: string }[];
+}
+export interface ReleaseItem {
+  collection: string;
+  itemId: string;
+  targetStatus: string;
+  /** Publish this revision's values instead of the item's live state. */
+  revisionId?: string | null;
+}
+export type Outcome = {
+  collection: string;
+  itemId: string;
+  outcome: 'published' | 'skipped' | 'failed';
+  reason?: string;
+};
+export type ReleaseStatus = 'draft' | 'scheduled' | 'published' | 'partially_failed' | 'failed';
+
+export interface ReleaseMeta {
+  name: string;
+  atomicityMode: AtomicityMode;
+  publishAt: string | null;
+  maintenanceWindow: MaintenanceWindow | null;
+}
+
+export type ReleaseCreated = DomainEvent<
+  'ReleaseCreated',
+  ReleaseMeta & { releaseId: string; items: ReleaseItem[]; by: string; at: string }
+>;
+/** Meta changed and items added or removed (by collection and item id). */
+export type ReleaseUpdated = DomainEvent<
+  'ReleaseUpdated',
+  {
+    releaseId: string;
+    changes: Partial<ReleaseMeta>;
+    added: ReleaseItem[];
+    removed: { collection: string; itemId: string }[];
+    at: string;
+  }
+>;
+export type ReleaseDeleted = DomainEvent<'ReleaseDeleted', { releaseId: string; at: string }>;
+/** A best-effort publish began: its items' outcomes follow one by one, so a crash resumes where it stopped. */
+export type ReleasePublishStarted = DomainEvent<
+  'ReleasePublishStarted',
+  { releaseId: string; items: ReleaseItem[]; by: string; at: string }
+>;
+export type ReleaseItemPublished = DomainEvent<
+  'ReleaseItemPublished',
+  { releaseId: string; outcome: Outcome; at: string }
+>;
+/** The publish ended with this status and these outcomes. */
+export type ReleasePublished = DomainEvent<
+  'ReleasePublished',
+  {
+    releaseId: string;
+    status: Exclude<ReleaseStatus, 'draft' | 'scheduled'>;
+    outcomes: Outcome[];
+    by: string;
+    at: string;
+  }
+>;
+
+export type ReleaseEvent =
+  ReleaseCreated | ReleaseUpdated | ReleaseDeleted | ReleasePublishStarted | ReleaseItemPublished | ReleasePublished;
+
+export const RELEASE_EVENT_TYPES = [
+  'ReleaseCreated',
+  'ReleaseUpdated',
+  'ReleaseDeleted',
+  'ReleasePublishStarted',
+  'ReleaseItemPublished',
+  'ReleasePublished',
+] as const;
+
+export const releaseStream = (siteId: string, releaseId: string) => `${siteId}/release/${releaseId}`;
+export const itemKey = (i: { collection: string; itemId: string }) => `${i.collection}/${i.itemId}`;
