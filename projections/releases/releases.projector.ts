@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { RELEASE_EVENT_TYPES, type ReleaseEvent } from '../../src/features/releases/release.events.ts';
-import { releaseDecider, type ReleaseState } from '../../src/features/releases/release.decider.ts';
+import { evolveRelease, initialReleaseState, type ReleaseState } from '../../src/features/releases/release.state.ts';
 
 /** Releases of each site as their streams fold them, for lists and the scheduler's due query. */
 export const releasesProjector = defineProjector({
@@ -33,7 +33,7 @@ export const releasesProjector = defineProjector({
     const table = sql.table(t('releases'));
     const row = await sql<{ state: ReleaseState }>`select state from ${table}
       where site_id = ${stored.siteId} and release_id = ${e.data.releaseId}`.execute(trx);
-    const state = releaseDecider.evolve(row.rows[0]?.state ?? releaseDecider.initialState(), e);
+    const state = evolveRelease(row.rows[0]?.state ?? initialReleaseState(), e);
     if (!state.exists) return;
     const at = e.data.at;
     await sql`

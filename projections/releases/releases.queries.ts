@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { ReleaseState } from '../../src/features/releases/release.decider.ts';
+import type { ReleaseState } from '../../src/features/releases/release.state.ts';
 
 export type ReleaseRecord = Extract<ReleaseState, { exists: true }> & {
   id: string;

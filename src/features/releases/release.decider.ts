@@ -1,4 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from './release.state.ts';
+export type { ReleaseState } from './release.state.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import {
   itemKey,
@@ -8,18 +10,6 @@ import {
   type ReleaseMeta,
   type ReleaseStatus,
 } from './release.events.ts';
-
-export type ReleaseState =
-  | { exists: false }
-  | (ReleaseMeta & {
-      exists: true;
-      deleted: boolean;
-      status: ReleaseStatus;
-      items: ReleaseItem[];
-      /** A best-effort publish in progress: its items and the outcomes recorded so far. */
-      publishing: { items: ReleaseItem[]; outcomes: Outcome[]; by: string } | null;
-      outcomes: Outcome[];
-    });
 
 type Now = { releaseId: string; now: string };
 export type ReleaseCommand =
@@ -45,13 +35,6 @@ export function statusOf(outcomes: Outcome[]): 'published' | 'partially_failed' 
   return published === 0 ? 'failed' : 'partially_failed';
 }
 
-const mergeItems = (items: ReleaseItem[], add: ReleaseItem[], remove: { collection: string; itemId: string }[]) => {
-  const gone = new Set(remove.map(itemKey));
-  const byKey = new Map(items.filter((i) => !gone.has(itemKey(i))).map((i) => [itemKey(i), i]));
-  for (const i of add) byKey.set(itemKey(i), i);
-  return [...byKey.values()];
-};
-
 type Existing = Extract<ReleaseState, { exists: true }>;
 function live(s: ReleaseState, id: string): Existing {
   if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${id} not found`);
@@ -63,45 +46,8 @@ const mutable = (s: Existing, id: string) => {
 };
 
 export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent> = {
-  initialState: () => ({ exists: false }),
-  evolve: (s, e) => {
-    switch (e.type) {
-      case 'ReleaseCreated': {
-        const { name, atomicityMode, publishAt, maintenanceWindow, items } = e.data;
-        return {
-          exists: true,
-          deleted: false,
-          name,
-          atomicityMode,
-          publishAt,
-          maintenanceWindow,
-          items,
-          status: publishAt ? 'scheduled' : 'draft',
-          publishing: null,
-          outcomes: [],
-        };
-      }
-      case 'ReleaseUpdated': {
-        if (!s.exists) return s;
-        const meta = { ...s, ...e.data.changes };
-        const status =
-          s.status === 'draft' || s.status === 'scheduled' ? (meta.publishAt ? 'scheduled' : 'draft') : s.status;
-        return { ...meta, status, items: mergeItems(s.items, e.data.added, e.data.removed) };
-      }
-      case 'ReleaseDeleted':
-        return s.exists ? { ...s, deleted: true } : s;
-      case 'ReleasePublishStarted':
-        return s.exists ? { ...s, publishing: { items: e.data.items, outcomes: [], by: e.data.by } } : s;
-      case 'ReleaseItemPublished':
-        return s.exists && s.publishing
-          ? { ...s, publishing: { ...s.publishing, outcomes: [...s.publishing.outcomes, e.data.outcome] } }
-          : s;
-      case 'ReleasePublished':
-        return s.exists ? { ...s, status: e.data.status, outcomes: e.data.outcomes, publishing: null } : s;
-      default:
-        return assertNever(e);
-    }
-  },
+  initialState: initialReleaseState,
+  evolve: evolveRelease,
   decide: (cmd, s) => {
     const { releaseId, now: at } = cmd.data;
     switch (cmd.type) {
