@@ -7,18 +7,17 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { seal } from '../../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/sites.queries.ts';
 import { findUserByEmail, findUserById } from '../../../../projections/users/users.queries.ts';
 import { mailAccountExists, mailPasswordReset, mailVerification } from '../account-mails.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
-import { emailClaimDecider } from '../email-claim.decider.ts';
 import { checkPassword } from '../password-policy.ts';
+import { newIdentityCommands, setPassword } from '../identity.ts';
 import { hashPassword } from '../passwords.ts';
 import { revokeAllSessions, userMeta } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
-import { emailClaimStream, emailHash, userStream } from '../user.events.ts';
+import { userStream } from '../user.events.ts';
 
 const Email = z.string().trim().toLowerCase().email().max(320);
 const RegisterBody = z.object({
@@ -62,47 +61,29 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       checkPassword(password, email);
       // Hash before looking the address up, so both paths cost the same.
       const userId = newId();
-      const hash = await hashPassword(password);
+      // Spend one hash before looking the address up, so both paths cost about the same.
+      await hashPassword(password);
       const existing = await findUserByEmail(db, email);
       if (existing) {
         await mailAccountExists(deps, siteId, email);
         return reply.status(202).send(ACCEPTED);
       }
-      const now = clock.now().toISOString();
-      const sealed = (v: string | undefined) => (v ? seal(db, userId, v) : Promise.resolve(null));
       const metadata = { ...commandMeta(req, SYSTEM_SITE, clock.now()), actor: { type: 'user' as const, id: userId } };
       try {
         await handleCommands(
           store,
-          [
+          await newIdentityCommands(
+            deps,
             {
-              decider: emailClaimDecider,
-              streamId: emailClaimStream(emailHash(email)),
-              command: { type: 'ClaimEmail', data: { userId, now } },
+              userId,
+              email,
+              password,
+              firstName: req.body.firstName,
+              lastName: req.body.lastName,
+              status: 'unverified',
             },
-            {
-              decider: userDecider,
-              streamId: userStream(userId),
-              command: {
-                type: 'RegisterUser',
-                data: {
-                  userId,
-                  email: await seal(db, userId, email),
-                  passwordHash: await seal(db, userId, hash),
-                  firstName: await sealed(req.body.firstName),
-                  lastName: await sealed(req.body.lastName),
-                  instanceAdmin: false,
-                  status: 'unverified',
-                  now,
-                },
-              },
-            },
-            {
-              decider: userDecider,
-              streamId: userStream(userId),
-              command: { type: 'GrantSiteRole', data: { userId, siteId, role: 'subscriber', now } },
-            },
-          ] as Parameters<typeof handleCommands>[1],
+            { siteId, role: 'subscriber' },
+          ),
           { metadata },
         );
       } catch (err) {
@@ -181,21 +162,12 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         actor: { type: 'user' as const, id: user.userId },
       };
       try {
-        await handleCommand(
-          store,
-          userDecider,
-          userStream(user.userId),
-          {
-            type: 'ChangePassword',
-            data: {
-              userId: user.userId,
-              passwordHash: await seal(db, user.userId, await hashPassword(req.body.password)),
-              reason: 'reset',
-              passwordVersion: claims.pv,
-              now: clock.now().toISOString(),
-            },
-          },
-          { metadata },
+        await setPassword(
+          deps,
+          user.userId,
+          req.body.password,
+          { reason: 'reset', passwordVersion: claims.pv },
+          metadata,
         );
       } catch (err) {
         if (err instanceof DomainError && err.code === 'VALIDATION_FAILED') throw badToken();

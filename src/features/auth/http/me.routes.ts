@@ -8,12 +8,12 @@ import { findSite } from '../../../../projections/sites/sites.queries.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
-import { seal } from '../../../kernel/privacy/pii.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/users.queries.ts';
 import { liveSessions } from '../../../../projections/sessions/sessions.queries.ts';
 import { authRules } from '../auth-limits.ts';
 import { checkPassword } from '../password-policy.ts';
-import { hashPassword, verifyPassword } from '../passwords.ts';
+import { verifyPassword } from '../passwords.ts';
+import { setPassword } from '../identity.ts';
 import { revokeAllSessions, revokeSession, startSession, userMeta } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
@@ -89,21 +89,7 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       await passwordStepUp(deps, req, reply, user, req.body.currentPassword, ['currentPassword']);
       checkPassword(req.body.newPassword, user.email ?? undefined, ['newPassword']);
       const meta = userMeta(req, deps, user.userId);
-      await handleCommand(
-        store,
-        userDecider,
-        userStream(user.userId),
-        {
-          type: 'ChangePassword',
-          data: {
-            userId: user.userId,
-            passwordHash: await seal(db, user.userId, await hashPassword(req.body.newPassword)),
-            reason: 'change',
-            now: clock.now().toISOString(),
-          },
-        },
-        { metadata: meta },
-      );
+      await setPassword(deps, user.userId, req.body.newPassword, { reason: 'change' }, meta);
       await revokeAllSessions(deps, meta, user.userId, 'password', user.userId);
       // The caller's tokens died with the others: this request's answer is its new session.
       const fresh = (await findUserById(db, user.userId))!;

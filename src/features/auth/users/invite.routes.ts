@@ -13,7 +13,7 @@ import { findSite } from '../../../../projections/sites/sites.queries.ts';
 import { findUserById } from '../../../../projections/users/users.queries.ts';
 import { publicUrl } from '../account-mails.ts';
 import { checkPassword } from '../password-policy.ts';
-import { hashPassword } from '../passwords.ts';
+import { setPassword } from '../identity.ts';
 import { startSession } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
@@ -105,21 +105,12 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
         ...commandMeta(req, SYSTEM_SITE, clock.now()),
         actor: { type: 'user' as const, id: user.userId },
       };
-      await handleCommand(
-        store,
-        userDecider,
-        userStream(user.userId),
-        {
-          type: 'ChangePassword',
-          data: {
-            userId: user.userId,
-            passwordHash: await seal(db, user.userId, await hashPassword(req.body.password)),
-            reason: 'reset',
-            passwordVersion: claims.pv,
-            now: clock.now().toISOString(),
-          },
-        },
-        { metadata },
+      await setPassword(
+        deps,
+        user.userId,
+        req.body.password,
+        { reason: 'reset', passwordVersion: claims.pv },
+        metadata,
       ).catch((err: unknown) => {
         throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? badToken() : err;
       });

@@ -17,11 +17,10 @@ import {
   type UserRow,
 } from '../../../../projections/users/users.queries.ts';
 import { roleIsKnown } from '../../access/index.ts';
-import { emailClaimDecider } from '../email-claim.decider.ts';
 import { checkPassword } from '../password-policy.ts';
-import { hashPassword } from '../passwords.ts';
+import { newIdentityCommands } from '../identity.ts';
 import { userDecider, type UserCommand } from '../user.decider.ts';
-import { emailClaimStream, emailHash, userStream } from '../user.events.ts';
+import { userStream } from '../user.events.ts';
 
 export const Email = z.string().trim().toLowerCase().email().max(320);
 const Name = z.string().trim().max(200);
@@ -121,32 +120,8 @@ export async function identityCommands(
     }) as unknown as StreamCommand;
   if (existing) return { userId: existing.userId, commands: [grant(existing.userId)], existing };
   const userId = newId();
-  const sealed = (v: string | undefined) => (v ? seal(deps.db, userId, v) : Promise.resolve(null));
-  const commands = [
-    {
-      decider: emailClaimDecider,
-      streamId: emailClaimStream(emailHash(input.email)),
-      command: { type: 'ClaimEmail', data: { userId, now } },
-    },
-    {
-      decider: userDecider,
-      streamId: userStream(userId),
-      command: {
-        type: 'RegisterUser',
-        data: {
-          userId,
-          email: await seal(deps.db, userId, input.email),
-          passwordHash: input.password ? await seal(deps.db, userId, await hashPassword(input.password)) : null,
-          firstName: await sealed(input.firstName),
-          lastName: await sealed(input.lastName),
-          instanceAdmin: false,
-          status: input.status,
-          now,
-        },
-      } satisfies UserCommand,
-    },
-  ] as unknown as StreamCommand[];
-  return { userId, commands: [...commands, grant(userId)], existing: null };
+  const commands = await newIdentityCommands(deps, { ...input, userId }, { siteId, role });
+  return { userId, commands, existing: null };
 }
 
 /** Site admins manage the members of their site: list, create, read, change names and role, remove. */
