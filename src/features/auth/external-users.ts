@@ -6,11 +6,10 @@ import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/
 import type { Db } from '../../kernel/db/database.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
-import { emailClaimDecider } from './email-claim.decider.ts';
 import { userDecider } from './user.decider.ts';
-import { emailClaimStream, emailHash, userStream } from './user.events.ts';
+import { newIdentityCommands } from './identity.ts';
+import { userStream } from './user.events.ts';
 
 /**
  * An external identity (a trusted issuer and the subject it names) was bound to a user created for it just in
@@ -98,35 +97,13 @@ export async function provisionExternalUser(
       decider: identityDecider,
       streamId: externalIdentityStream(input.issuerId, input.subject),
       command: { type: 'ClaimExternalIdentity', data: { userId, issuerId: input.issuerId, now } },
-    },
-    {
-      decider: emailClaimDecider,
-      streamId: emailClaimStream(emailHash(input.email)),
-      command: { type: 'ClaimEmail', data: { userId, now } },
-    },
-    {
-      decider: userDecider,
-      streamId: userStream(userId),
-      command: {
-        type: 'RegisterUser',
-        data: {
-          userId,
-          email: await seal(db, userId, input.email),
-          passwordHash: null,
-          firstName: null,
-          lastName: null,
-          instanceAdmin: false,
-          status: 'active',
-          now,
-        },
-      },
-    },
-    {
-      decider: userDecider,
-      streamId: userStream(userId),
-      command: { type: 'GrantSiteRole', data: { userId, siteId: input.siteId, role: input.role, now } },
-    },
-  ] as StreamCommand[];
+    } as StreamCommand,
+    ...(await newIdentityCommands(
+      { db, clock: { now: () => deps.now } },
+      { userId, email: input.email, status: 'active' },
+      { siteId: input.siteId, role: input.role },
+    )),
+  ];
   try {
     await handleCommands(store, steps, { metadata });
     return userId;
