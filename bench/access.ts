@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { startServer } from '../test/support/server-process.ts';
+import { benchServer } from './server.ts';
 import { measure, type Target } from './load.ts';
 import { SCENARIOS } from './scenarios.ts';
 import { seed } from './seed.ts';
@@ -13,36 +13,14 @@ import { seed } from './seed.ts';
 const N = Number(process.env.N ?? 20_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const DURATION = Number(process.env.DURATION ?? 10);
-const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
 const USER = { email: 'reader@example.com', password: 'Conditioned-pass-1234!' };
 const DB = 'svc_bench_access';
-
-const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-await admin.connect();
-await admin.query(`drop database if exists ${DB} with (force)`);
-await admin.query(`create database ${DB}`);
-await admin.end();
-const server = await startServer({
-  DATABASE_URL: `${PG_URL}/${DB}`,
-  SVC_ADMIN_EMAIL: ADMIN.email,
-  SVC_ADMIN_PASSWORD: ADMIN.password,
-  SVC_SITE_ID: 'bench',
-});
-const login = async (who: { email: string; password: string }) => {
-  const res = await fetch(`${server.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(who),
-  });
-  if (!res.ok) throw new Error(`login ${who.email}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as { data: { token: string } }).data.token;
-};
+const { server, login, close, url: dbUrl } = await benchServer(DB);
 try {
-  const token = await login(ADMIN);
+  const token = await login();
   const seeded = await seed(server.url, token, 'bench', N);
   // Fresh planner statistics, as autovacuum gathers them shortly after a bulk load (bench/run.ts does the same).
-  const stats = new pg.Client({ connectionString: `${PG_URL}/${DB}` });
+  const stats = new pg.Client({ connectionString: dbUrl });
   await stats.connect();
   await stats.query('analyze');
   if (process.env.SLOW_MS)
@@ -90,12 +68,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  server.child.kill('SIGTERM');
-  await server.exited;
-  if (!process.env.KEEP) {
-    const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-    await c.connect();
-    await c.query(`drop database if exists ${DB} with (force)`);
-    await c.end();
-  }
+  await close();
 }

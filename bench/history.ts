@@ -1,6 +1,5 @@
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { startServer } from '../test/support/server-process.ts';
+import { benchServer } from './server.ts';
 
 /**
  * Item history at scale (issue budget: under 50 ms p99): one item with REVISIONS revisions written through the
@@ -11,27 +10,9 @@ const REVISIONS = Number(process.env.REVISIONS ?? 10_000);
 const DURATION = Number(process.env.DURATION ?? 10);
 /** Connection counts to load each scenario with: 1 is one client's latency, 10 saturates two cores. */
 const CONNECTIONS = (process.env.CONNECTIONS ?? '1,10').split(',').map(Number);
-const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
-const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
-
-const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-await admin.connect();
-await admin.query('drop database if exists svc_bench_history');
-await admin.query('create database svc_bench_history');
-await admin.end();
-const server = await startServer({
-  DATABASE_URL: `${PG_URL}/svc_bench_history`,
-  SVC_ADMIN_EMAIL: ADMIN.email,
-  SVC_ADMIN_PASSWORD: ADMIN.password,
-  SVC_SITE_ID: 'bench',
-});
+const { server, login, close } = await benchServer('svc_bench_history');
 try {
-  const login = await fetch(`${server.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const token = await login();
   const headers = { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' };
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
@@ -105,10 +86,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  server.child.kill('SIGTERM');
-  await server.exited;
-  const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await c.connect();
-  await c.query('drop database if exists svc_bench_history with (force)');
-  await c.end();
+  await close();
 }

@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { startServer } from '../test/support/server-process.ts';
+import { benchServer } from './server.ts';
 import { rssMb } from './load.ts';
 
 /**
@@ -7,28 +6,10 @@ import { rssMb } from './load.ts';
  * time of the publish request and the server's resident memory before and after. `npm run bench:release`.
  */
 const N = Number(process.env.N ?? 1000);
-const PG_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432';
 const DB = 'svc_bench_release';
-const ADMIN = { email: 'bench@example.com', password: 'Load-test-pass-1234!' };
-
-const admin = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-await admin.connect();
-await admin.query(`drop database if exists ${DB} with (force)`);
-await admin.query(`create database ${DB}`);
-await admin.end();
-const server = await startServer({
-  DATABASE_URL: `${PG_URL}/${DB}`,
-  SVC_ADMIN_EMAIL: ADMIN.email,
-  SVC_ADMIN_PASSWORD: ADMIN.password,
-  SVC_SITE_ID: 'bench',
-});
+const { server, login, close } = await benchServer(DB);
 try {
-  const login = await fetch(`${server.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  const token = ((await login.json()) as { data: { token: string } }).data.token;
+  const token = await login();
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${server.url}${path}`, {
       method,
@@ -74,10 +55,5 @@ try {
     ].join('\n'),
   );
 } finally {
-  server.child.kill('SIGTERM');
-  await server.exited;
-  const c = new pg.Client({ connectionString: `${PG_URL}/postgres` });
-  await c.connect();
-  await c.query(`drop database if exists ${DB} with (force)`);
-  await c.end();
+  await close();
 }
