@@ -14,6 +14,7 @@ import { migrate } from './kernel/db/migrate.ts';
 import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
+import type { Projector } from './kernel/es/projector.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
 import { startMailSender } from './kernel/mail/smtp-sender.ts';
@@ -84,9 +85,7 @@ export async function startRuntime(
     limiter,
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
-    drainAsync: async () => {
-      for (const p of asyncProjectors) while ((await catchUpOnce(db, p)) > 0);
-    },
+    drainAsync: () => drainAsyncProjectors(db, asyncProjectors),
   };
   const loops =
     opts.asyncWorker === false
@@ -103,6 +102,32 @@ export async function startRuntime(
       await limiter.close();
     },
   };
+}
+
+/**
+ * Projects every event committed before the call. The global reader holds back events newer than the oldest open
+ * transaction of the database (so none is ever skipped), so "no batch" can mean "not yet visible": drain until none
+ * of the events up to the log's head at the call is left, giving such a transaction up to 30 s to end.
+ */
+async function drainAsyncProjectors(db: Kysely<DB>, projectors: Projector[]): Promise<void> {
+  const head = await sql<{ n: string | null }>`select max(global_position)::text as n from events`.execute(db);
+  const target = head.rows[0]?.n ?? null;
+  if (target === null) return;
+  for (const p of projectors) {
+    for (let i = 0; i < 1500; i++) {
+      while ((await catchUpOnce(db, p)) > 0);
+      const left = await sql<{ left: boolean }>`
+        select exists (
+          select 1 from events e, projection_state s
+          where s.name = ${p.name} and s.status = 'live' and e.global_position <= ${target}::bigint
+            and (s.checkpoint is null
+                 or (e.transaction_id, e.global_position) >
+                    (split_part(s.checkpoint, ':', 1)::xid8, split_part(s.checkpoint, ':', 2)::bigint))
+        ) as left`.execute(db);
+      if (!left.rows[0]!.left) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }
 
 /** A secret generated once and kept in the database, for installs that set none (embedded mode). */

@@ -117,7 +117,6 @@ export function eventStoreContract(
         const a = uniqueStream();
         const b = uniqueStream();
         await store.append(b, [ev(1)], { expectedVersion: 'no_stream' });
-        const before = (await store.readAll({ limit: 100_000 })).length;
         await expect(
           store.appendMany([
             { streamId: a, events: [ev(1)], expectedVersion: 'no_stream' },
@@ -126,8 +125,10 @@ export function eventStoreContract(
         ).rejects.toBeInstanceOf(WrongExpectedVersion);
         expect(await read(a)).toEqual([]);
         expect((await read(b)).map((e) => e.streamVersion)).toEqual([1]);
+        // (Not a count of the whole log: on a shared database another test's open transaction can hold back what
+        // the global reader sees, so a count taken twice may differ without anything wrong here.)
         expect(await store.streamVersion(a)).toBeNull();
-        expect((await store.readAll({ limit: 100_000 })).length).toBe(before);
+        expect(await store.streamVersion(b)).toBe(1);
       });
 
       it('puts a batch in the global order whole, in the order of its streams', async () => {
