@@ -7,6 +7,7 @@ import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
+import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
 import { DomainError } from './kernel/http/errors.ts';
@@ -55,6 +56,11 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     authenticate: authenticator(deps),
     siteExists: siteCache(deps),
     devActor: devActor(deps),
+  });
+  installApiThrottle(app, {
+    limiter: deps.limiter,
+    rule: { max: deps.config.SVC_RATE_LIMIT_MAX, windowS: deps.config.SVC_RATE_LIMIT_WINDOW_S },
+    disabled: deps.config.SVC_RATE_LIMIT_DISABLED,
   });
   for (const f of features) await app.register(f.routes, deps);
   app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () =>

@@ -27,6 +27,8 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
       ...process.env,
       LOG_LEVEL: 'warn',
       JWT_SECRET: 'process-test-secret-process-test-secret',
+      // Load and fault tests send far more than a person would; a test of the throttle turns it back on.
+      SVC_RATE_LIMIT_DISABLED: 'true',
       ...env,
       PORT: String(port),
       HOST: '127.0.0.1',
