@@ -7,6 +7,7 @@ import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
+import { installPressureLimiter } from './kernel/http/pressure.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
@@ -47,6 +48,15 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
+  const c = deps.config;
+  await installPressureLimiter(app, {
+    enabled: c.SVC_PRESSURE_LIMITER_ENABLED,
+    sampleIntervalMs: c.SAMPLE_INTERVAL,
+    maxEventLoopDelayMs: c.MAX_EVENT_LOOP_DELAY,
+    maxEventLoopUtilization: c.MAX_EVENT_LOOP_UTILIZATION,
+    retryAfterS: c.RETRY_AFTER,
+    excludedPaths: c.EXCLUDED_PATHS,
+  });
   await app.register(cookie);
   await app.register(swagger, {
     openapi: { openapi: '3.1.0', info: { title: 'Content service', version: '1.0.0' }, servers: [] },

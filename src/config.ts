@@ -48,6 +48,32 @@ const EnvSchema = z.object({
   SMTP_FROM: z.string().min(3).default('no-reply@localhost'),
   SVC_MAIL_POLL_MS: z.coerce.number().int().min(10).default(1000),
   SVC_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+  SVC_PRESSURE_LIMITER_ENABLED: bool(true),
+  SAMPLE_INTERVAL: z.coerce.number().int().min(5).default(250),
+  MAX_EVENT_LOOP_DELAY: z
+    .string()
+    .default('1000')
+    .transform((v, ctx) => {
+      if (v === 'false' || v === '0') return 0;
+      const n = Number(v);
+      if (!Number.isFinite(n) || n < 0) ctx.addIssue({ code: 'custom', message: 'milliseconds, or false' });
+      return n;
+    }),
+  MAX_EVENT_LOOP_UTILIZATION: z
+    .string()
+    .default('false')
+    .transform((v, ctx) => {
+      if (v === 'false' || v === '0') return 0;
+      const n = Number(v);
+      if (!(n > 0 && n <= 1)) ctx.addIssue({ code: 'custom', message: 'a fraction between 0 and 1, or false' });
+      return n;
+    }),
+  RETRY_AFTER: z.coerce.number().int().min(1).default(5),
+  EXCLUDED_PATHS: z
+    .string()
+    .default('/health,/metrics')
+    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean)),
+  METRICS_TOKEN: z.string().min(16).optional(),
   SVC_DEV_AUTH: bool(false),
   SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   SCIM_TOKEN: z.string().min(16).optional(),

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.ts';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+
+/** Holds the event loop for `ms`, as a CPU-bound request would. */
+const block = (ms: number) => {
+  const until = Date.now() + ms;
+  while (Date.now() < until);
+};
+
+describe('pressure limiter', () => {
+  let t: TestApp;
+  let admin: string;
+  beforeAll(async () => {
+    t = await createTestApp({
+      env: {
+        SVC_PRESSURE_LIMITER_ENABLED: 'true',
+        MAX_EVENT_LOOP_DELAY: '30',
+        SAMPLE_INTERVAL: '50',
+        RETRY_AFTER: '7',
+      },
+    });
+    admin = await t.setup();
+  });
+  afterAll(() => t.close());
+
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After and X-Svc-Overload while the event loop lags, but not on excluded paths', async () => {
+    // Calm first (setting up may itself have held the loop).
+    let calm = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' });
+    for (let i = 0; i < 100 && calm.statusCode !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      calm = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' });
+    }
+    expect(calm.statusCode, calm.body + JSON.stringify(calm.headers)).toBe(200);
+    // Keep the loop busy (as CPU-bound work would) while asking.
+    const busy = setInterval(() => block(300), 5);
+    let res = calm;
+    let health = calm;
+    try {
+      for (let i = 0; i < 40 && res.statusCode !== 503; i++) {
+        // Let the timers run: the busy work above, and the limiter's sampler.
+        await new Promise((r) => setTimeout(r, 120));
+        res = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'main' });
+      }
+      health = await t.call({ method: 'GET', url: '/health' });
+    } finally {
+      clearInterval(busy);
+    }
+    expect(res.statusCode).toBe(503);
+    expect(res.json().errors[0].code).toBe('SERVICE_UNAVAILABLE');
+    expect(res.headers['retry-after']).toBe('7');
+    expect(res.headers['x-svc-overload']).toBeDefined();
+    expect(health.statusCode).toBe(200);
+  });
+
+  it('reads its settings by their documented names, false turning a check off', () => {
+    const c = loadConfig({
+      MAX_EVENT_LOOP_DELAY: 'false',
+      MAX_EVENT_LOOP_UTILIZATION: '0.9',
+      EXCLUDED_PATHS: '/health, /ready',
+    });
+    expect(c.MAX_EVENT_LOOP_DELAY).toBe(0);
+    expect(c.MAX_EVENT_LOOP_UTILIZATION).toBe(0.9);
+    expect(c.EXCLUDED_PATHS).toEqual(['/health', '/ready']);
+    expect(() => loadConfig({ MAX_EVENT_LOOP_UTILIZATION: '2' })).toThrow(/MAX_EVENT_LOOP_UTILIZATION/);
+  });
+});
