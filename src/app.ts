@@ -8,6 +8,8 @@ import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
 import { installPressureLimiter } from './kernel/http/pressure.ts';
+import { installMetrics } from './kernel/http/metrics.ts';
+import { installDeprecation } from './kernel/http/deprecation.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
@@ -66,6 +68,12 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     authenticate: authenticator(deps),
     siteExists: siteCache(deps),
     devActor: devActor(deps),
+  });
+  installDeprecation(app);
+  installMetrics(app, {
+    store: deps.store,
+    token: deps.config.METRICS_TOKEN,
+    projectionLags: async () => (await deps.engine.status()).map((p) => ({ name: p.name, lag: Number(p.lag ?? 0) })),
   });
   installApiThrottle(app, {
     limiter: deps.limiter,

@@ -60,6 +60,7 @@ export class EsdbEventStore implements EventStore {
     opts: { expectedVersion: ExpectedVersion },
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
+    const started = performance.now();
     siteOfStream(streamId);
     const data = events.map((e) => ({
       id: e.eventId ?? randomUUID(),
@@ -76,7 +77,7 @@ export class EsdbEventStore implements EventStore {
       const first = last - events.length + 1;
       const stored = await this.readRange(streamId, first, last);
       const result = { nextExpectedVersion: last, events: stored };
-      this.listeners.notify([result]);
+      this.listeners.notify([result], (performance.now() - started) / 1000);
       return result;
     } catch (err) {
       if (err instanceof WrongExpectedVersionError) {

@@ -66,7 +66,8 @@ export interface EventStore {
   close(): Promise<void>;
 }
 
-export type AppendListener = (events: readonly StoredEvent[]) => void;
+/** `seconds`: how long the append took, commit included. */
+export type AppendListener = (events: readonly StoredEvent[], info: { seconds: number }) => void;
 
 /** The listeners of one store; a listener that throws never fails the append that already committed. */
 export class AppendListeners {
@@ -75,12 +76,12 @@ export class AppendListeners {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-  notify(results: readonly AppendResult[]): void {
+  notify(results: readonly AppendResult[], seconds: number): void {
     if (this.listeners.size === 0) return;
     const events = results.flatMap((r) => r.events);
     for (const l of this.listeners) {
       try {
-        l(events);
+        l(events, { seconds });
       } catch {
         // A cache listener's failure must not turn a committed write into an error.
       }

@@ -72,6 +72,7 @@ export class PgEventStore implements EventStore {
   async appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
     if (batch.length === 0 || batch.some((b) => b.events.length === 0))
       throw new Error('append needs at least one event per stream');
+    const started = performance.now();
     try {
       const committed = await this.committer.run(async (trx) => {
         const results: AppendResult[] = [];
@@ -86,7 +87,7 @@ export class PgEventStore implements EventStore {
         }
         return results;
       });
-      this.listeners.notify(committed);
+      this.listeners.notify(committed, (performance.now() - started) / 1000);
       return committed;
     } catch (err) {
       // The primary key (site, stream, version) is the backstop for any race the version check misses; a deadlock

@@ -23,6 +23,8 @@ export interface RateLimiter {
   hit(key: string, rule: RateRule): Promise<RateVerdict>;
   /** Forgets a key (a successful login clears its failure count). */
   reset(key: string): Promise<void>;
+  /** Where counting happens and whether it works: `memory`, or Redis `up`/`down`. */
+  health(): Promise<{ kind: 'memory' | 'redis'; status: 'ok' | 'down' }>;
   close(): Promise<void>;
 }
 
@@ -46,6 +48,10 @@ export class MemoryRateLimiter implements RateLimiter {
 
   async reset(key: string): Promise<void> {
     this.windows.delete(key);
+  }
+
+  async health(): Promise<{ kind: 'memory'; status: 'ok' }> {
+    return { kind: 'memory', status: 'ok' };
   }
 
   async close(): Promise<void> {

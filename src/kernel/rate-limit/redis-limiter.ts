@@ -74,6 +74,15 @@ export class RedisRateLimiter implements RateLimiter {
     if (!this.down) await this.redis.del(this.opts.prefix + key).catch(() => this.markDown());
   }
 
+  async health(): Promise<{ kind: 'redis'; status: 'ok' | 'down' }> {
+    if (this.down) return { kind: 'redis', status: 'down' };
+    const ok = await this.redis.ping().then(
+      () => true,
+      () => false,
+    );
+    return { kind: 'redis', status: ok ? 'ok' : 'down' };
+  }
+
   async close(): Promise<void> {
     this.redis.disconnect();
   }

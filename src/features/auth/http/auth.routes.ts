@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -72,11 +72,24 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
   );
 
-  app.get('/api/v1/auth/me', { config: { site: false }, schema: { tags: ['auth'] } }, async (req) => {
+  const me = async (req: FastifyRequest) => {
     const actor = req.actor!;
     if (actor.type !== 'user') throw new DomainError('PERMISSION_DENIED', 'only users have a profile');
     const user = await findUserById(db, actor.id);
     if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
     return { data: { ...toProfile(user), instanceAdmin: user.instanceAdmin, sites: user.roles, amr: actor.amr ?? [] } };
-  });
+  };
+  app.get('/api/v1/auth/me', { config: { site: false }, schema: { tags: ['auth'] } }, me);
+  // The profile's former address, kept for older clients until its sunset.
+  app.get(
+    '/api/v1/auth/profile',
+    {
+      config: {
+        site: false,
+        retiring: { since: '2026-11-01', sunset: '2027-06-30', changelog: '/CHANGELOG.md#api-v1-auth-profile' },
+      },
+      schema: { tags: ['auth'], deprecated: true },
+    },
+    me,
+  );
 };

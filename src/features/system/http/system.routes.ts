@@ -5,9 +5,9 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
 
-/** Header carrying the observability token (health detail; metrics too). */
-export const OBSERVABILITY_HEADER = 'x-svc-observability-token';
+export { OBSERVABILITY_HEADER };
 
 const ProjectionParams = z.object({ name: z.string().min(1).max(100) });
 
@@ -74,7 +74,7 @@ async function subsystems(deps: AppDeps) {
   return {
     database,
     eventStore: { status: database.status, kind: deps.store.kind },
-    redis: { status: deps.config.REDIS_URL ? 'configured' : 'not_configured' },
+    redis: deps.config.REDIS_URL ? await deps.limiter.health() : { status: 'not_configured' },
     search: { status: 'postgres' },
     projections: projections.map((p) => ({ name: p.name, lag: p.lag, status: p.status })),
   };
