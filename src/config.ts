@@ -72,7 +72,12 @@ const EnvSchema = z.object({
   EXCLUDED_PATHS: z
     .string()
     .default('/health,/metrics')
-    .transform((v) => v.split(',').map((p) => p.trim()).filter(Boolean)),
+    .transform((v) =>
+      v
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean),
+    ),
   METRICS_TOKEN: z.string().min(16).optional(),
   SVC_DEV_AUTH: bool(false),
   SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),

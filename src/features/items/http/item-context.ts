@@ -4,6 +4,7 @@ import { roleOn } from '../../../kernel/auth/actor.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
 import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
 import { readGuard } from '../../access/index.ts';
 import { itemPermissions } from './item-permissions.ts';
@@ -112,6 +113,7 @@ export function itemContext({
     const ctx = { collection, id, fields, now: now.toISOString(), by: actorOf(req).id, workflow };
     return handleCommand(store, itemDecider, itemStream(siteId, collection, id), make(ctx), {
       metadata: commandMeta(req, siteId, now),
+      expectedVersion: ifMatchVersion(req),
     });
   };
   /** Commands on several items, appended atomically (all or nothing); each validates against its collection. */

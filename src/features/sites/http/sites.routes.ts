@@ -6,6 +6,7 @@ import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
 import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/sites.queries.ts';
 import { siteActivity } from '../../../../projections/site-activity/site-activity.projector.ts';
@@ -71,7 +72,6 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     async (req) => {
       const siteId = siteOf(req);
       const now = clock.now();
-      const ifMatch = req.headers['if-match'];
       await handleCommand(
         store,
         siteDecider,
@@ -79,18 +79,10 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
         { type: 'UpdateSite', data: { siteId, ...req.body, now: now.toISOString() } },
         {
           metadata: commandMeta(req, siteId, now),
-          expectedVersion: ifMatch ? parseVersion(ifMatch) : undefined,
+          expectedVersion: ifMatchVersion(req),
         },
       );
       return { data: await withSite(db, siteId, (trx) => findSite(trx, siteId)) };
     },
   );
 };
-
-/** If-Match carries the version the client read (`"3"` or `3`). */
-function parseVersion(h: string | string[]): number {
-  const v = Number(String(h).replace(/^W\//, '').replace(/"/g, ''));
-  if (!Number.isInteger(v) || v < 0)
-    throw new DomainError('VALIDATION_FAILED', 'If-Match must be a record version', { path: ['headers', 'if-match'] });
-  return v;
-}
