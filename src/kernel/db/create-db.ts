@@ -46,10 +46,18 @@ async function openPostgres(config: { url: string; schema?: string; poolSize?: n
     connectionString: url.toString(),
     max: config.poolSize ?? 10,
     options: options.join(' '),
+    // Names this process's connections in pg_stat_activity (the schema, when it has one of its own).
+    application_name: config.schema ? `content-service:${config.schema}` : 'content-service',
   });
   // An idle connection the server drops (restart, failover, admin kill) must not take the process down:
   // the pool discards it and the next query opens a new one.
   pool.on('error', (err) => console.error(`database connection lost: ${err.message}`));
+  // The same for a connection that is checked out (in a transaction) when it drops: without a listener its
+  // 'error' event would be unhandled and end the process. The request in flight fails on its own query; the
+  // pool throws the broken connection away when it comes back.
+  pool.on('connect', (client) =>
+    client.on('error', (err) => console.error(`database connection lost: ${err.message}`)),
+  );
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: 'postgres', pool, close: () => db.destroy() };
 }
