@@ -82,6 +82,9 @@ const EnvSchema = z.object({
   SVC_DEV_AUTH: bool(false),
   SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
   SCIM_TOKEN: z.string().min(16).optional(),
+  SVC_DELIVER_RATE_LIMIT: z.coerce.number().int().min(0).default(1200),
+  SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
+  SVC_DELIVER_CACHE_TTL: z.coerce.number().int().min(0).default(60),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };

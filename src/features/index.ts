@@ -7,6 +7,7 @@ import { authFeature } from './auth/index.ts';
 import { encryptionFeature } from './encryption/index.ts';
 import { issuersFeature } from './issuers/index.ts';
 import { itemsFeature } from './items/index.ts';
+import { pagesFeature } from './pages/index.ts';
 import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
@@ -24,6 +25,7 @@ export const features: Feature[] = [
   itemsFeature,
   accessFeature,
   releasesFeature,
+  pagesFeature,
   encryptionFeature,
   auditFeature,
 ];

@@ -1,0 +1,156 @@
+import type { StoredEvent } from '../../kernel/es/event.ts';
+import { LocalCache } from '../../kernel/cache/local-cache.ts';
+import type { SharedCache } from '../../kernel/cache/shared-cache.ts';
+import { jitteredTtlMs } from '../../kernel/cache/ttl.ts';
+import { ITEM_EVENT_TYPES } from '../items/item.events.ts';
+import { SCHEMA_EVENT_TYPES } from '../schema/schema.events.ts';
+import type { PageEvent } from './page.events.ts';
+
+/** A delivered page as sent: the body, its ETag, and what it was made of (for invalidation). */
+export interface DeliveredPage {
+  body: string;
+  etag: string;
+  slug: string;
+  pageId: string;
+  /** `<collection>/<id>` of every item the page references. */
+  refs: Set<string>;
+}
+
+/** What to drop from the delivery caches of one site. `all`: everything of the site. */
+export interface Invalidation {
+  site: string;
+  all?: boolean;
+  slugs?: string[];
+  pageIds?: string[];
+  items?: string[];
+  collections?: string[];
+}
+
+const CHANNEL = 'deliver:invalidate';
+const PER_SITE = 1000;
+const negKey = (site: string, slug: string) => `deliver:neg:${site}:${slug}`;
+const ITEM_TYPES = new Set<string>(ITEM_EVENT_TYPES);
+const SCHEMA_TYPES = new Set<string>(SCHEMA_EVENT_TYPES);
+
+/**
+ * The delivery API's caches. Negative markers (unknown slugs) live in the shared cache, so a page created on any
+ * node clears them for every node at once. Resolved pages live in each node's memory: dropped by this node's own
+ * writes as they commit (store.onAppended), and on the other nodes by a message over the shared cache's channel
+ * (Redis pub/sub); a lost message leaves a node stale for at most the response TTL.
+ */
+export class DeliveryCache {
+  private readonly sites = new Map<string, LocalCache<DeliveredPage>>();
+  /** Bumped by every invalidation of a site: a page resolved across one is not cached (it may be stale). */
+  private readonly generations = new Map<string, number>();
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    private readonly shared: SharedCache,
+    private readonly ttl: { negativeS: number; responseS: number },
+  ) {
+    this.unsubscribe = shared.subscribe(CHANNEL, (m) => {
+      try {
+        this.dropLocal(JSON.parse(m) as Invalidation);
+      } catch {
+        // A malformed message drops nothing; entries still expire by their TTL.
+      }
+    });
+  }
+
+  get negativeEnabled(): boolean {
+    return this.ttl.negativeS > 0;
+  }
+
+  generation(site: string): number {
+    return this.generations.get(site) ?? 0;
+  }
+
+  response(site: string, slug: string): DeliveredPage | undefined {
+    return this.sites.get(site)?.get(slug);
+  }
+
+  /** Keeps a resolved page, unless the site changed since `generation` (read when resolving began). */
+  keep(site: string, page: DeliveredPage, generation: number): void {
+    if (this.ttl.responseS <= 0 || this.generation(site) !== generation) return;
+    let c = this.sites.get(site);
+    if (!c) this.sites.set(site, (c = new LocalCache({ maxEntries: PER_SITE })));
+    c.set(page.slug, page, jitteredTtlMs(this.ttl.responseS));
+  }
+
+  async isMissing(site: string, slug: string): Promise<boolean> {
+    return this.negativeEnabled && (await this.shared.get(negKey(site, slug))) !== null;
+  }
+
+  async markMissing(site: string, slug: string): Promise<void> {
+    if (this.negativeEnabled) await this.shared.set(negKey(site, slug), '1', jitteredTtlMs(this.ttl.negativeS));
+  }
+
+  /** Drops what `inv` names here, on the other nodes and in the shared cache; the number of entries dropped. */
+  async invalidate(inv: Invalidation): Promise<number> {
+    let n = this.dropLocal(inv);
+    if (inv.all) n += await this.shared.deletePrefix(`deliver:neg:${inv.site}:`);
+    else if (inv.slugs?.length) n += await this.shared.delete(inv.slugs.map((s) => negKey(inv.site, s)));
+    await this.shared.publish(CHANNEL, JSON.stringify(inv));
+    return n;
+  }
+
+  private dropLocal(inv: Invalidation): number {
+    this.generations.set(inv.site, this.generation(inv.site) + 1);
+    const c = this.sites.get(inv.site);
+    if (!c) return 0;
+    if (inv.all) {
+      const n = c.deleteWhere(() => true);
+      this.sites.delete(inv.site);
+      return n;
+    }
+    const slugs = new Set(inv.slugs);
+    const pages = new Set(inv.pageIds);
+    const items = inv.items ?? [];
+    const collections = inv.collections ?? [];
+    return c.deleteWhere(
+      (slug, p) =>
+        slugs.has(slug) ||
+        pages.has(p.pageId) ||
+        items.some((i) => p.refs.has(i)) ||
+        (collections.length > 0 && [...p.refs].some((r) => collections.includes(r.slice(0, r.indexOf('/'))))),
+    );
+  }
+
+  /** What committed events make stale: pages (and their slugs), items, and a site's schema (everything). */
+  onAppended(events: readonly StoredEvent[]): void {
+    const bySite = new Map<string, Invalidation>();
+    const of = (site: string) => {
+      let inv = bySite.get(site);
+      if (!inv) bySite.set(site, (inv = { site, slugs: [], pageIds: [], items: [] }));
+      return inv;
+    };
+    for (const e of events) {
+      if (ITEM_TYPES.has(e.type)) {
+        const d = e.data as { collection: string; id: string };
+        of(e.siteId).items!.push(`${d.collection}/${d.id}`);
+      } else if (SCHEMA_TYPES.has(e.type)) of(e.siteId).all = true;
+      else if (e.type === 'PageCreated' || e.type === 'PageUpdated' || e.type === 'PageDeleted') {
+        const inv = of(e.siteId);
+        inv.pageIds!.push((e.data as { pageId: string }).pageId);
+        inv.slugs!.push(...pageSlugs(e as unknown as PageEvent));
+      }
+    }
+    for (const inv of bySite.values()) void this.invalidate(inv).catch(() => undefined);
+  }
+
+  close(): void {
+    this.unsubscribe();
+    this.sites.clear();
+  }
+}
+
+/** The slugs a page event touches: the page's, the one it was renamed from and the one it was renamed to. */
+export function pageSlugs(e: PageEvent): string[] {
+  switch (e.type) {
+    case 'PageCreated':
+    case 'PageDeleted':
+      return [e.data.slug];
+    case 'PageUpdated':
+      return e.data.previousSlug ? [e.data.slug, e.data.previousSlug] : [e.data.slug];
+  }
+}

@@ -1,0 +1,64 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
+import type { DeliveryCache } from '../delivery-cache.ts';
+import { resolvePage } from '../delivery.resolve.ts';
+import { SLUG_MAX, SLUG_PATTERN } from '../page.layout.ts';
+
+/** Shared caches (CDNs) and browsers may keep a delivered page a minute; revalidation is cheap (ETag → 304). */
+const CACHE_CONTROL = 'public, max-age=60';
+
+// The slug may hold `/` (e.g. blog/hello), so it is the rest of the path.
+const Params = z.object({ site_id: z.string(), '*': z.string() });
+
+const notFound = (source: 'miss' | 'negative') =>
+  new DomainError('NOT_FOUND', 'page not found', { headers: { 'x-svc-cache': source } });
+
+/** Whether an If-None-Match header names this ETag (weak comparison, lists and `*` included). */
+function matches(header: string | string[] | undefined, etag: string): boolean {
+  if (!header) return false;
+  const tags = (Array.isArray(header) ? header.join(',') : header).split(',').map((t) => t.trim().replace(/^W\//, ''));
+  return tags.includes('*') || tags.includes(etag);
+}
+
+/**
+ * Public delivery of a published page with its items resolved. Served from this node's memory when it can;
+ * an unknown slug is remembered for SVC_NEGATIVE_CACHE_TTL seconds (±20 %) so a flood of misses does not reach
+ * the database. X-Svc-Cache tells which: hit, miss or negative.
+ */
+export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache }> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { limiter, config, delivery } = deps;
+  const rule = { max: config.SVC_DELIVER_RATE_LIMIT, windowS: 60 };
+
+  app.get(
+    '/api/v1/deliver/page/:site_id/*',
+    { config: { caller: 'public', site: false }, schema: { params: Params, tags: ['pages'] } },
+    async (req, reply) => {
+      if (rule.max > 0) await enforceRate(limiter, reply, [{ key: `deliver:ip:${req.ip}`, rule }]);
+      const site = req.params.site_id;
+      const slug = req.params['*'];
+      if (!SITE_ID_PATTERN.test(site) || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) throw notFound('miss');
+      let page = delivery.response(site, slug);
+      const source = page ? 'hit' : 'miss';
+      if (!page) {
+        if (await delivery.isMissing(site, slug)) throw notFound('negative');
+        const generation = delivery.generation(site);
+        const resolved = await resolvePage(deps, site, slug);
+        if (!resolved) {
+          await delivery.markMissing(site, slug);
+          throw notFound('miss');
+        }
+        delivery.keep(site, resolved, generation);
+        page = resolved;
+      }
+      void reply.headers({ etag: page.etag, 'cache-control': CACHE_CONTROL, 'x-svc-cache': source });
+      if (matches(req.headers['if-none-match'], page.etag)) return reply.status(304).send();
+      return reply.type('application/json; charset=utf-8').send(page.body);
+    },
+  );
+};
