@@ -86,6 +86,8 @@ export function itemContext({
   const workflowOf = async (req: FastifyRequest, collection: string) =>
     (await requestSchema(req)).collections.get(collection)?.workflow ?? null;
   const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
+    // The caller's permissions are needed next: look them up while the schema's version is read.
+    if (req.actor) permissions.set(req).catch(() => undefined);
     const schema = await requestSchema(req);
     const c = schema.collections.get(collection);
     if (!c) throw new DomainError('NOT_FOUND', `collection ${collection} not found`, { path: ['collection'] });
