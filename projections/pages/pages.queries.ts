@@ -71,6 +71,8 @@ export async function listPages(
   const rows = await sql<PageRow>`
     select * from pages where site_id = ${siteId} ${status}
     order by created_at, id limit ${q.limit} offset ${q.offset}`.execute(db);
-  const n = await sql<{ n: number }>`select count(*)::int as n from pages where site_id = ${siteId} ${status}`.execute(db);
+  const n = await sql<{ n: number }>`select count(*)::int as n from pages where site_id = ${siteId} ${status}`.execute(
+    db,
+  );
   return { data: rows.rows.map(toRecord), total: n.rows[0]!.n };
 }

@@ -48,7 +48,9 @@ function present(record: ItemRecord, schema: SiteSchema, collection: string, fie
 /** Published items of the refs, one query per collection; missing, unpublished or unknown ones are null. */
 async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: ItemRef[]) {
   const fields = wanted(refs);
-  const items: Record<string, Record<string, unknown> | null> = Object.fromEntries([...fields.keys()].map((k) => [k, null]));
+  const items: Record<string, Record<string, unknown> | null> = Object.fromEntries(
+    [...fields.keys()].map((k) => [k, null]),
+  );
   const byCollection = new Map<string, string[]>();
   for (const r of refs) byCollection.set(r.collection, [...(byCollection.get(r.collection) ?? []), r.itemId]);
   for (const [collection, ids] of byCollection) {

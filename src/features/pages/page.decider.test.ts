@@ -24,10 +24,16 @@ describe('Page', () => {
     it('creates the page', () => given([]).when(create()).then([created]));
     it('refuses a slug outside the pattern with VALIDATION_FAILED', () =>
       given([]).when(create('Not a slug')).thenThrows('VALIDATION_FAILED'));
-    it('refuses a slug of 201 characters', () => given([]).when(create('a'.repeat(201))).thenThrows('VALIDATION_FAILED'));
+    it('refuses a slug of 201 characters', () =>
+      given([])
+        .when(create('a'.repeat(201)))
+        .thenThrows('VALIDATION_FAILED'));
     it('answers an update with NOT_FOUND', () =>
-      given([]).when({ type: 'UpdatePage', data: { ...at, title: 'x' } }).thenThrows('NOT_FOUND'));
-    it('answers a delete with NOT_FOUND', () => given([]).when({ type: 'DeletePage', data: at }).thenThrows('NOT_FOUND'));
+      given([])
+        .when({ type: 'UpdatePage', data: { ...at, title: 'x' } })
+        .thenThrows('NOT_FOUND'));
+    it('answers a delete with NOT_FOUND', () =>
+      given([]).when({ type: 'DeletePage', data: at }).thenThrows('NOT_FOUND'));
   });
 
   describe('when created', () => {
@@ -63,7 +69,9 @@ describe('Page', () => {
   describe('when deleted', () => {
     const deleted: PageEvent = { type: 'PageDeleted', data: { pageId: 'p1', slug: 'home', at: now, by: 'u1' } };
     it('stays deleted: no update, no second life under the same id', () => {
-      given([created, deleted]).when({ type: 'UpdatePage', data: { ...at, title: 'x' } }).thenThrows('NOT_FOUND');
+      given([created, deleted])
+        .when({ type: 'UpdatePage', data: { ...at, title: 'x' } })
+        .thenThrows('NOT_FOUND');
       given([created, deleted]).when(create()).thenThrows('CONFLICT');
     });
   });
@@ -71,10 +79,16 @@ describe('Page', () => {
   const slugArb = fc.constantFrom('home', 'about', 'blog/post-1', 'Bad Slug');
   const commandArb: fc.Arbitrary<PageCommand> = fc.oneof(
     slugArb.map(create),
-    fc.record(
-      { slug: slugArb, title: fc.string({ minLength: 1, maxLength: 4 }), status: fc.constantFrom('draft', 'published') },
-      { requiredKeys: [] },
-    ).map((d): PageCommand => ({ type: 'UpdatePage', data: { ...at, ...d } })),
+    fc
+      .record(
+        {
+          slug: slugArb,
+          title: fc.string({ minLength: 1, maxLength: 4 }),
+          status: fc.constantFrom('draft', 'published'),
+        },
+        { requiredKeys: [] },
+      )
+      .map((d): PageCommand => ({ type: 'UpdatePage', data: { ...at, ...d } })),
     fc.constant<PageCommand>({ type: 'DeletePage', data: at }),
   );
 
@@ -101,25 +115,24 @@ describe('Page slug', () => {
     claims([claimed]).when(release('p1')).then([released]);
   });
   it('is free again once released', () =>
-    claims([claimed, released]).when(claim('p2')).then([{ ...claimed, data: { ...claimed.data, pageId: 'p2' } }]));
+    claims([claimed, released])
+      .when(claim('p2'))
+      .then([{ ...claimed, data: { ...claimed.data, pageId: 'p2' } }]));
 
   it('never has two holders, whatever the order of claims and releases', () =>
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.boolean(), fc.constantFrom('p1', 'p2', 'p3')), { maxLength: 40 }),
-        (steps) => {
-          let owner: string | null = null;
-          const { state } = runCommands(
-            slugDecider,
-            steps.map(([take, p]) => (take ? claim(p) : release(p))),
-          );
-          for (const [take, p] of steps) {
-            if (take && owner === null) owner = p;
-            else if (!take && owner === p) owner = null;
-          }
-          expect(state.owner).toBe(owner);
-        },
-      ),
+      fc.property(fc.array(fc.tuple(fc.boolean(), fc.constantFrom('p1', 'p2', 'p3')), { maxLength: 40 }), (steps) => {
+        let owner: string | null = null;
+        const { state } = runCommands(
+          slugDecider,
+          steps.map(([take, p]) => (take ? claim(p) : release(p))),
+        );
+        for (const [take, p] of steps) {
+          if (take && owner === null) owner = p;
+          else if (!take && owner === p) owner = null;
+        }
+        expect(state.owner).toBe(owner);
+      }),
     ));
 });
 
@@ -130,7 +143,14 @@ describe('LayoutConfig', () => {
   it('accepts rows of columns of item and text blocks', () =>
     expect(
       LayoutConfig.safeParse({
-        rows: [{ columns: [{ width: 8, blocks: [item(1), { type: 'text', text: 'hi' }] }, { width: 4, blocks: [] }] }],
+        rows: [
+          {
+            columns: [
+              { width: 8, blocks: [item(1), { type: 'text', text: 'hi' }] },
+              { width: 4, blocks: [] },
+            ],
+          },
+        ],
       }).success,
     ).toBe(true));
 
@@ -144,7 +164,16 @@ describe('LayoutConfig', () => {
       'rows.0.columns.0.blocks.0.type',
       'rows.1.columns.0.blocks',
     ]);
-    const wide = LayoutConfig.safeParse({ rows: [{ columns: [{ width: 8, blocks: [] }, { width: 8, blocks: [] }] }] });
+    const wide = LayoutConfig.safeParse({
+      rows: [
+        {
+          columns: [
+            { width: 8, blocks: [] },
+            { width: 8, blocks: [] },
+          ],
+        },
+      ],
+    });
     expect(wide.error!.issues.map((i) => i.path.join('.'))).toEqual(['rows.0.columns']);
   });
 
@@ -152,7 +181,9 @@ describe('LayoutConfig', () => {
     expect(LayoutConfig.safeParse({ rows: Array.from({ length: 51 }, () => row([])) }).success).toBe(false);
     const cols = Array.from({ length: 13 }, () => ({ width: 1, blocks: [] }));
     expect(LayoutConfig.safeParse({ rows: [{ columns: cols }] }).success).toBe(false);
-    const many = { rows: [row(Array.from({ length: 60 }, (_, i) => item(i))), row(Array.from({ length: 41 }, (_, i) => item(i)))] };
+    const many = {
+      rows: [row(Array.from({ length: 60 }, (_, i) => item(i))), row(Array.from({ length: 41 }, (_, i) => item(i)))],
+    };
     const r = LayoutConfig.safeParse(many);
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['rows']);

@@ -22,9 +22,7 @@ const ItemBlock = z
   })
   .strict();
 /** A block of free text (rendered by the client as it likes: plain text or Markdown). */
-const TextBlock = z
-  .object({ type: z.literal('text'), text: z.string().max(LAYOUT_LIMITS.textChars) })
-  .strict();
+const TextBlock = z.object({ type: z.literal('text'), text: z.string().max(LAYOUT_LIMITS.textChars) }).strict();
 const Block = z.discriminatedUnion('type', [ItemBlock, TextBlock]);
 const Column = z
   .object({

@@ -32,10 +32,7 @@ export function pageWrites(store: EventStore) {
   return {
     create: (siteId: string, cmd: CreatePage, metadata: EventMetadata) =>
       run(
-        [
-          slug(siteId, cmd.data.slug, 'ClaimSlug', cmd.data.pageId, cmd.data.now),
-          page(siteId, cmd.data.pageId, cmd),
-        ],
+        [slug(siteId, cmd.data.slug, 'ClaimSlug', cmd.data.pageId, cmd.data.now), page(siteId, cmd.data.pageId, cmd)],
         metadata,
       ),
     /** `currentSlug`: the slug the page has as read before the command (renames release it). */
@@ -46,13 +43,22 @@ export function pageWrites(store: EventStore) {
         [
           page(siteId, pageId, expecting(currentSlug, cmd)),
           ...(renamed
-            ? [slug(siteId, cmd.data.slug!, 'ClaimSlug', pageId, now), slug(siteId, currentSlug, 'ReleaseSlug', pageId, now)]
+            ? [
+                slug(siteId, cmd.data.slug!, 'ClaimSlug', pageId, now),
+                slug(siteId, currentSlug, 'ReleaseSlug', pageId, now),
+              ]
             : []),
         ],
         metadata,
       );
     },
-    remove: (siteId: string, currentSlug: string, pageId: string, at: { now: string; by: string }, metadata: EventMetadata) =>
+    remove: (
+      siteId: string,
+      currentSlug: string,
+      pageId: string,
+      at: { now: string; by: string },
+      metadata: EventMetadata,
+    ) =>
       run(
         [
           page(siteId, pageId, expecting(currentSlug, { type: 'DeletePage', data: { pageId, ...at } })),

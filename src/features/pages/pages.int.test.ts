@@ -5,7 +5,19 @@ import { createUser } from '../../../test/setup/users.ts';
 let t: TestApp;
 let admin: string;
 const layout = {
-  rows: [{ columns: [{ width: 12, blocks: [{ type: 'text', text: 'Hello' }, { type: 'item', collection: 'articles', itemId: 'a1' }] }] }],
+  rows: [
+    {
+      columns: [
+        {
+          width: 12,
+          blocks: [
+            { type: 'text', text: 'Hello' },
+            { type: 'item', collection: 'articles', itemId: 'a1' },
+          ],
+        },
+      ],
+    },
+  ],
 };
 const call = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: unknown, site = 'main', as = admin) =>
   t.call({ method, url, as, site, ...(payload !== undefined ? { payload: payload as object } : {}) });
@@ -18,7 +30,12 @@ const create = async (slug: string, extra: object = {}, site = 'main') => {
 beforeAll(async () => {
   t = await createTestApp();
   admin = await t.setup();
-  const site = await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'second', name: 'Second' } });
+  const site = await t.call({
+    method: 'POST',
+    url: '/api/v1/sites',
+    as: admin,
+    payload: { id: 'second', name: 'Second' },
+  });
   expect(site.statusCode).toBe(201);
 });
 afterAll(() => t.close());
@@ -40,11 +57,59 @@ describe('POST /api/v1/pages', () => {
     ['a title of 301 characters', { slug: 'ok', title: 'x'.repeat(301) }, ['body', 'title']],
     ['an unknown status', { slug: 'ok', title: 'x', status: 'live' }, ['body', 'status']],
     ['an unknown key', { slug: 'ok', title: 'x', body: 'y' }, ['body']],
-    ['a column 13 wide', { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 13, blocks: [] }] }] } }, ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'width']],
-    ['an unknown block type', { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 6, blocks: [{ type: 'video' }] }] }] } }, ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'blocks', '0', 'type']],
-    ['an item block without an id', { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 6, blocks: [{ type: 'item', collection: 'articles' }] }] }] } }, ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'blocks', '0', 'itemId']],
-    ['101 item blocks', { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 12, blocks: Array.from({ length: 100 }, (_, i) => ({ type: 'item', collection: 'articles', itemId: `a${i}` })) }] }, { columns: [{ width: 12, blocks: [{ type: 'item', collection: 'articles', itemId: 'z' }] }] }] } }, ['body', 'layoutConfig', 'rows']],
-    ['51 rows', { slug: 'ok', title: 'x', layoutConfig: { rows: Array.from({ length: 51 }, () => ({ columns: [{ width: 12, blocks: [] }] })) } }, ['body', 'layoutConfig', 'rows']],
+    [
+      'a column 13 wide',
+      { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 13, blocks: [] }] }] } },
+      ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'width'],
+    ],
+    [
+      'an unknown block type',
+      { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 6, blocks: [{ type: 'video' }] }] }] } },
+      ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'blocks', '0', 'type'],
+    ],
+    [
+      'an item block without an id',
+      {
+        slug: 'ok',
+        title: 'x',
+        layoutConfig: { rows: [{ columns: [{ width: 6, blocks: [{ type: 'item', collection: 'articles' }] }] }] },
+      },
+      ['body', 'layoutConfig', 'rows', '0', 'columns', '0', 'blocks', '0', 'itemId'],
+    ],
+    [
+      '101 item blocks',
+      {
+        slug: 'ok',
+        title: 'x',
+        layoutConfig: {
+          rows: [
+            {
+              columns: [
+                {
+                  width: 12,
+                  blocks: Array.from({ length: 100 }, (_, i) => ({
+                    type: 'item',
+                    collection: 'articles',
+                    itemId: `a${i}`,
+                  })),
+                },
+              ],
+            },
+            { columns: [{ width: 12, blocks: [{ type: 'item', collection: 'articles', itemId: 'z' }] }] },
+          ],
+        },
+      },
+      ['body', 'layoutConfig', 'rows'],
+    ],
+    [
+      '51 rows',
+      {
+        slug: 'ok',
+        title: 'x',
+        layoutConfig: { rows: Array.from({ length: 51 }, () => ({ columns: [{ width: 12, blocks: [] }] })) },
+      },
+      ['body', 'layoutConfig', 'rows'],
+    ],
   ])('answers %s with 400 VALIDATION_FAILED and its path', async (_, payload, path) => {
     const res = await call('POST', '/api/v1/pages', payload);
     expect(res.statusCode).toBe(400);
@@ -100,7 +165,10 @@ describe('PATCH and DELETE /api/v1/pages/:id', () => {
     await create('taken-b');
     const res = await call('PATCH', `/api/v1/pages/${a.id}`, { slug: 'taken-b', title: 'Changed' });
     expect(res.statusCode).toBe(409);
-    expect((await call('GET', `/api/v1/pages/${a.id}`)).json().data).toMatchObject({ slug: 'taken-a', title: 'Page taken-a' });
+    expect((await call('GET', `/api/v1/pages/${a.id}`)).json().data).toMatchObject({
+      slug: 'taken-a',
+      title: 'Page taken-a',
+    });
   });
 
   it('answers bad patches with 400 and their paths', async () => {
@@ -108,7 +176,10 @@ describe('PATCH and DELETE /api/v1/pages/:id', () => {
     const bad = await call('PATCH', `/api/v1/pages/${page.id}`, { slug: 'Bad Slug', layoutConfig: { rows: 'x' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors.map((e: { path: string[] }) => e.path)).toEqual(
-      expect.arrayContaining([['body', 'slug'], ['body', 'layoutConfig', 'rows']]),
+      expect.arrayContaining([
+        ['body', 'slug'],
+        ['body', 'layoutConfig', 'rows'],
+      ]),
     );
     expect((await call('PATCH', `/api/v1/pages/${page.id}`, { title: '' })).statusCode).toBe(400);
   });

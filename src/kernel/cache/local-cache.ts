@@ -6,9 +6,7 @@
 export class LocalCache<V> {
   private readonly entries = new Map<string, { value: V; expiresAt: number }>();
 
-  constructor(
-    private readonly opts: { maxEntries: number; now?: () => number },
-  ) {}
+  constructor(private readonly opts: { maxEntries: number; now?: () => number }) {}
 
   private now(): number {
     return this.opts.now ? this.opts.now() : Date.now();

@@ -19,7 +19,12 @@ const WRITERS = new Set(['admin', 'site_admin', 'editor']);
 const Title = z.string().min(1).max(300);
 const Status = z.enum(['draft', 'published']);
 const CreateBody = z
-  .object({ slug: Slug, title: Title, status: Status.default('draft'), layoutConfig: LayoutConfig.nullable().optional() })
+  .object({
+    slug: Slug,
+    title: Title,
+    status: Status.default('draft'),
+    layoutConfig: LayoutConfig.nullable().optional(),
+  })
   .strict();
 const PatchBody = z
   .object({ slug: Slug, title: Title, status: Status, layoutConfig: LayoutConfig.nullable() })
@@ -39,7 +44,8 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const writes = pageWrites(store);
   const mayWrite = (req: FastifyRequest) => {
-    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only admins and editors may edit pages');
+    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? ''))
+      throw forbidden('only admins and editors may edit pages');
   };
   const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findPage(trx, siteId, id));
   const existing = async (siteId: string, id: string) => {
@@ -55,7 +61,9 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
   app.get('/api/v1/pages', { schema: { querystring: ListQuery, tags: ['pages'] } }, async (req) => {
     const siteId = siteOf(req);
     const { page, limit, status } = req.query;
-    const r = await withSite(db, siteId, (trx) => listPages(trx, siteId, { limit, offset: (page - 1) * limit, status }));
+    const r = await withSite(db, siteId, (trx) =>
+      listPages(trx, siteId, { limit, offset: (page - 1) * limit, status }),
+    );
     return { data: r.data, meta: { total: r.total, page, pageSize: limit } };
   });
 
@@ -65,7 +73,15 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
     const { now, by, meta } = at(req);
     const pageId = newId();
     const b = req.body;
-    const data = { pageId, slug: b.slug, title: b.title, status: b.status, layoutConfig: b.layoutConfig ?? null, now, by };
+    const data = {
+      pageId,
+      slug: b.slug,
+      title: b.title,
+      status: b.status,
+      layoutConfig: b.layoutConfig ?? null,
+      now,
+      by,
+    };
     await writes.create(siteId, { type: 'CreatePage', data }, meta);
     await delivery.invalidate({ site: siteId, slugs: [b.slug], pageIds: [pageId] });
     reply.status(201);
