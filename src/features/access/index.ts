@@ -3,7 +3,7 @@ import type { AppDeps, Feature } from '../../deps.ts';
 import { accessRoutes } from './http/access.routes.ts';
 import { permissionsRoutes } from './http/permissions.routes.ts';
 
-export { roleIsKnown, siteAccess } from './site-access.ts';
+export { roleBase, roleIsKnown, siteAccess } from './site-access.ts';
 export { SYSTEM_ROLES, type Action, type PermissionDef } from './access.types.ts';
 export { checkWritable, permissionsOf, readGuard, requireScope } from './request-permissions.ts';
 export { scopeOf, type PermissionSet, type Scope } from './effective.ts';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { fold } from '../../kernel/es/decider.ts';
-import { accessDecider, roleExists, type AccessState } from './access.decider.ts';
+import { accessDecider, roleChain, roleExists, type AccessState } from './access.decider.ts';
 import { accessStream, type AccessEvent } from './access.events.ts';
 
 /** Per store: each site's access model with the version of its stream it was folded at. */
@@ -32,6 +32,18 @@ export async function siteAccess(
   const entry = { version: at, state };
   cache.set(siteId, entry);
   return entry;
+}
+
+/**
+ * The system role a role stands on: itself for a system role, the system role at the top of a custom role's
+ * parent chain, or `viewer` for a custom role with no system ancestor (it has only its own policies). Null for a
+ * role that does not exist. Used to rank roles (a key or a grant never above its creator).
+ */
+export async function roleBase(deps: Pick<AppDeps, 'store'>, siteId: string, roleId: string): Promise<string | null> {
+  const { state } = await siteAccess(deps, siteId);
+  if (!roleExists(state, roleId)) return null;
+  const top = roleChain(state, roleId).at(-1)!;
+  return roleExists({ ...state, roles: {} }, top) ? top : 'viewer';
 }
 
 /** Whether a role id (a system role key or a custom role's id) exists on the site. */

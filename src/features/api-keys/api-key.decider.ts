@@ -16,7 +16,12 @@ export type ApiKeyState =
  */
 export type CreateApiKey = {
   type: 'CreateApiKey';
-  data: Omit<ApiKeyCreated['data'], 'at'> & { creatorRole: string; now: string };
+  data: Omit<ApiKeyCreated['data'], 'at'> & {
+    creatorRole: string;
+    /** For a custom role: the system role it stands on (it ranks as that). */
+    roleBase?: string | null;
+    now: string;
+  };
 };
 /** Revoke a key; revoking a revoked key changes nothing. */
 export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; siteId: string; by: string; now: string } };
@@ -27,11 +32,13 @@ const invalid = (message: string, field: string) => new DomainError('VALIDATION_
 
 /** The rules a new key must satisfy; throws the first one broken. */
 function checkNewKey(d: CreateApiKey['data']): void {
-  if (rank(d.role) < 0) throw invalid(`unknown role ${d.role}`, 'role');
-  if (rank(d.creatorRole) < 0 || rank(d.role) < rank(d.creatorRole))
+  // A custom role ranks as the system role it stands on (roleBase), given by the route.
+  const base = d.roleBase ?? d.role;
+  if (rank(base) < 0) throw invalid(`unknown role ${d.role}`, 'role');
+  if (rank(d.creatorRole) < 0 || rank(base) < rank(d.creatorRole))
     throw forbidden(`a ${d.creatorRole} may not create a key with role ${d.role}`);
   if (d.publishable) {
-    if (!PUBLISHABLE_ROLES.includes(d.role))
+    if (!PUBLISHABLE_ROLES.includes(base))
       throw invalid(`a publishable key may only carry a read role (${PUBLISHABLE_ROLES.join(', ')})`, 'role');
     if (!d.allowedOrigins?.length) throw invalid('a publishable key needs allowedOrigins', 'allowedOrigins');
   } else if (d.allowedOrigins !== null) {
@@ -58,7 +65,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
       case 'CreateApiKey': {
         if (s.status !== 'none') throw new DomainError('CONFLICT', `API key ${cmd.data.keyId} already exists`);
         checkNewKey(cmd.data);
-        const { creatorRole: _creatorRole, now, ...data } = cmd.data;
+        const { creatorRole: _creatorRole, roleBase: _roleBase, now, ...data } = cmd.data;
         return [{ type: 'ApiKeyCreated', data: { ...data, at: now } }];
       }
       case 'RevokeApiKey': {

@@ -278,3 +278,33 @@ describe('the api-keys projection', () => {
     expect(await rows()).toEqual(before);
   });
 });
+
+describe('API keys with custom roles', () => {
+  it('accept a custom role of the site, ranked as the system role it stands on', async () => {
+    const t2 = await createTestApp();
+    try {
+      const a = await t2.setup();
+      const call = (method: 'GET' | 'POST', url: string, payload?: object, as = a) =>
+        t2.call({ method, url, payload, as, site: 'main' });
+      const reader = (await call('POST', '/api/v1/roles', { name: 'Reader', parentId: 'viewer' })).json().data.id;
+      const created = await call('POST', '/api/v1/api-keys', { name: 'custom', roleId: reader });
+      expect(created.statusCode, created.body).toBe(201);
+      expect(created.json().data.role).toBe(reader);
+      const key = created.json().data.key as string;
+      expect((await t2.call({ method: 'GET', url: '/api/v1/site', as: key, site: 'main' })).statusCode).toBe(200);
+      const pub = await call('POST', '/api/v1/api-keys', {
+        name: 'pub',
+        roleId: reader,
+        publishable: true,
+        allowedOrigins: ['https://example.com'],
+      });
+      expect(pub.statusCode).toBe(201);
+      const boss = (await call('POST', '/api/v1/roles', { name: 'Boss', parentId: 'admin' })).json().data.id;
+      const sa = await createUser(t2, 'keys-sa@example.com', 'Keys-site-admin-1!', { main: 'site_admin' });
+      expect((await call('POST', '/api/v1/api-keys', { name: 'x', roleId: boss }, sa)).statusCode).toBe(403);
+      expect((await call('POST', '/api/v1/api-keys', { name: 'x', roleId: 'nope' })).statusCode).toBe(400);
+    } finally {
+      await t2.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
+import { roleBase } from '../../access/index.ts';
 import { roleOn, type Actor } from '../../../kernel/auth/actor.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
@@ -10,7 +11,7 @@ import { notFound } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findApiKey, listApiKeys } from '../../../../projections/api-keys/api-keys.queries.ts';
-import { apiKeyDecider, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
+import { apiKeyDecider, ROLE_RANK, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
 import { apiKeyStream } from '../api-key.events.ts';
 import { generateApiKey } from '../api-key.secrets.ts';
 
@@ -55,7 +56,10 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
     const now = clock.now();
     const keyId = newId();
     const { key, prefix, secretHash } = generateApiKey(keyId, req.body.publishable);
+    const role = (req.body.roleKey ?? req.body.roleId)!;
     const cmd = createCommand(req.body, { keyId, siteId, prefix, secretHash, actor: actorOf(req), now });
+    // A custom role of the site ranks as the system role it stands on; an unknown one stays unknown (400).
+    if (!(ROLE_RANK as readonly string[]).includes(role)) cmd.data.roleBase = await roleBase({ store }, siteId, role);
     await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, keyId), cmd, {
       metadata: commandMeta(req, siteId, now),
     });
