@@ -1,7 +1,10 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
+import { findUserById, type UserRow } from '../../../projections/users/users.queries.ts';
+import { checkPassword } from './password-policy.ts';
 import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
@@ -74,4 +77,40 @@ export async function setPassword(
     },
     { metadata },
   );
+}
+
+/**
+ * Spends an emailed password link (reset or invitation): the single-purpose token must be valid and name the
+ * user's current password version, the new password must meet the policy; then the password is set (which also
+ * verifies the address and bumps the token version). A used, expired or foreign link is 400 on `token`.
+ */
+export async function consumePasswordLink(
+  deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>,
+  purpose: 'reset-password' | 'invite',
+  token: string,
+  password: string,
+  metadataFor: (userId: string) => EventMetadata,
+): Promise<UserRow> {
+  const badToken = () =>
+    new DomainError('VALIDATION_FAILED', 'this link is invalid, used or expired', {
+      path: ['token'],
+      extensions: { reason: 'invalid_token' },
+    });
+  const claims = await deps.tokens.verifyPurpose(purpose, token);
+  const user = claims ? await findUserById(deps.db, claims.sub) : null;
+  if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion) throw badToken();
+  checkPassword(password, user.email ?? undefined);
+  try {
+    await setPassword(
+      deps,
+      user.userId,
+      password,
+      { reason: 'reset', passwordVersion: claims.pv },
+      metadataFor(user.userId),
+    );
+  } catch (err) {
+    // The version moved between the check and the write: the link was just used.
+    throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? badToken() : err;
+  }
+  return user;
 }

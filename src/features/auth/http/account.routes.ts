@@ -13,7 +13,7 @@ import { findUserByEmail, findUserById } from '../../../../projections/users/use
 import { mailAccountExists, mailPasswordReset, mailVerification } from '../account-mails.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
 import { checkPassword } from '../password-policy.ts';
-import { newIdentityCommands, setPassword } from '../identity.ts';
+import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
 import { hashPassword } from '../passwords.ts';
 import { revokeAllSessions, userMeta } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
@@ -153,27 +153,12 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     { config: { caller: 'public', site: false }, schema: { body: ResetBody, tags: ['auth'] } },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'reset', rules.reset);
-      const claims = await tokens.verifyPurpose('reset-password', req.body.token);
-      const user = claims ? await findUserById(db, claims.sub) : null;
-      if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion) throw badToken();
-      checkPassword(req.body.password, user.email ?? undefined);
-      const metadata = {
+      const metadataFor = (userId: string) => ({
         ...commandMeta(req, SYSTEM_SITE, clock.now()),
-        actor: { type: 'user' as const, id: user.userId },
-      };
-      try {
-        await setPassword(
-          deps,
-          user.userId,
-          req.body.password,
-          { reason: 'reset', passwordVersion: claims.pv },
-          metadata,
-        );
-      } catch (err) {
-        if (err instanceof DomainError && err.code === 'VALIDATION_FAILED') throw badToken();
-        throw err;
-      }
-      await revokeAllSessions(deps, metadata, user.userId, 'password', null);
+        actor: { type: 'user' as const, id: userId },
+      });
+      const user = await consumePasswordLink(deps, 'reset-password', req.body.token, req.body.password, metadataFor);
+      await revokeAllSessions(deps, metadataFor(user.userId), user.userId, 'password', null);
       return { data: { reset: true } };
     },
   );

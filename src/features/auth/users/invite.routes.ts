@@ -12,8 +12,7 @@ import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/sites.queries.ts';
 import { findUserById } from '../../../../projections/users/users.queries.ts';
 import { publicUrl } from '../account-mails.ts';
-import { checkPassword } from '../password-policy.ts';
-import { setPassword } from '../identity.ts';
+import { consumePasswordLink } from '../identity.ts';
 import { startSession } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
@@ -37,11 +36,6 @@ const AcceptBody = z
     lastName: z.string().trim().max(200).optional(),
   })
   .strict();
-const badToken = () =>
-  new DomainError('VALIDATION_FAILED', 'this invitation is invalid, used or expired', {
-    path: ['token'],
-    extensions: { reason: 'invalid_token' },
-  });
 
 /**
  * Invitations: a site admin adds an address to the site with a role. A new address gets an identity in state
@@ -97,23 +91,11 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     '/api/v1/auth/accept-invite',
     { config: { caller: 'public', site: false }, schema: { tags: ['auth'], body: AcceptBody } },
     async (req, reply) => {
-      const claims = await tokens.verifyPurpose('invite', req.body.token);
-      const user = claims ? await findUserById(db, claims.sub) : null;
-      if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion) throw badToken();
-      checkPassword(req.body.password, user.email ?? undefined);
-      const metadata = {
+      const metadata = (userId: string) => ({
         ...commandMeta(req, SYSTEM_SITE, clock.now()),
-        actor: { type: 'user' as const, id: user.userId },
-      };
-      await setPassword(
-        deps,
-        user.userId,
-        req.body.password,
-        { reason: 'reset', passwordVersion: claims.pv },
-        metadata,
-      ).catch((err: unknown) => {
-        throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? badToken() : err;
+        actor: { type: 'user' as const, id: userId },
       });
+      const user = await consumePasswordLink(deps, 'invite', req.body.token, req.body.password, metadata);
       if (req.body.firstName !== undefined || req.body.lastName !== undefined) {
         const named = async (given: string | undefined, old: string | null) => {
           const v = given ?? old;
@@ -132,7 +114,7 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
               now: clock.now().toISOString(),
             },
           },
-          { metadata },
+          { metadata: metadata(user.userId) },
         );
       }
       return { data: await startSession(deps, req, reply, (await findUserById(db, user.userId))!, ['pwd']) };
