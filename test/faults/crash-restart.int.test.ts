@@ -1,58 +1,32 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../../src/kernel/db/create-db.ts';
 import { startServer, type ServerProcess } from '../support/server-process.ts';
+import { loginTo, processStore } from '../support/process-store.ts';
 
 const ADMIN = { email: 'crash@example.com', password: 'Kill-nine-pass-1234' };
-const url = process.env.TEST_DATABASE_URL;
-const schema = `crash_${randomBytes(4).toString('hex')}`;
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-crash-'));
-
-/** Embedded by default; on PostgreSQL a schema of its own (search_path through the URL's options). */
-function serverEnv(): Record<string, string> {
-  const base = { SVC_ADMIN_EMAIL: ADMIN.email, SVC_ADMIN_PASSWORD: ADMIN.password, SVC_SITE_ID: 'main' };
-  if (!url) return { ...base, SVC_DATA_DIR: dir, DATABASE_URL: '' };
-  const u = new URL(url);
-  u.searchParams.set('options', `-c search_path=${schema}`);
-  return { ...base, DATABASE_URL: u.toString() };
-}
-
-async function openDirect(): Promise<Database> {
-  return url ? createDatabase({ kind: 'postgres', url, schema }) : createDatabase({ kind: 'pglite', dataDir: dir });
-}
-
-afterAll(async () => {
-  fs.rmSync(dir, { recursive: true, force: true });
-  if (url) {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(`drop schema if exists "${schema}" cascade`);
-    await c.end();
-  }
+const store = processStore('crash');
+const url = store.url;
+const serverEnv = () => ({
+  ...store.env(),
+  SVC_ADMIN_EMAIL: ADMIN.email,
+  SVC_ADMIN_PASSWORD: ADMIN.password,
+  SVC_SITE_ID: 'main',
 });
 
-async function login(server: ServerProcess): Promise<string> {
-  const res = await fetch(`${server.url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(ADMIN),
-  });
-  return ((await res.json()) as { data: { token: string } }).data.token;
+async function openDirect(): Promise<Database> {
+  return url
+    ? createDatabase({ kind: 'postgres', url, schema: store.schema })
+    : createDatabase({ kind: 'pglite', dataDir: store.dir });
 }
+
+afterAll(() => store.drop());
+
+const login = (server: ServerProcess) => loginTo(server, ADMIN);
 
 describe('SIGKILL during writes', () => {
   it('restarts with the log and the read models in agreement, and nothing acknowledged lost', async () => {
-    if (url) {
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`create schema "${schema}"`);
-      await c.end();
-    }
+    await store.create();
     const server = await startServer(serverEnv());
     const token = await login(server);
     const acknowledged: string[] = [];
