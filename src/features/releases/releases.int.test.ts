@@ -3,6 +3,9 @@ import { ManualClock } from '../../kernel/clock.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { sweepDueReleases } from './index.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
+import { releaseDecider } from './release.decider.ts';
+import { releaseStream } from './release.events.ts';
 
 let t: TestApp;
 let admin: string;
@@ -193,5 +196,36 @@ describe('content scheduler', () => {
     expect(await status('posts', b)).toBe('published');
     const [x, y] = await Promise.all([sweepDueReleases(t.deps), sweepDueReleases(t.deps)]);
     expect([...x, ...y]).toEqual([]);
+  });
+});
+
+describe('a publish cut off by a crash', () => {
+  it('is finished by the next scheduler tick from what its log holds', async () => {
+    const [a, b] = [await newPost(), await newPost()];
+    const r = await release({ name: 'Cut off', atomicityMode: 'best_effort', addItems: [item(a), item(b)] });
+    // The log as a crash right after the start leaves it: started, no outcome, no end.
+    await handleCommand(
+      t.deps.store,
+      releaseDecider,
+      releaseStream('main', r.id),
+      { type: 'StartPublish', data: { releaseId: r.id, by: 'crashed', now: clock.now().toISOString() } },
+      {
+        metadata: {
+          siteId: 'main',
+          actor: { type: 'system', id: 'test' },
+          correlationId: 'crash',
+          causationId: null,
+          requestId: null,
+          occurredAt: clock.now().toISOString(),
+        },
+      },
+    );
+    expect((await call('GET', `/api/v1/releases/${r.id}`)).json().data.publishing).toBe(true);
+    expect((await sweepDueReleases(t.deps)).map((x) => x.id)).toContain(r.id);
+    const done = (await call('GET', `/api/v1/releases/${r.id}`)).json().data;
+    expect(done).toMatchObject({ status: 'published', publishing: false });
+    expect(done.outcomes).toHaveLength(2);
+    expect(await status('posts', a)).toBe('published');
+    expect(await sweepDueReleases(t.deps)).toEqual([]);
   });
 });
