@@ -22,7 +22,9 @@ describe('SIGTERM', () => {
         password: 'Graceful-exit-42!',
       }),
     });
-    await new Promise((r) => setTimeout(r, 20));
+    // Long enough for the request to reach the server on a loaded machine (a request that arrives after the signal
+    // is refused with 503, rightly), short of the setup's own work (argon2 and the first writes).
+    await new Promise((r) => setTimeout(r, 120));
     server.child.kill('SIGTERM');
     const res = await inFlight;
     expect(res.status).toBe(201);
