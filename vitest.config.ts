@@ -8,5 +8,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     globalSetup: ['test/setup/global.ts'],
+    setupFiles: ['test/setup/prototype-guard.ts'],
   },
 });

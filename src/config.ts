@@ -15,6 +15,8 @@ const EnvSchema = z.object({
   SVC_DATA_DIR: z.string().default('./.data'),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
+  /** The owner role's connection (migrations, DDL, projection rebuilds); DATABASE_URL then names the serving role. */
+  DATABASE_MIGRATION_URL: z.string().optional(),
   EVENTSTORE_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
@@ -85,6 +87,19 @@ const EnvSchema = z.object({
   SVC_DELIVER_RATE_LIMIT: z.coerce.number().int().min(0).default(1200),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
   SVC_DELIVER_CACHE_TTL: z.coerce.number().int().min(0).default(60),
+  /** Lets trusted issuers (and later outbound HTTP) reach private, loopback and link-local addresses. */
+  SVC_ALLOW_PRIVATE_ISSUERS: bool(false),
+  /** Proxies in front of the service: a hop count, or a comma list of addresses/CIDRs; unset trusts none. */
+  SVC_TRUST_PROXY: z.string().optional(),
+  /** Whole request (headers and body) must arrive within this time; a trickling client is cut off. */
+  SVC_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  /** Headers must arrive within this time (at most SVC_REQUEST_TIMEOUT_MS). */
+  SVC_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).default(15_000),
+  /** An idle socket is closed after this time. */
+  SVC_CONNECTION_TIMEOUT_MS: z.coerce.number().int().min(1000).default(60_000),
+  SVC_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(72_000),
+  /** Largest request header block in bytes. */
+  SVC_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };
