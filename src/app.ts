@@ -7,6 +7,8 @@ import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
+import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
+import { givenId } from './kernel/http/request-ids.ts';
 import { installPressureLimiter } from './kernel/http/pressure.ts';
 import { installMetrics } from './kernel/http/metrics.ts';
 import { installDeprecation } from './kernel/http/deprecation.ts';
@@ -16,11 +18,18 @@ import cookie from '@fastify/cookie';
 import { DomainError } from './kernel/http/errors.ts';
 import { firstInstanceAdmin } from '../projections/users/users.queries.ts';
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
-
 /** Builds the HTTP application (no listen): kernel plugins, then every feature's routes. */
 export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+  const c = deps.config;
   const app = Fastify({
+    ...edgeServerOptions({
+      requestTimeoutMs: c.SVC_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: c.SVC_HEADERS_TIMEOUT_MS,
+      connectionTimeoutMs: c.SVC_CONNECTION_TIMEOUT_MS,
+      keepAliveTimeoutMs: c.SVC_KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderBytes: c.SVC_MAX_HEADER_BYTES,
+      trustProxy: c.SVC_TRUST_PROXY,
+    }),
     logger:
       opts.logger === false
         ? false
@@ -31,12 +40,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
               censor: '[redacted]',
             },
           },
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: (req) => givenId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: 1_048_576,
-    trustProxy: false,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -50,7 +55,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     if (closing) reply.header('connection', 'close');
   });
   installErrorHandling(app);
-  const c = deps.config;
+  installEdge(app);
   await installPressureLimiter(app, {
     enabled: c.SVC_PRESSURE_LIMITER_ENABLED,
     sampleIntervalMs: c.SAMPLE_INTERVAL,

@@ -1,3 +1,4 @@
+import { dict } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { DomainError } from '../../src/kernel/http/errors.ts';
 import { target, type Scope } from './item-filter.ts';
@@ -62,7 +63,7 @@ export function groupColumns(
 
 /** A result row as the API shows it: `{ <group fields…>, count: 3, sum: { price: 10 } }` (count of * is a number). */
 export function aggregateRow(row: Record<string, unknown>, groupBy: string[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const out = dict<unknown>();
   groupBy.forEach((f, i) => (out[f] = row[`g${i}`] ?? null));
   for (const [col, raw] of Object.entries(row)) {
     const dot = col.indexOf('.');
@@ -71,7 +72,7 @@ export function aggregateRow(row: Record<string, unknown>, groupBy: string[]): R
     const field = col.slice(dot + 1);
     const value = raw instanceof Date ? raw.toISOString() : raw;
     if (field === '*') out[fn] = value;
-    else out[fn] = { ...((out[fn] as object | undefined) ?? {}), [field]: value };
+    else out[fn] = Object.assign(dict(), out[fn] as object | undefined, { [field]: value });
   }
   return out;
 }

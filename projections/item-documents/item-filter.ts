@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import { DomainError } from '../../src/kernel/http/errors.ts';
+import { own } from '../../src/kernel/safe/keys.ts';
 import type { FieldType } from '../../src/features/schema/schema.types.ts';
 import type { RelationRecord } from '../schema/schema.queries.ts';
 import {
@@ -77,7 +78,7 @@ function resolve(key: string, scope: Scope, path: string[], root: string): Resol
     throw bad(`invalid field path ${key}`, path, root);
   const [head, ...rest] = segments as [string, ...string[]];
   const a = scope.alias;
-  const column = COLUMNS[head];
+  const column = own(COLUMNS, head);
   if (column && rest.length === 0) {
     const c = sql.ref(`${a}.${column.col}`);
     return { kind: 'value', target: { expr: c, type: column.type, text: sql`${c}::text`, json: sql`to_jsonb(${c})` } };

@@ -1,3 +1,4 @@
+import { own } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { FieldDef, FieldType } from '../../src/features/schema/schema.types.ts';
@@ -37,7 +38,7 @@ export async function loadSiteSchema(db: Db, siteId: string): Promise<SiteSchema
 
 /** The type of a value field (user field or status/sort), or undefined when the collection has no such field. */
 export function valueType(schema: SiteSchema, collection: string, field: string): FieldType | undefined {
-  return schema.fields.get(collection)?.get(field)?.type ?? SYSTEM_VALUES[field];
+  return schema.fields.get(collection)?.get(field)?.type ?? own(SYSTEM_VALUES, field);
 }
 
 export function fieldDef(schema: SiteSchema, collection: string, field: string): FieldDef | undefined {

@@ -53,13 +53,13 @@ export const itemVersionsDecider: Decider<ItemVersionsState, ItemVersionCommand,
     const { key } = cmd.data;
     switch (cmd.type) {
       case 'CreateVersion':
-        if (s[key]) throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
+        if (Object.hasOwn(s, key)) throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
         return [{ type: 'ItemVersionCreated', data: cmd.data }];
       case 'UpdateVersion':
-        if (!s[key]) throw missing(key);
+        if (!Object.hasOwn(s, key)) throw missing(key);
         return [{ type: 'ItemVersionUpdated', data: cmd.data }];
       case 'DeleteVersion':
-        if (!s[key]) throw missing(key);
+        if (!Object.hasOwn(s, key)) throw missing(key);
         return [{ type: 'ItemVersionDeleted', data: cmd.data }];
       default:
         return assertNever(cmd);

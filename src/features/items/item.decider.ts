@@ -1,3 +1,4 @@
+import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
 import type { FieldDef, Workflow } from '../schema/schema.types.ts';
@@ -102,7 +103,7 @@ function decideItem(cmd: ItemCommand, s: ItemState): ItemEvent[] {
       const current = liveValues(s, cmd.data);
       check(valueProblems(fields, cmd.data.changes, 'partial'));
       const changes = Object.fromEntries(
-        Object.entries(cmd.data.changes).filter(([k, v]) => JSON.stringify(current[k]) !== JSON.stringify(v)),
+        Object.entries(cmd.data.changes).filter(([k, v]) => JSON.stringify(own(current, k)) !== JSON.stringify(v)),
       );
       return Object.keys(changes).length ? [{ type: 'ItemUpdated', data: { collection, id, changes, at, by } }] : [];
     }

@@ -1,3 +1,4 @@
+import { own } from '../../kernel/safe/keys.ts';
 import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import type { FieldDef } from '../schema/schema.types.ts';
@@ -82,7 +83,7 @@ export function valueProblems(
   const add = (field: string, message: string, reason: string) =>
     problems.push({ code: 'VALIDATION_FAILED', message: `${field} ${message}`, path: [field], extensions: { reason } });
   for (const [key, v] of Object.entries(values)) {
-    const system = SYSTEM[key];
+    const system = own(SYSTEM, key);
     if (system) {
       const p = v === null ? null : system(v);
       if (p) add(key, p, 'type');
@@ -102,7 +103,7 @@ export function valueProblems(
     if (p) add(key, p, 'type');
   }
   if (mode === 'full') {
-    for (const f of fields) if (f.required && !(f.field in values)) add(f.field, 'is required', 'required');
+    for (const f of fields) if (f.required && !Object.hasOwn(values, f.field)) add(f.field, 'is required', 'required');
   }
   return problems;
 }

@@ -1,4 +1,6 @@
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { dict, dictFrom, isForbiddenKey } from '../../../kernel/safe/keys.ts';
 import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/item-aggregate.ts';
 import type { DeepSpec } from '../../../../projections/item-documents/item-expand.ts';
 import { bracketFilter, coerce } from './item-query.params.ts';
@@ -72,15 +74,16 @@ const DEEP_KEYS = new Set(['_filter', '_sort', '_limit', '_offset', 'fields', '_
  * (or `deep={…}` in JSON): how the items of each expanded relation are read; nests for relations of relations.
  */
 export function parseDeep(raw: Raw): Map<string, DeepSpec> {
-  const tree: Record<string, unknown> = {};
+  const tree = dict<unknown>();
   for (const [key, value] of Object.entries(raw)) {
     const m = /^deep((?:\[[^[\]]+\])+)$/.exec(key);
     if (!m) continue;
     const segments = [...m[1]!.matchAll(/\[([^[\]]+)\]/g)].map((x) => x[1]!);
+    if (segments.some(isForbiddenKey)) throw bad('deep keys must not name prototype members', key);
     const at = segments.findIndex((s) => DEEP_KEYS.has(s));
     if (at < 1) continue;
     let node = tree;
-    for (const s of segments.slice(0, at)) node = (node[s] ??= {}) as Record<string, unknown>;
+    for (const s of segments.slice(0, at)) node = (node[s] ??= dict()) as Record<string, unknown>;
     const param = segments[at]!;
     if (param === '_filter') {
       const f = bracketFilter({ [`filter[${segments.slice(at + 1).join('][')}]`]: value });
@@ -89,19 +92,26 @@ export function parseDeep(raw: Raw): Map<string, DeepSpec> {
   }
   const json = one(raw.deep);
   if (json !== undefined) {
+    let parsed: unknown;
     try {
-      const parsed: unknown = JSON.parse(json);
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error();
-      Object.assign(tree, parsed);
+      parsed = JSON.parse(json);
     } catch {
       throw bad('deep must be a JSON object', 'deep');
     }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('deep must be a JSON object', 'deep');
+    const problem = inspectJson(parsed, ['query', 'deep']);
+    if (problem)
+      throw new DomainError('VALIDATION_FAILED', problem.message, {
+        path: problem.path,
+        extensions: { reason: problem.reason },
+      });
+    for (const [k, v] of Object.entries(parsed)) tree[k] = v;
   }
   return toSpecs(tree, 'deep');
 }
 
 function mergeDeep(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...a };
+  const out = dictFrom(Object.entries(a));
   for (const [k, v] of Object.entries(b)) {
     const prev = out[k];
     out[k] =
@@ -129,7 +139,7 @@ function toSpecs(tree: Record<string, unknown>, path: string): Map<string, DeepS
     if (filter !== null && (typeof filter !== 'object' || Array.isArray(filter)))
       throw bad(`${key}[_filter] must be a filter object`, key);
     const list = (v: unknown) => (Array.isArray(v) ? v.map(String) : typeof v === 'string' ? commaList(v) : null);
-    const nested = Object.fromEntries(Object.entries(o).filter(([k]) => !DEEP_KEYS.has(k)));
+    const nested = dictFrom(Object.entries(o).filter(([k]) => !DEEP_KEYS.has(k)));
     out.set(relation, {
       filter: filter as Record<string, unknown> | null,
       sort: list(o._sort) ?? [],

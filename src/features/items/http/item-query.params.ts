@@ -1,4 +1,6 @@
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { dict, isForbiddenKey } from '../../../kernel/safe/keys.ts';
 import { parseAggregate, parseDeep, parseGroupBy, parseMeta, parseSearch } from './item-query.extras.ts';
 import type { ItemQuery } from '../../../../projections/item-documents/item-documents.queries.ts';
 
@@ -21,23 +23,28 @@ export function coerce(v: string): unknown {
   return v;
 }
 
+/** Deepest offset a list may start at (PostgreSQL's bigint holds more; no real page is further). */
+export const MAX_OFFSET = 1_000_000_000;
+
 const ARRAY_OPS = new Set(['_in', '_nin', '_between', '_has_any_keys', '_has_all_keys']);
 
 /** `filter[a][_eq]=1&filter[_and][0][b][_gt]=2` → a nested filter; malformed keys are ignored (spec rule 5). */
 export function bracketFilter(raw: Raw): Record<string, unknown> | null {
   let out: Record<string, unknown> | null = null;
+  // Segments are the caller's words: nodes have no prototype, and prototype names are refused (also at the edge).
   for (const [key, value] of Object.entries(raw)) {
     if (!key.startsWith('filter[')) continue;
     const m = /^filter((?:\[[^[\]]+\])+)$/.exec(key);
     if (!m) continue;
     const segments = [...m[1]!.matchAll(/\[([^[\]]+)\]/g)].map((x) => x[1]!);
+    if (segments.some(isForbiddenKey)) throw bad('filter keys must not name prototype members', key);
     const op = segments[segments.length - 1]!;
     if (!op.startsWith('_') || segments.length < 2) continue;
     const v = one(value) ?? '';
     const parsed = ARRAY_OPS.has(op) ? v.split(',').map(coerce) : coerce(v);
-    out ??= {};
+    out ??= dict();
     let node = out;
-    for (const s of segments.slice(0, -1)) node = (node[s] ??= {}) as Record<string, unknown>;
+    for (const s of segments.slice(0, -1)) node = (node[s] ??= dict()) as Record<string, unknown>;
     node[op] = parsed;
   }
   return out;
@@ -55,6 +62,12 @@ export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
     }
     if (!filter || typeof filter !== 'object' || Array.isArray(filter))
       throw bad('filter must be a JSON object', 'filter');
+    const problem = inspectJson(filter, ['query', 'filter']);
+    if (problem)
+      throw new DomainError('VALIDATION_FAILED', problem.message, {
+        path: problem.path,
+        extensions: { reason: problem.reason },
+      });
   }
   const limit = one(raw.limit) === undefined ? 25 : Number(one(raw.limit));
   if (!Number.isInteger(limit) || limit < 1 || limit > 200)
@@ -62,10 +75,12 @@ export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
   const page = one(raw.page);
   const offsetRaw = one(raw.offset);
   let offset = offsetRaw === undefined ? 0 : Number(offsetRaw);
-  if (!Number.isInteger(offset) || offset < 0) throw bad('offset must be a non-negative integer', 'offset');
+  if (!Number.isSafeInteger(offset) || offset < 0 || offset > MAX_OFFSET)
+    throw bad(`offset must be an integer from 0 to ${MAX_OFFSET}`, 'offset');
   if (page !== undefined) {
     const p = Number(page);
-    if (!Number.isInteger(p) || p < 1) throw bad('page must be an integer from 1', 'page');
+    if (!Number.isSafeInteger(p) || p < 1 || (p - 1) * limit > MAX_OFFSET)
+      throw bad(`page must be an integer from 1, reaching at most offset ${MAX_OFFSET}`, 'page');
     offset = (p - 1) * limit;
   }
   const list = (k: string) =>

@@ -58,12 +58,15 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.get('/api/v1/items/:collection', { schema: { tags, params: CollectionParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
+    // The caller's words are parsed only once the caller may read the collection at all.
+    await guardFor(req, s.collection.name);
     if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
     return query(req, s, { ...parseItemQuery(req.query as Raw), ...readOptions(req) });
   });
 
   app.get('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
+    await guardFor(req, s.collection.name);
     const raw = req.query as Raw;
     const { asOf, withDeleted } = readOptions(req);
     const version = parseVersion(raw);

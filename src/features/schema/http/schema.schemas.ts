@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { isInheritedName } from '../../../kernel/safe/keys.ts';
 import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema.types.ts';
 
-const name = z.string().regex(NAME_PATTERN, 'names are 1–63 characters: a-z, 0-9 and _, starting with a letter');
+const name = z
+  .string()
+  .regex(NAME_PATTERN, 'names are 1–63 characters: a-z, 0-9 and _, starting with a letter')
+  .refine((n) => !isInheritedName(n), 'names of object prototype members (constructor, …) are reserved');
 const text = z.string().max(500);
 
 export const CollectionParams = z.object({ name });
