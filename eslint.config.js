@@ -11,6 +11,33 @@ export default tseslint.config(
     },
   },
   {
+    // Keys from requests, events and schemas never become plain-object keys (src/kernel/safe/keys.ts).
+    files: ['src/**/*.ts', 'projections/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "AssignmentExpression[operator=/^(\\?\\?|\\|\\|)=$/][left.computed=true][right.type='ObjectExpression']",
+          message:
+            'Nested objects built from computed keys reach the prototype: use dict() or a Map (src/kernel/safe/keys.ts).',
+        },
+        {
+          selector:
+            "MemberExpression[computed=true][object.name=/^[A-Z][A-Z0-9_]+$/][property.type!='Literal'][property.type!='NumericLiteral']",
+          message: 'A lookup table indexed by a variable finds inherited members: use own(TABLE, key) or a Map.',
+        },
+        {
+          selector:
+            "CallExpression[callee.object.name='Object'][callee.property.name='assign'][arguments.0.type='Identifier']",
+          message:
+            'Object.assign onto an existing object follows __proto__ setters: build a dict() or spread into a new object.',
+        },
+      ],
+    },
+  },
+  {
     // kernel/ is feature-agnostic: it never reaches into features/ or projections/.
     files: ['src/kernel/**/*.ts'],
     rules: {

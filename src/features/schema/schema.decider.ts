@@ -1,3 +1,4 @@
+import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import type { SchemaEvent } from './schema.events.ts';
@@ -38,7 +39,7 @@ export type SchemaCommand =
 /** A workflow gates `status` or one of the collection's fields (a new collection has only `status`). */
 function checkWorkflow(workflow: Workflow | null | undefined, fields: Record<string, FieldDef>): void {
   if (!workflow) return;
-  if (workflow.field !== 'status' && !fields[workflow.field])
+  if (workflow.field !== 'status' && !own(fields, workflow.field))
     throw new DomainError('VALIDATION_FAILED', `workflow field ${workflow.field} does not exist`, {
       path: ['workflow', 'field'],
     });
@@ -48,7 +49,7 @@ const notFound = (what: string, path: string[]) => new DomainError('NOT_FOUND', 
 const taken = (what: string, path: string[]) => new DomainError('CONFLICT', `${what} already exists`, { path });
 
 function live(s: SchemaState, name: string, path = ['collection']): CollectionState {
-  const c = s.collections[name];
+  const c = own(s.collections, name);
   if (!c || c.deleted) throw notFound(`collection ${name}`, path);
   return c;
 }
@@ -65,7 +66,7 @@ function usedBy(s: SchemaState, collection: string, field?: string): RelationDef
 const badRef = (message: string, path: string) => new DomainError('VALIDATION_FAILED', message, { path: [path] });
 
 function ref(s: SchemaState, name: string | null, path: string): CollectionState {
-  const c = name ? s.collections[name] : undefined;
+  const c = name ? own(s.collections, name) : undefined;
   if (!name || !c || c.deleted) throw badRef(name ? `unknown collection ${name}` : `${path} is required`, path);
   return c;
 }
@@ -80,7 +81,7 @@ const CARRIER_TYPES: Record<RelationDef['kind'], FieldType[]> = {
 
 function needField(c: CollectionState, collection: string, field: string | null, path: string): void {
   if (!field) throw badRef(`${path} is required for this kind of relation`, path);
-  if (!c.fields[field]) throw badRef(`unknown field ${collection}.${field}: create the field first`, path);
+  if (!own(c.fields, field)) throw badRef(`unknown field ${collection}.${field}: create the field first`, path);
 }
 
 /**
@@ -91,8 +92,9 @@ function needField(c: CollectionState, collection: string, field: string | null,
 function checkRelation(s: SchemaState, r: RelationDef): void {
   const c = ref(s, r.collection, 'collection');
   needField(c, r.collection, r.field, 'field');
-  if (!CARRIER_TYPES[r.kind].includes(c.fields[r.field]!.type))
-    throw badRef(`a ${r.kind} field must be of type ${CARRIER_TYPES[r.kind].join(' or ')}`, 'field');
+  const carriers: readonly string[] = own(CARRIER_TYPES, r.kind) ?? [];
+  if (!carriers.includes(own(c.fields, r.field)!.type))
+    throw badRef(`a ${r.kind} field must be of type ${carriers.join(' or ')}`, 'field');
   const target = r.kind === 'm2a' ? null : ref(s, r.target, 'target');
   if (r.kind === 'o2m') needField(target!, r.target!, r.targetField, 'targetField');
   if (r.kind === 'm2m') {
@@ -116,7 +118,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
     switch (cmd.type) {
       case 'CreateCollection': {
         const { collection } = cmd.data;
-        if (s.collections[collection.name]) throw taken(`collection ${collection.name}`, ['name']);
+        if (own(s.collections, collection.name)) throw taken(`collection ${collection.name}`, ['name']);
         checkWorkflow(collection.workflow, {});
         return [
           { type: 'CollectionCreated', data: { collection, at } },
@@ -146,14 +148,14 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         const name = cmd.data.field.field;
         if ((SYSTEM_FIELDS as readonly string[]).includes(name))
           throw new DomainError('VALIDATION_FAILED', `${name} is a system field`, { path: ['field'] });
-        if (c.fields[name]) throw taken(`field ${cmd.data.collection}.${name}`, ['field']);
+        if (own(c.fields, name)) throw taken(`field ${cmd.data.collection}.${name}`, ['field']);
         return [
           { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
           changed('field.created', cmd.data.collection),
         ];
       }
       case 'UpdateField': {
-        const f = live(s, cmd.data.collection).fields[cmd.data.field];
+        const f = own(live(s, cmd.data.collection).fields, cmd.data.field);
         if (!f) throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
         if (f.type === 'enum' && cmd.data.changes.choices === null)
           throw new DomainError('VALIDATION_FAILED', 'an enum field needs choices', { path: ['choices'] });
@@ -164,7 +166,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'DeleteField': {
-        if (!live(s, cmd.data.collection).fields[cmd.data.field])
+        if (!own(live(s, cmd.data.collection).fields, cmd.data.field))
           throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
         if (usedBy(s, cmd.data.collection, cmd.data.field).length)
           throw new DomainError('CONFLICT', `field ${cmd.data.field} carries a relation; remove it first`, {
@@ -182,7 +184,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
           changed('relation.created', cmd.data.relation.collection),
         ];
       case 'UpdateRelation': {
-        const r = s.relations[cmd.data.id];
+        const r = own(s.relations, cmd.data.id);
         if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
         return [
           { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
@@ -190,7 +192,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'DeleteRelation': {
-        const r = s.relations[cmd.data.id];
+        const r = own(s.relations, cmd.data.id);
         if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
         return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
       }
@@ -202,7 +204,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
 
 function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
   const withCollection = (name: string, f: (c: CollectionState) => CollectionState): SchemaState => {
-    const c = s.collections[name];
+    const c = own(s.collections, name);
     return c ? { ...s, collections: { ...s.collections, [name]: f(c) } } : s;
   };
   switch (e.type) {
@@ -225,7 +227,7 @@ function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
       }));
     case 'FieldUpdated':
       return withCollection(e.data.collection, (c) => {
-        const f = c.fields[e.data.field];
+        const f = own(c.fields, e.data.field);
         return f ? { ...c, fields: { ...c.fields, [e.data.field]: { ...f, ...e.data.changes } } } : c;
       });
     case 'FieldDeleted':
@@ -237,7 +239,7 @@ function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
     case 'RelationCreated':
       return { ...s, relations: { ...s.relations, [e.data.relation.id]: e.data.relation } };
     case 'RelationUpdated': {
-      const r = s.relations[e.data.id];
+      const r = own(s.relations, e.data.id);
       return r ? { ...s, relations: { ...s.relations, [e.data.id]: { ...r, ...e.data.changes } } } : s;
     }
     case 'RelationDeleted': {

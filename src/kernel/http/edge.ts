@@ -26,7 +26,7 @@ export function edgeServerOptions(limits: EdgeLimits): FastifyServerOptions {
     requestTimeout: limits.requestTimeoutMs,
     connectionTimeout: limits.connectionTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     trustProxy: trustProxy(limits.trustProxy),
     http: {
       maxHeaderSize: limits.maxHeaderBytes,
@@ -40,11 +40,18 @@ export function edgeServerOptions(limits: EdgeLimits): FastifyServerOptions {
   } as FastifyServerOptions;
 }
 
-/** `3` trusts three hops; `10.0.0.0/8,127.0.0.1` trusts those addresses; unset or `false` trusts none. */
-export function trustProxy(value: string | undefined): number | string[] | false {
+/**
+ * `10.0.0.0/8,127.0.0.1` (or proxy-addr's names `loopback`, `uniquelocal`) trusts those proxies: the safer form.
+ * `2` trusts the two nearest hops whoever they are, so only where clients cannot reach the service directly.
+ * Unset or `false` trusts none.
+ */
+export function trustProxy(value: string | undefined): ((addr: string, hop: number) => boolean) | string[] | false {
   const v = value?.trim();
   if (!v || v === 'false' || v === '0') return false;
-  if (/^\d+$/.test(v)) return Number(v);
+  if (/^\d+$/.test(v)) {
+    const hops = Number(v);
+    return (_addr, hop) => hop < hops;
+  }
   return v
     .split(',')
     .map((s) => s.trim())

@@ -1,3 +1,5 @@
+import { own } from '../safe/keys.ts';
+
 /** Every error code of the spec, with its HTTP status. One place maps codes to statuses. */
 export const ERROR_STATUS = {
   PERMISSION_DENIED: 403,
@@ -73,7 +75,7 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = 'DomainError';
-    this.status = options.status ?? ERROR_STATUS[code];
+    this.status = options.status ?? own<number>(ERROR_STATUS, code) ?? 500;
   }
 
   toErrorObjects(): ErrorObject[] {

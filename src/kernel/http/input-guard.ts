@@ -16,18 +16,20 @@ export function stringProblem(s: string): InputProblem['reason'] | null {
   return null;
 }
 
-const MESSAGES: Record<InputProblem['reason'], string> = {
-  forbidden_key: 'the key names an object prototype member (__proto__, constructor, prototype)',
-  nul: 'the text contains a NUL character',
-  lone_surrogate: 'the text contains an unpaired UTF-16 surrogate',
-  too_deep: `the value nests deeper than ${MAX_JSON_DEPTH} levels`,
-  not_finite: 'the number is out of range',
-};
+const MESSAGES = new Map<InputProblem['reason'], string>(
+  Object.entries({
+    forbidden_key: 'the key names an object prototype member (__proto__, constructor, prototype)',
+    nul: 'the text contains a NUL character',
+    lone_surrogate: 'the text contains an unpaired UTF-16 surrogate',
+    too_deep: `the value nests deeper than ${MAX_JSON_DEPTH} levels`,
+    not_finite: 'the number is out of range',
+  }) as [InputProblem['reason'], string][],
+);
 
 const problem = (path: string[], reason: InputProblem['reason']): InputProblem => ({
   path,
   reason,
-  message: MESSAGES[reason],
+  message: MESSAGES.get(reason)!,
 });
 
 /**

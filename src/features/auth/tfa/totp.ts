@@ -28,7 +28,7 @@ export const codeAt = (secret: string, nowMs: number): string => totp(secret).ge
 export function newRecoveryCodes(n = 8): string[] {
   return Array.from({ length: n }, () => {
     const bytes = randomBytes(10);
-    const chars = [...bytes].map((b) => ALPHABET[b % ALPHABET.length]).join('');
+    const chars = [...bytes].map((b) => ALPHABET.charAt(b % ALPHABET.length)).join('');
     return `${chars.slice(0, 5)}-${chars.slice(5)}`;
   });
 }
