@@ -1,4 +1,5 @@
 import type { ActorRef } from '../es/event.ts';
+import { own } from '../safe/keys.ts';
 
 /** The authenticated principal of a request (request.actor): a user, or an API key acting with its role. */
 export interface Actor {
@@ -45,7 +46,7 @@ export interface Authenticator {
 /** Role of the actor on a site: instance admins are admin everywhere. */
 export function roleOn(actor: Actor, siteId: string): string | null {
   if (actor.instanceAdmin) return 'admin';
-  return actor.roles[siteId] ?? null;
+  return own(actor.roles, siteId) ?? null;
 }
 
 export function actorRef(actor: Actor | null): ActorRef {
