@@ -1,3 +1,4 @@
+import { own } from '../../src/kernel/safe/keys.ts';
 import type { ItemRecord } from './item-documents.queries.ts';
 
 /**
@@ -9,12 +10,12 @@ export function translateRecord(record: ItemRecord, locale: string | null): Item
   const all = record.translations;
   if (!locale || !all || typeof all !== 'object' || Array.isArray(all)) return record;
   const t = all as Record<string, unknown>;
-  const chosen = t[locale] ?? t[locale.split('-')[0]!];
+  const chosen = own(t, locale) ?? own(t, locale.split('-')[0]!);
   if (!chosen || typeof chosen !== 'object' || Array.isArray(chosen)) return record;
   const out: ItemRecord = { ...record };
   for (const [k, v] of Object.entries(chosen)) {
     if (k !== 'id' && k !== 'translations' && !['created_at', 'created_by', 'updated_at', 'updated_by'].includes(k))
-      out[k] = v;
+      Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
