@@ -57,9 +57,12 @@ type Rec = Record<string, unknown>;
 const isRecord = (v: unknown): v is Rec & { id: unknown } =>
   !!v && typeof v === 'object' && !Array.isArray(v) && 'id' in v;
 
+/** Whether the caller may see one encrypted value in clear: the record's collection, its id and the field. */
+export type MayDecrypt = (collection: string, id: string, field: string) => boolean;
+
 /**
- * Decrypts the encrypted values of records (and of the related records expanded into them) for a caller who may,
- * and masks them as '***' for everyone else; a value whose key is no longer configured reads as '***' too.
+ * Decrypts the encrypted values of records (and of the related records expanded into them) where the caller may,
+ * value by value, and masks them as '***' everywhere else; a value whose key is no longer configured reads as '***' too.
  */
 export function revealRecords<T>(
   ring: Keyring,
@@ -67,7 +70,7 @@ export function revealRecords<T>(
   schema: SiteSchema,
   collection: string,
   value: T,
-  mayDecrypt: boolean,
+  mayDecrypt: MayDecrypt,
 ): T {
   if (Array.isArray(value)) return value.map((v) => revealRecords(ring, site, schema, collection, v, mayDecrypt)) as T;
   if (!isRecord(value)) return value;
@@ -76,7 +79,9 @@ export function revealRecords<T>(
   for (const [key, v] of Object.entries(value)) {
     const f = fields?.get(key);
     if (f?.encrypted && typeof v === 'string' && envelopeKeyId(v)) {
-      const plain = mayDecrypt ? openValue(ring, v, placeOf(site, collection, String(value.id), key)) : null;
+      const plain = mayDecrypt(collection, String(value.id), key)
+        ? openValue(ring, v, placeOf(site, collection, String(value.id), key))
+        : null;
       out[key] = plain === null ? MASK : (JSON.parse(plain) as unknown);
       continue;
     }

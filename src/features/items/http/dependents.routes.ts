@@ -14,6 +14,7 @@ import {
 } from '../../../../projections/item-documents/item-references.queries.ts';
 import { dependentRecordsExist } from '../item.errors.ts';
 import type { ItemValues } from '../item.events.ts';
+import type { Scope } from '../../access/index.ts';
 import { itemContext, type CollectionSchema, type ItemTarget } from './item-context.ts';
 import { ItemParams } from './item-params.ts';
 
@@ -32,14 +33,16 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, sendMany, read, authorizeWrite, scopeFor } = itemContext(deps);
+  const ctx = itemContext(deps);
+  const { schemaOf, sendMany, read, authorizeWrite, scopeFor, mayAdminister, readableIds, readableSamples } = ctx;
 
   const liveItem = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
     if (!(await read(req, s.collection.name, id)))
       throw new DomainError('NOT_FOUND', `item ${id} of ${s.collection.name} not found`, { path: ['id'] });
   };
 
-  // Writers only: the listing serves a delete, and it names items of other collections.
+  // Writers only: the listing serves a delete. It counts every referencing item (they decide whether the delete is
+  // held up) but names only those the caller may read.
   app.get('/api/v1/items/:collection/:id/dependents', { schema: { tags, params: ItemParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
     await authorizeWrite(req, s, 'delete', req.params.id);
@@ -47,7 +50,8 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     const dependents = await withSite(db, siteOf(req), (trx) =>
       findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
     );
-    return { data: { blocking: dependents.some((d) => d.onDelete === 'restrict'), dependents } };
+    const blocking = dependents.some((d) => d.onDelete === 'restrict');
+    return { data: { blocking, dependents: await readableSamples(req, s.schema, dependents) } };
   });
 
   app.post(
@@ -57,6 +61,8 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;
       const body = req.body;
+      // Purging erases history: site admins only, like the other irreversible acts.
+      if (body.hard) mayAdminister(req);
       await authorizeWrite(req, s, 'delete', id);
       await liveItem(req, s, id);
       const refs = referencesTo(s.schema, collection).filter((r) => r.relation.id === body.relation);
@@ -74,6 +80,14 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
           throw new DomainError('PERMISSION_DENIED', `you may not write ${ref.collection}.${ref.field}`);
         const change = await changeFor(req, s, ref, body, collection, id);
         const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
+        await refuseOutside(
+          req,
+          s,
+          ref.collection,
+          items.map((i) => i.id),
+          scope,
+          body.action,
+        );
         for (const item of items) {
           targets.push({
             collection: ref.collection,
@@ -109,7 +123,29 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
         blocking.push(...found.filter((d) => d.onDelete === 'restrict'));
       }
     });
-    if (blocking.length) throw dependentRecordsExist(blocking);
+    if (blocking.length) throw dependentRecordsExist(await readableSamples(req, s.schema, blocking));
+  }
+
+  /**
+   * 403 when a referencing item lies outside the conditions of the caller's rule for what resolving does to it; the
+   * error names it when the caller may read it, else only its collection.
+   */
+  async function refuseOutside(
+    req: FastifyRequest,
+    s: CollectionSchema,
+    collection: string,
+    ids: string[],
+    scope: Scope,
+    action: Resolve['action'],
+  ): Promise<void> {
+    const outside = await ctx.idsOutside(req, s.schema, collection, ids, scope);
+    if (!outside.length) return;
+    const verb = action === 'delete' ? 'delete' : 'update';
+    const named = [...(await readableIds(req, s.schema, collection, outside))];
+    const which = named.length ? `${collection} ${named[0]}` : `an item of ${collection}`;
+    throw new DomainError('PERMISSION_DENIED', `you may not ${verb} ${which}, which points here`, {
+      extensions: { collection, ids: named, count: outside.length },
+    });
   }
 
   /** What resolving does to each referencing item of one reference, checked once for the reference. */
@@ -139,7 +175,9 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     // Every reference of the relation points at an item of this collection (on either side of an m2m).
     const raw = body.newTargetId;
     const target = raw === undefined ? null : await read(req, collection, String(raw));
-    if (!target || String(raw) === id)
+    // A target the caller may not read answers as a missing one: reassigning must not reveal it exists.
+    const readable = target && (await readableIds(req, s.schema, collection, [String(raw)])).has(String(raw));
+    if (!readable || String(raw) === id)
       throw new DomainError('INVALID_TARGET', `newTargetId must name another live item of ${collection}`, {
         path: ['newTargetId'],
         status: 422,

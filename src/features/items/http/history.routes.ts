@@ -47,6 +47,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;
+      await checkVisible(req, s, id);
       await authorizeWrite(req, s, 'update', id);
       const revision = await withSite(db, siteOf(req), (trx) =>
         findRevision(trx, siteOf(req), collection, id, req.body.revisionId),

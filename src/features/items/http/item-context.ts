@@ -149,12 +149,17 @@ export function itemContext({
   const seal = (req: FastifyRequest, s: CollectionSchema, id: string, values: ItemValues, path: string[] = []) =>
     sealItemValues(config.keyring, siteOf(req), s.collection.name, id, s.fields, values, path);
   /**
-   * Records as the caller may see them: fields it may not read dropped, encrypted values decrypted for those who may
-   * update the collection, '***' for everyone else.
+   * Records as the caller may see them: fields it may not read dropped, each encrypted value decrypted where the
+   * caller may (see `decryptable`), '***' everywhere else. A first pass only notes which rows hold encrypted values.
    */
   const present = async <T>(req: FastifyRequest, s: CollectionSchema, records: T): Promise<T> => {
     const name = s.collection.name;
-    const decrypt = await permissions.mayDecrypt(req, name);
+    const wanted = new Map<string, Set<string>>();
+    revealRecords(config.keyring, siteOf(req), s.schema, name, records, (collection, id) => {
+      wanted.set(collection, (wanted.get(collection) ?? new Set()).add(id));
+      return false;
+    });
+    const decrypt = wanted.size ? await permissions.decryptable(req, s.schema, wanted) : () => false;
     const revealed = revealRecords(config.keyring, siteOf(req), s.schema, name, records, decrypt);
     const guard = readGuard(await permissions.set(req));
     if (!guard) return revealed;

@@ -4,14 +4,21 @@ import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
+import { compileFilter, rootScope, type Filter } from '../../../../projections/item-documents/item-filter.ts';
+import type { Dependent } from '../../../../projections/item-documents/item-references.queries.ts';
+import type { SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
 import {
-  compileFilter,
-  guardRows,
-  rootScope,
-  type Filter,
-} from '../../../../projections/item-documents/item-filter.ts';
-import { checkWritable, permissionsOf, readGuard, requireScope, type Action, type Scope } from '../../access/index.ts';
+  checkWritable,
+  permissionsOf,
+  readGuard,
+  requireScope,
+  scopeOf,
+  type Action,
+  type Scope,
+} from '../../access/index.ts';
+import type { MayDecrypt } from '../encrypted-fields.ts';
 import type { CollectionSchema } from './item-context.ts';
+import { rowsInside, type RowCondition } from './item-rows.ts';
 
 /**
  * Permission checks of the item routes. Reads: a guard that the query compiler turns into SQL (rows and
@@ -87,26 +94,86 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     return scope;
   };
 
-  /** 404 RECORD_NOT_FOUND when the item exists but lies outside what the caller may read (history, versions). */
+  /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.ts). */
+  const inside = (req: FastifyRequest, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
+    withSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
+
+  /**
+   * 404 RECORD_NOT_FOUND when the item lies outside what the caller may read (history, versions). A purged item is
+   * judged on its last revision, so its history stays behind the conditions that hid it.
+   */
   const checkVisible = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
     const guard = await guardFor(req, s.collection.name);
     if (!guard) return;
-    const siteId = siteOf(req);
-    const scope = rootScope(s.schema, s.collection.name, guard);
-    const r = await withSite(deps.db, siteId, (trx) =>
-      sql<{ inside: boolean }>`
-        select ${guardRows(scope)} as inside
-        from item_documents a0 where a0.site_id = ${siteId} and a0.collection = ${s.collection.name} and a0.id = ${id}`.execute(
-        trx,
-      ),
-    );
-    if (r.rows[0] && !r.rows[0].inside) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
+    const found = await inside(req, s.schema, s.collection.name, [id], [{ guard }]);
+    if (found.get(id) === false) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
   };
 
-  /** May the caller see encrypted values in clear? Those who may update the collection. */
-  const mayDecrypt = async (req: FastifyRequest, collection: string) =>
-    (await set(req)).full ||
-    (await set(req)).rules.some((r) => r.action === 'update' && [collection, '*'].includes(r.collection));
+  /** The ids among `ids` that the caller may read (all of them for those who read everything). */
+  const readableIds = async (req: FastifyRequest, schema: SiteSchema, collection: string, ids: string[]) => {
+    const guard = readGuard(await set(req));
+    if (!guard) return new Set(ids);
+    const found = await inside(req, schema, collection, ids, [{ guard }]);
+    return new Set(ids.filter((id) => found.get(id) === true));
+  };
 
-  return { guardFor, scopeFor, authorizeWrite, checkValidation, checkVisible, mayDecrypt, set };
+  /** Dependents as the caller may see them: the counts stay (they decide a delete), samples only of readable rows. */
+  const readableSamples = async (req: FastifyRequest, schema: SiteSchema, dependents: Dependent[]) =>
+    Promise.all(
+      dependents.map(async (d) => {
+        const readable = await readableIds(req, schema, d.collection, d.sample);
+        return { ...d, sample: d.sample.filter((id) => readable.has(id)) };
+      }),
+    );
+
+  /** The ids among `ids` whose rows lie outside a scope's conditions (none when it has none). */
+  const idsOutside = async (
+    req: FastifyRequest,
+    schema: SiteSchema,
+    collection: string,
+    ids: string[],
+    scope: Scope,
+  ) => {
+    if (!scope.filter || !ids.length) return [];
+    const found = await inside(req, schema, collection, ids, [{ filter: scope.filter }]);
+    return ids.filter((id) => found.get(id) !== true);
+  };
+
+  /**
+   * Who sees an encrypted value in clear: site admins, and whoever may both read and update that field of that row
+   * (both rules' fields and conditions); everyone else reads '***'. `wanted` names the rows per collection.
+   */
+  const decryptable = async (
+    req: FastifyRequest,
+    schema: SiteSchema,
+    wanted: Map<string, Set<string>>,
+  ): Promise<MayDecrypt> => {
+    const p = await set(req);
+    if (p.full) return () => true;
+    const allowed = new Map<string, { fields: (f: string) => boolean; rows: Map<string, boolean> | null }>();
+    for (const [collection, ids] of wanted) {
+      const scopes = [scopeOf(p, collection, 'read'), scopeOf(p, collection, 'update')];
+      if (!scopes[0] || !scopes[1]) continue;
+      const conditions = scopes.flatMap((x) => (x!.filter ? [{ filter: x!.filter }] : []));
+      const rows = conditions.length ? await inside(req, schema, collection, [...ids], conditions) : null;
+      allowed.set(collection, { fields: (f) => scopes.every((x) => !x!.fields || x!.fields.has(f)), rows });
+    }
+    return (collection, id, field) => {
+      const a = allowed.get(collection);
+      return !!a && a.fields(field) && (a.rows === null || a.rows.get(id) === true);
+    };
+  };
+
+  return {
+    guardFor,
+    scopeFor,
+    authorizeWrite,
+    checkValidation,
+    checkVisible,
+    readableIds,
+    readableSamples,
+    idsOutside,
+    decryptable,
+    set,
+  };
 }

@@ -23,7 +23,8 @@ const CreateBody = z.union([Values, z.array(Values).min(1).max(500)]);
 export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
-  const { schemaOf, send, sendMany, read, seal, present, authorizeWrite, checkValidation } = itemContext(deps);
+  const { schemaOf, send, sendMany, read, seal, present, authorizeWrite, checkValidation, readableSamples } =
+    itemContext(deps);
 
   app.post(
     '/api/v1/items/:collection',
@@ -134,7 +135,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
     );
     // An item that is not there answers 404 (from the command) even when references to its id remain.
     if (dependents.some((d) => d.onDelete === 'restrict') && (await read(req, req.params.collection, req.params.id)))
-      throw dependentRecordsExist(dependents);
+      throw dependentRecordsExist(await readableSamples(req, schema, dependents));
     await send(req, req.params.collection, req.params.id, (ctx) => ({ type: 'DeleteItem', data: ctx }), fields);
     return reply.status(204).send();
   });

@@ -27,9 +27,10 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db, store, clock } = deps;
-  const { schemaOf, send, read, seal, present, checkVisible, authorizeWrite } = itemContext(deps);
+  const { schemaOf, send, read, seal, present, checkVisible, authorizeWrite, checkValidation } = itemContext(deps);
   const base = '/api/v1/items/:collection/:id/versions';
 
+  // Every route reads main first: outside the caller's read conditions the item and its versions are 404.
   const main = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
     await checkVisible(req, s, id);
     const item = await read(req, s.collection.name, id);
@@ -38,9 +39,13 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   };
   const versions = (req: FastifyRequest, s: CollectionSchema, id: string, k?: string) =>
     withSite(db, siteOf(req), (trx) => listItemVersions(trx, siteOf(req), s.collection.name, id, k));
-  const version = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
+  const stored = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
     const [v] = await versions(req, s, id, k);
     if (!v) throw new DomainError('NOT_FOUND', `version ${k} of item ${id} not found`, { path: ['key'] });
+    return v;
+  };
+  const version = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
+    const v = await stored(req, s, id, k);
     return { ...v, data: await present(req, s, { ...v.data, id }) };
   };
   const command = (
@@ -69,8 +74,8 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   app.post(base, { schema: { tags, params: ItemParams, body: CreateBody } }, async (req, reply) => {
     const s = await schemaOf(req, req.params.collection);
     const { id } = req.params;
-    await authorizeWrite(req, s, 'update', id);
     const item = await main(req, s, id);
+    await authorizeWrite(req, s, 'update', id);
     const count = await withSite(db, siteOf(req), (trx) => revisionCount(trx, siteOf(req), s.collection.name, id));
     await command(req, s, id, (at) => ({
       type: 'CreateVersion',
@@ -82,6 +87,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.get(`${base}/:key`, { schema: { tags, params: VersionParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
+    await main(req, s, req.params.id);
     return { data: await version(req, s, req.params.id, req.params.key) };
   });
 
@@ -89,6 +95,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
     const { id: _ignored, ...changes } = req.body.data ?? {};
+    await main(req, s, id);
     await authorizeWrite(req, s, 'update', id, changes, ['data']);
     const problems = valueProblems(s.fields, changes, 'partial').map((p) => ({ ...p, path: ['data', ...p.path] }));
     if (problems.length)
@@ -103,19 +110,28 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.delete(`${base}/:key`, { schema: { tags, params: VersionParams } }, async (req, reply) => {
     const s = await schemaOf(req, req.params.collection);
+    await main(req, s, req.params.id);
     await authorizeWrite(req, s, 'update', req.params.id);
     await command(req, s, req.params.id, (at) => ({ type: 'DeleteVersion', data: { ...at, key: req.params.key } }));
     return reply.status(204).send();
   });
 
+  // The difference is taken on the stored values, then shown like any record: hidden fields go, and an encrypted
+  // value that changed reads in clear only for those who may decrypt it.
   app.get(`${base}/:key/compare`, { schema: { tags, params: VersionParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
-    const current = await present(req, s, (await main(req, s, id)).record);
-    const v = await version(req, s, id, k);
-    const { created_at: _a, created_by: _b, updated_at: _c, updated_by: _d, ...mainValues } = current;
+    const item = await main(req, s, id);
+    const v = await stored(req, s, id, k);
+    const mainValues = { ...item.data, id };
+    const [shownMain, shownVersion, shownChanges] = await present(req, s, [
+      mainValues,
+      { ...v.data, id },
+      { ...deltaOf(mainValues, { ...v.data, id }), id },
+    ]);
+    const { id: _id, ...changes } = shownChanges!;
     return {
-      data: { main: mainValues, version: v.data, changes: deltaOf(mainValues, v.data) },
+      data: { main: shownMain, version: shownVersion, changes },
       meta: { mainChanged: v.mainChanged },
     };
   });
@@ -123,10 +139,12 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   app.post(`${base}/:key/promote`, { schema: { tags, params: VersionParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
     const { id, key: k } = req.params;
-    await main(req, s, id);
-    const [v] = await versions(req, s, id, k);
-    if (!v) throw new DomainError('NOT_FOUND', `version ${k} of item ${id} not found`, { path: ['key'] });
-    await authorizeWrite(req, s, 'update', id, v.data);
+    const item = await main(req, s, id);
+    const v = await stored(req, s, id, k);
+    // Promoting writes what the version changes on main: the same checks as a PATCH of that change.
+    const { id: _id, ...change } = deltaOf(item.data, v.data);
+    const scope = await authorizeWrite(req, s, 'update', id, change);
+    await checkValidation(req, s, id, v.data, scope);
     const res = await send(
       req,
       s.collection.name,
