@@ -237,6 +237,19 @@ describe('encrypted values', () => {
     foreign(await call(mallory, 'GET', '/api/v1/items/people/p-admin'));
   });
 
+  it('masks a field the caller may read but not write, and decrypts it once the caller may write it', async () => {
+    const clerkRole = (await ok(admin, 'POST', '/api/v1/roles', { name: 'Clerk' })).data.id;
+    const policy = (await ok(admin, 'POST', '/api/v1/policies', { name: 'Clerks' })).data.id;
+    const rule = (body: object) => ok(admin, 'POST', `/api/v1/policies/${policy}/permissions`, body);
+    await rule({ collection: 'people', action: 'read', fields: ['*'] });
+    await rule({ collection: 'people', action: 'update', fields: ['name'] });
+    await ok(admin, 'POST', `/api/v1/policies/${policy}/attach`, { role: clerkRole });
+    const clerk = await createUser(t, 'clerk@example.com', PASSWORD, { main: clerkRole });
+    expect((await ok(clerk, 'GET', '/api/v1/items/people/p-alice')).data).toMatchObject({ name: 'Al', ssn: '***' });
+    await rule({ collection: 'people', action: 'update', fields: ['ssn'] });
+    expect((await ok(clerk, 'GET', '/api/v1/items/people/p-alice')).data.ssn).toBe('ALICE-SSN');
+  });
+
   it('shows a changed encrypted value in compare as *** to a caller who may not decrypt it', async () => {
     await ok(admin, 'PATCH', '/api/v1/items/people/p-admin/versions/draft', { data: { ssn: 'NEW-SSN' } });
     const cmp = await ssn('/api/v1/items/people/p-admin/versions/draft/compare');
