@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import type { ActorRef } from '../../../kernel/es/event.ts';
+import { redactSecrets } from '../redact.ts';
 
 const time = z.iso.datetime({ offset: true }).or(z.iso.date());
 const AuditQuery = z
@@ -37,7 +38,8 @@ interface Row {
 
 /**
  * GET /api/v1/audit (site admins): the site's events, newest first, straight from the log. Personal data inside
- * events is shown as the log holds it, sealed with its subject's key (erased subjects stay unreadable).
+ * events stays out of sight, and so does every secret (hashes of keys and passwords, seeds, recovery codes, tokens,
+ * sealed values): the log keeps them, the view shows `[redacted]`.
  */
 export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -67,7 +69,7 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
           actor: r.metadata.actor,
           correlationId: r.metadata.correlationId,
           time: new Date(r.created_at).toISOString(),
-          data: r.data,
+          data: redactSecrets(r.data),
         })),
         meta: { limit: q.limit, next: rows.rows.length > q.limit ? page.at(-1)!.pos : null },
       };
