@@ -8,6 +8,7 @@ import type { EventStore } from './kernel/es/event-store.ts';
 import type { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
 import type { TokenService } from './features/auth/tokens.ts';
+import type { AddressHasher } from './features/auth/address-hash.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 
@@ -20,6 +21,8 @@ export interface AppDeps {
   engine: ProjectionEngine;
   clock: Clock;
   tokens: TokenService;
+  /** Keyed hashes of email addresses (claim streams, limiter keys), under the instance's `email_hash_key`. */
+  addresses: AddressHasher;
   /** Counts requests per key (in-process, or shared in Redis). */
   limiter: RateLimiter;
   /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */

@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
 import { startLeaderLoop } from './kernel/leader-loop.ts';
-import { TokenService } from './features/auth/index.ts';
+import { AddressHasher, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
 import { createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
@@ -82,6 +82,7 @@ export async function startRuntime(
     engine,
     clock: opts.clock ?? systemClock,
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
+    addresses: new AddressHasher(await persistedSecret(db, 'email_hash_key', log)),
     limiter,
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
@@ -137,6 +138,7 @@ async function persistedSecret(db: Kysely<DB>, key: string, log: Logger): Promis
     db,
   );
   const row = await db.selectFrom('instance_settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
-  if (row.value === fresh) log.warn('JWT_SECRET is not set: generated one and stored it in the database');
+  if (row.value === fresh && key === 'jwt_secret')
+    log.warn('JWT_SECRET is not set: generated one and stored it in the database');
   return row.value as string;
 }

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { AddressHasher } from './address-hash.ts';
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { DomainEvent, EventMetadata } from '../../kernel/es/event.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
@@ -71,7 +72,7 @@ const refused = (reason: string, message: string) =>
  * whoever controls the issuer).
  */
 export async function provisionExternalUser(
-  deps: { db: Db; store: EventStore; now: Date },
+  deps: { db: Db; store: EventStore; addresses: AddressHasher; now: Date },
   input: ExternalUserInput,
 ): Promise<string> {
   const { db, store } = deps;
@@ -99,7 +100,7 @@ export async function provisionExternalUser(
       command: { type: 'ClaimExternalIdentity', data: { userId, issuerId: input.issuerId, now } },
     } as StreamCommand,
     ...(await newIdentityCommands(
-      { db, clock: { now: () => deps.now } },
+      { db, store, addresses: deps.addresses, clock: { now: () => deps.now } },
       { userId, email: input.email, status: 'active' },
       { siteId: input.siteId, role: input.role },
     )),

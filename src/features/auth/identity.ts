@@ -8,14 +8,15 @@ import { checkPassword } from './password-policy.ts';
 import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
-import { emailClaimStream, emailHash, userStream } from './user.events.ts';
+import { assertNoLegacyClaim } from './address-hash.ts';
+import { emailClaimStream, userStream } from './user.events.ts';
 
 /**
  * The commands that make a new identity in one atomic append: the address's claim (so two sign-ups cannot share
  * it), the user with its personal data sealed under its own key, and its role on a site.
  */
 export async function newIdentityCommands(
-  deps: Pick<AppDeps, 'db' | 'clock'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'store' | 'addresses'>,
   input: {
     userId: string;
     email: string;
@@ -27,6 +28,7 @@ export async function newIdentityCommands(
   membership: { siteId: string; role: string },
 ): Promise<StreamCommand[]> {
   const { userId } = input;
+  await assertNoLegacyClaim(deps.store, input.email);
   const now = deps.clock.now().toISOString();
   const sealed = (v: string | null | undefined) => (v ? seal(deps.db, userId, v) : Promise.resolve(null));
   const register: UserCommand = {
@@ -46,7 +48,7 @@ export async function newIdentityCommands(
   return [
     {
       decider: emailClaimDecider,
-      streamId: emailClaimStream(emailHash(input.email)),
+      streamId: emailClaimStream(deps.addresses.hash(input.email)),
       command: { type: 'ClaimEmail', data: { userId, now } },
     },
     { decider: userDecider, streamId: userStream(userId), command: register },

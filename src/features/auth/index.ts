@@ -18,6 +18,7 @@ export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
 export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
+export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../../kernel/es/event.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 
@@ -65,8 +64,5 @@ export type UserEvent =
   | UserSiteRoleRevoked;
 
 export const userStream = (userId: string) => `_system/user/${userId}`;
-/** One stream per address (by hash, so the stream name holds no personal data). */
-export const emailClaimStream = (emailHash: string) => `_system/email/${emailHash}`;
-
-/** The address's key in stream names and limiter keys: trimmed, lower-cased, hashed. */
-export const emailHash = (email: string) => createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
+/** One stream per address, named by the address's keyed hash (`AddressHasher`): no personal data in the name. */
+export const emailClaimStream = (addressHash: string) => `_system/email/${addressHash}`;

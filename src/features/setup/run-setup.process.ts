@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { collect, WrongExpectedVersion } from '../../kernel/es/event-store.ts';
@@ -53,7 +52,7 @@ export async function runSetup(
     siteName: input.siteName,
     adminUserId: userId,
     email: await seal(deps.db, userId, email),
-    emailHash: createHash('sha256').update(email.toLowerCase()).digest('hex'),
+    emailHash: deps.addresses.hash(email),
     passwordHash: await seal(deps.db, userId, await hashPassword(input.password)),
     adminPath,
   };

@@ -9,7 +9,6 @@ import { authRules } from '../auth-limits.ts';
 import { completeLogin } from '../login-flow.ts';
 import { verifyPassword } from '../passwords.ts';
 import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, userMeta } from '../sessions.ts';
-import { emailHash } from '../user.events.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).nullish();
@@ -24,7 +23,7 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     { config: { caller: 'public', site: false }, schema: { body: LoginBody, tags: ['auth'] } },
     async (req, reply) => {
       // Attempts per IP, and per address whether it exists or not (so a lockout reveals nothing either).
-      const account = `auth:login:acct:${emailHash(req.body.email)}`;
+      const account = `auth:login:acct:${deps.addresses.hash(req.body.email)}`;
       await enforceRate(limiter, reply, [
         { key: `auth:login:ip:${req.ip}`, rule: rules.loginIp },
         { key: account, rule: rules.loginFailures },
