@@ -8,6 +8,10 @@ import type { SiteSchema } from '../../../projections/item-documents/site-schema
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
 
+/** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
+export { itemPermissions } from './http/item-permissions.ts';
+export type { CollectionSchema } from './http/item-context.ts';
+
 export const itemsFeature: Feature = {
   name: 'items',
   projectors: [itemDocumentsProjector, itemRevisionsProjector, itemVersionsProjector],

@@ -7,17 +7,36 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/item-documents.queries.ts';
 import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/site-schema.ts';
-import { findRevision } from '../../../projections/item-revisions/item-revisions.queries.ts';
 import { itemUpdateCommand } from '../items/index.ts';
+import {
+  authorNow,
+  callerFor,
+  pinnedValues,
+  refusal,
+  releaseChanges,
+  releaseItemChecks,
+  type Caller,
+} from './release-authority.ts';
 import { releaseDecider, type ReleaseCommand, type ReleaseState } from './release.decider.ts';
-import { itemKey, releaseStream, type Outcome, type ReleaseEvent, type ReleaseItem } from './release.events.ts';
+import {
+  itemKey,
+  releaseStream,
+  type Outcome,
+  type ReleaseAuthor,
+  type ReleaseCreated,
+  type ReleaseEvent,
+  type ReleaseItem,
+} from './release.events.ts';
 
 export interface PublishInput {
   siteId: string;
   releaseId: string;
   metadata: EventMetadata;
-  /** May the publisher update items of this collection? (the scheduler may: it acts for the release's author) */
-  mayUpdate(collection: string): Promise<boolean>;
+  /**
+   * The request of a manual publish: its caller's rights are checked besides the author's. Null for the content
+   * scheduler, which acts with the author's rights alone.
+   */
+  publisher: Caller | null;
 }
 
 type Prepared = { item: ReleaseItem; command: StreamCommand | null; blocked: string | null };
@@ -29,21 +48,45 @@ async function load(deps: AppDeps, siteId: string, releaseId: string) {
     events.map((e) => ({ type: e.type, data: e.data }) as ReleaseEvent),
   );
   if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${releaseId} not found`);
-  return s;
+  const created = events.find((e) => e.type === 'ReleaseCreated');
+  return {
+    ...s,
+    author: created ? authorOf(created.data as ReleaseCreated['data'], created.metadata.actor.type) : null,
+  };
+}
+
+/** The release's author; for releases created before it was recorded, `by` and the creating event's actor. */
+function authorOf(data: ReleaseCreated['data'], actorType: string): ReleaseAuthor | null {
+  if (data.author) return data.author;
+  return actorType === 'user' || actorType === 'apiKey' ? { type: actorType, id: data.by, amr: [] } : null;
 }
 
 /**
- * Every release item, ready: the update it makes (the pinned revision's values or the live ones, with the target
- * status in the workflow's field), and what blocks it: deleted (ITEM_DELETED), no right (PERMISSION_DENIED), or
- * whatever the item's own decider refuses, tried against the item's current values (EDITORIAL_GATE_REQUIRED,
- * VALIDATION_FAILED). A missing item or revision fails the whole request.
+ * Whose rights every item is checked with: the author's as they are now (through the scheduler), and for a manual
+ * publish the caller's too (once, when the caller is the author). Null: the author has no standing on the site.
+ */
+async function callersOf(deps: AppDeps, input: PublishInput, author: ReleaseAuthor | null): Promise<Caller[] | null> {
+  const { publisher, siteId } = input;
+  if (!author) return null;
+  if (publisher?.actor && publisher.actor.type === author.type && publisher.actor.id === author.id) return [publisher];
+  const actor = await authorNow(deps, siteId, author);
+  if (!actor) return null;
+  return publisher ? [publisher, callerFor(actor, siteId)] : [callerFor(actor, siteId)];
+}
+
+/**
+ * Every release item, ready: the update it makes (the pinned revision's changed values or none, with the target
+ * status in the workflow's field), and what blocks it: deleted (ITEM_DELETED), the checks of PATCH as the author
+ * and the publisher (PERMISSION_DENIED, or VALIDATION_FAILED for a rule's validation), or whatever the item's own
+ * decider refuses, tried against the item's current values (EDITORIAL_GATE_REQUIRED, VALIDATION_FAILED). A
+ * missing item or revision fails the whole request.
  */
 async function prepare(
   deps: AppDeps,
   input: PublishInput,
   items: ReleaseItem[],
   schema: SiteSchema,
-  resuming: boolean,
+  release: { resuming: boolean; callers: Caller[] | null },
 ) {
   const { siteId } = input;
   const docs = await withSite(deps.db, siteId, (trx) =>
@@ -53,36 +96,32 @@ async function prepare(
       items.map((i) => ({ collection: i.collection, id: i.itemId })),
     ),
   );
+  const check = releaseItemChecks(deps);
   const now = deps.clock.now().toISOString();
   const prepared: Prepared[] = [];
   for (const item of items) {
     const doc = docs.get(itemKey(item));
     if (!doc) {
-      if (!resuming) throw new DomainError('ITEM_NOT_FOUND', `item ${item.itemId} of ${item.collection} not found`);
+      if (!release.resuming)
+        throw new DomainError('ITEM_NOT_FOUND', `item ${item.itemId} of ${item.collection} not found`);
       prepared.push({ item, command: null, blocked: 'ITEM_NOT_FOUND' });
       continue;
     }
-    let values: Record<string, unknown> = {};
-    if (item.revisionId) {
-      const rev = await withSite(deps.db, siteId, (trx) =>
-        findRevision(trx, siteId, item.collection, item.itemId, item.revisionId!),
-      );
-      if (!rev) throw new DomainError('NOT_FOUND', `revision ${item.revisionId} of item ${item.itemId} not found`);
-      if (!rev.committed) throw new DomainError('REVISION_STAGED', `revision ${item.revisionId} is not committed yet`);
-      const { id: _id, ...data } = rev.data;
-      values = data;
+    const changes = releaseChanges(schema, item, doc.data, await pinnedValues(deps, siteId, item, { strict: true }));
+    const target = { collection: item.collection, id: item.itemId, changes };
+    const command = itemUpdateCommand(siteId, schema, target, { now, by: input.metadata.actor.id });
+    let blocked: string | null = doc.deleted ? 'ITEM_DELETED' : null;
+    if (!blocked && !release.callers) blocked = 'PERMISSION_DENIED';
+    for (const caller of blocked ? [] : (release.callers ?? [])) {
+      try {
+        await check(caller, schema, { ...target, current: doc.data }, { validation: true });
+      } catch (err) {
+        if (!(err instanceof DomainError)) throw err;
+        blocked = refusal(err);
+        break;
+      }
     }
-    const field = schema.collections.get(item.collection)?.workflow?.field ?? 'status';
-    const command = itemUpdateCommand(
-      siteId,
-      schema,
-      { collection: item.collection, id: item.itemId, changes: { ...values, [field]: item.targetStatus } },
-      { now, by: input.metadata.actor.id },
-    );
-    let blocked: string | null = null;
-    if (doc.deleted) blocked = 'ITEM_DELETED';
-    else if (!(await input.mayUpdate(item.collection))) blocked = 'PERMISSION_DENIED';
-    else {
+    if (!blocked) {
       try {
         command.decider.decide(command.command, { status: 'live', values: doc.data });
       } catch (err) {
@@ -123,7 +162,8 @@ export async function publishRelease(
   const items = r.publishing?.items ?? r.items;
   if (!items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`, { status: 422 });
   const schema = await withSite(deps.db, siteId, (trx) => loadSiteSchema(trx, siteId));
-  const prepared = await prepare(deps, input, items, schema, r.publishing !== null);
+  const callers = await callersOf(deps, input, r.author);
+  const prepared = await prepare(deps, input, items, schema, { resuming: r.publishing !== null, callers });
   const by = metadata.actor.id;
 
   if (r.atomicityMode === 'all_or_nothing' && !r.publishing) {

@@ -5,6 +5,7 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import {
   itemKey,
   type Outcome,
+  type ReleaseAuthor,
   type ReleaseEvent,
   type ReleaseItem,
   type ReleaseMeta,
@@ -13,7 +14,7 @@ import {
 
 type Now = { releaseId: string; now: string };
 export type ReleaseCommand =
-  | { type: 'CreateRelease'; data: Now & ReleaseMeta & { items: ReleaseItem[]; by: string } }
+  | { type: 'CreateRelease'; data: Now & ReleaseMeta & { items: ReleaseItem[]; by: string; author?: ReleaseAuthor } }
   | {
       type: 'UpdateRelease';
       data: Now & {

@@ -27,9 +27,20 @@ export interface ReleaseMeta {
   maintenanceWindow: MaintenanceWindow | null;
 }
 
+/**
+ * Who created the release: publishing acts with this principal's rights as they are at publish time. `amr` are the
+ * authentication methods of the session that created it (a policy's second-factor requirement is judged on them).
+ */
+export interface ReleaseAuthor {
+  type: 'user' | 'apiKey';
+  id: string;
+  amr: string[];
+}
+
+/** `author` is absent from releases created before it was recorded: `by` and the event's actor name it then. */
 export type ReleaseCreated = DomainEvent<
   'ReleaseCreated',
-  ReleaseMeta & { releaseId: string; items: ReleaseItem[]; by: string; at: string }
+  ReleaseMeta & { releaseId: string; items: ReleaseItem[]; by: string; author?: ReleaseAuthor; at: string }
 >;
 /** Meta changed and items added or removed (by collection and item id). */
 export type ReleaseUpdated = DomainEvent<

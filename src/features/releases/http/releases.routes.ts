@@ -3,19 +3,18 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { siteOf } from '../../../kernel/http/access.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { rejectInvalid, unprocessable } from '../../../kernel/http/unprocessable.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findItemsAnyState } from '../../../../projections/item-documents/item-documents.queries.ts';
-import { loadSiteSchema } from '../../../../projections/item-documents/site-schema.ts';
 import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/releases.queries.ts';
-import { permissionsOf, scopeOf } from '../../access/index.ts';
+import { permissionsOf } from '../../access/index.ts';
 import { releaseDecider, type ReleaseCommand } from '../release.decider.ts';
-import { itemKey, releaseStream, type ReleaseItem } from '../release.events.ts';
+import { releaseStream } from '../release.events.ts';
 import { publishRelease } from '../publish.process.ts';
+import { addedItemsCheck } from './release-items.ts';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)');
 const Item = z
@@ -64,6 +63,14 @@ const ListQuery = z.object({
 });
 const IdParams = z.object({ id: z.string().min(1).max(64) });
 
+/** The creator of a release, whose rights its publish acts with. */
+const authorOf = (req: FastifyRequest) => {
+  const actor = actorOf(req);
+  if (actor.type !== 'user' && actor.type !== 'apiKey')
+    throw new DomainError('PERMISSION_DENIED', 'not for this caller');
+  return { type: actor.type, id: actor.id, amr: actor.amr ?? [] };
+};
+
 const view = (r: ReleaseRecord) => ({
   id: r.id,
   name: r.name,
@@ -106,34 +113,7 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       throw unprocessable([{ message: 'publishAt is in the past', path: ['publishAt'], extensions: {} }]);
     return publishAt ? new Date(publishAt).toISOString() : (publishAt ?? null);
   };
-  /** Added items name existing collections (422) and items (404 ITEM_NOT_FOUND). */
-  const checkItems = async (req: FastifyRequest, items: ReleaseItem[]) => {
-    if (!items.length) return;
-    const siteId = siteOf(req);
-    const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
-    items.forEach((i, n) => {
-      if (!schema.collections.has(i.collection))
-        throw unprocessable([
-          {
-            message: `collection ${i.collection} does not exist`,
-            path: ['addItems', String(n), 'collection'],
-            extensions: {},
-          },
-        ]);
-    });
-    const found = await withSite(db, siteId, (trx) =>
-      findItemsAnyState(
-        trx,
-        siteId,
-        items.map((i) => ({ collection: i.collection, id: i.itemId })),
-      ),
-    );
-    const missing = items.find((i) => !found.has(itemKey(i)));
-    if (missing)
-      throw new DomainError('ITEM_NOT_FOUND', `item ${missing.itemId} of ${missing.collection} not found`, {
-        path: ['addItems'],
-      });
-  };
+  const checkItems = addedItemsCheck(deps);
 
   app.get('/api/v1/releases', { attachValidation: true, schema: { tags, querystring: ListQuery } }, async (req) => {
     rejectInvalid(req);
@@ -166,6 +146,7 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         maintenanceWindow: b.maintenanceWindow ?? null,
         items: b.addItems,
         by: req.actor!.id,
+        author: authorOf(req),
         now: clock.now().toISOString(),
       },
     });
@@ -212,12 +193,13 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     { attachValidation: true, schema: { tags, params: IdParams } },
     async (req) => {
       rejectInvalid(req);
-      const set = await mayRelease(req);
+      await mayRelease(req);
+      // Both the caller's and the author's rights: pressing publish lends a release no right its author lacks.
       const res = await publishRelease(deps, {
         siteId: siteOf(req),
         releaseId: req.params.id,
         metadata: commandMeta(req, siteOf(req), clock.now()),
-        mayUpdate: async (collection) => scopeOf(set, collection, 'update') !== null,
+        publisher: req,
       });
       return { data: { release: view(await read(req, req.params.id)), status: res.status, outcomes: res.outcomes } };
     },
