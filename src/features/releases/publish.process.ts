@@ -111,16 +111,9 @@ async function prepare(
     const target = { collection: item.collection, id: item.itemId, changes };
     const command = itemUpdateCommand(siteId, schema, target, { now, by: input.metadata.actor.id });
     let blocked: string | null = doc.deleted ? 'ITEM_DELETED' : null;
-    if (!blocked && !release.callers) blocked = 'PERMISSION_DENIED';
-    for (const caller of blocked ? [] : (release.callers ?? [])) {
-      try {
-        await check(caller, schema, { ...target, current: doc.data }, { validation: true });
-      } catch (err) {
-        if (!(err instanceof DomainError)) throw err;
-        blocked = refusal(err);
-        break;
-      }
-    }
+    blocked ??= await refused(release.callers, (caller) =>
+      check(caller, schema, { ...target, current: doc.data }, { validation: true }),
+    );
     if (!blocked) {
       try {
         command.decider.decide(command.command, { status: 'live', values: doc.data });
@@ -132,6 +125,20 @@ async function prepare(
     prepared.push({ item, command, blocked });
   }
   return prepared;
+}
+
+/** The reason the first caller is refused for (null: none is); a release without callers is refused outright. */
+async function refused(callers: Caller[] | null, check: (caller: Caller) => Promise<void>): Promise<string | null> {
+  if (!callers) return 'PERMISSION_DENIED';
+  for (const caller of callers) {
+    try {
+      await check(caller);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      return refusal(err);
+    }
+  }
+  return null;
 }
 
 const releaseCommand = (siteId: string, releaseId: string, command: ReleaseCommand): StreamCommand =>

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../kernel/clock.ts';
+import { collect } from '../../kernel/es/event-store.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { userDecider } from '../auth/user.decider.ts';
 import { userStream } from '../auth/user.events.ts';
 import { sweepDueReleases } from './index.ts';
+import { releaseStream } from './release.events.ts';
 
 let t: TestApp;
 let admin: string;
@@ -54,6 +56,7 @@ async function writer(rules: object[]) {
   return {
     token,
     id,
+    policy,
     /** A post of this writer, as draft. */
     post: async () => {
       const postId = `w${k}-${++n}`;
@@ -149,6 +152,8 @@ describe('publishing as the author', () => {
     const u = await writer(OWN_POSTS);
     const [a, b] = [await u.post(), await u.post()];
     const now = await u.release({ name: 'Now', addItems: [item(a)] });
+    const [created] = await collect(t.deps.store.readStream(releaseStream('main', now)));
+    expect(created!.data).toMatchObject({ by: u.id, author: { type: 'user', id: u.id, amr: ['pwd'] } });
     const res = await call('POST', `/api/v1/releases/${now}/publish`, undefined, u.token);
     expect(res.json().data.status, res.body).toBe('published');
     const later = await u.release({ name: 'Later', publishAt: inSeconds(3), addItems: [item(b)] });
@@ -221,6 +226,64 @@ describe('publishing as the author', () => {
       'published',
       'draft',
     ]);
+  });
+
+  it('applies the rule validation at publish time (VALIDATION_FAILED), as PATCH does', async () => {
+    const u = await writer([
+      ...OWN_POSTS.slice(0, 2),
+      { ...OWN_POSTS[2], validation: { status: { _in: ['draft', 'review'] } } },
+    ]);
+    const a = await u.post();
+    const patched = await call('PATCH', `/api/v1/items/posts/${a}`, { status: 'published' }, u.token);
+    expect(patched.json().errors[0].code).toBe('VALIDATION_FAILED');
+    const r = await u.release({ name: 'Invalid', addItems: [item(a)] });
+    const res = (await call('POST', `/api/v1/releases/${r}/publish`, undefined, u.token)).json().data;
+    expect(res).toMatchObject({
+      status: 'failed',
+      outcomes: [{ collection: 'posts', itemId: a, outcome: 'failed', reason: 'VALIDATION_FAILED' }],
+    });
+    expect(await status(a)).toBe('draft');
+  });
+
+  it('an API key author: its release publishes while the key lives, and not once it is revoked', async () => {
+    const key = async () => {
+      const res = await call('POST', '/api/v1/api-keys', { name: `Release bot ${++w}`, roleKey: 'editor' });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data as { id: string; key: string };
+    };
+    const [live, revoked] = [await key(), await key()];
+    const [a, b] = ['bot-1', 'bot-2'];
+    for (const id of [a, b]) await ok('POST', '/api/v1/items/posts', { id, title: id, status: 'draft' });
+    const schedule = async (token: string, id: string) => {
+      const res = await call(
+        'POST',
+        '/api/v1/releases',
+        { name: id, publishAt: inSeconds(3), addItems: [item(id)] },
+        token,
+      );
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().data.id as string;
+    };
+    const [ra, rb] = [await schedule(live.key, a), await schedule(revoked.key, b)];
+    expect((await call('DELETE', `/api/v1/api-keys/${revoked.id}`)).statusCode).toBeLessThan(300);
+    clock.advance(4000);
+    const swept = await sweepDueReleases(t.deps);
+    expect(swept).toContainEqual({ siteId: 'main', id: ra, status: 'published' });
+    expect(swept).toContainEqual({ siteId: 'main', id: rb, status: 'failed' });
+    expect((await call('GET', `/api/v1/releases/${rb}`)).json().data.outcomes).toEqual([denied(b)]);
+    expect([await status(a), await status(b)]).toEqual(['published', 'draft']);
+  });
+
+  it('a second factor a policy now asks for holds against the session that authored the release', async () => {
+    const u = await writer(OWN_POSTS);
+    const a = await u.post();
+    const r = await u.release({ name: 'Without MFA', publishAt: inSeconds(3), addItems: [item(a)] });
+    await ok('PATCH', `/api/v1/policies/${u.policy}`, { requireMfa: true });
+    expect((await call('PATCH', `/api/v1/items/posts/${a}`, { status: 'published' }, u.token)).statusCode).toBe(401);
+    clock.advance(4000);
+    expect(await sweepDueReleases(t.deps)).toContainEqual({ siteId: 'main', id: r, status: 'failed' });
+    expect((await call('GET', `/api/v1/releases/${r}`)).json().data.outcomes).toEqual([denied(a)]);
+    expect(await status(a)).toBe('draft');
   });
 
   it('a manual publish needs the presser rights too', async () => {

@@ -67,7 +67,7 @@ const IdParams = z.object({ id: z.string().min(1).max(64) });
 const authorOf = (req: FastifyRequest) => {
   const actor = actorOf(req);
   if (actor.type !== 'user' && actor.type !== 'apiKey')
-    throw new DomainError('PERMISSION_DENIED', 'not for this caller');
+    throw new DomainError('PERMISSION_DENIED', 'releases are created by users and API keys');
   return { type: actor.type, id: actor.id, amr: actor.amr ?? [] };
 };
 
