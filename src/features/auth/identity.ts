@@ -21,6 +21,8 @@ export async function newIdentityCommands(
     userId: string;
     email: string;
     password?: string;
+    /** The password's argon2 hash when the caller already spent it (so a path costs one hash, not two). */
+    passwordHash?: string;
     firstName?: string | null;
     lastName?: string | null;
     status: 'active' | 'unverified' | 'invited';
@@ -36,7 +38,7 @@ export async function newIdentityCommands(
     data: {
       userId,
       email: await seal(deps.db, userId, input.email),
-      passwordHash: input.password ? await seal(deps.db, userId, await hashPassword(input.password)) : null,
+      passwordHash: await sealedHash(deps, userId, input),
       firstName: await sealed(input.firstName),
       lastName: await sealed(input.lastName),
       instanceAdmin: false,
@@ -54,6 +56,15 @@ export async function newIdentityCommands(
     { decider: userDecider, streamId: userStream(userId), command: register },
     { decider: userDecider, streamId: userStream(userId), command: grant },
   ] as unknown as StreamCommand[];
+}
+
+async function sealedHash(
+  deps: Pick<AppDeps, 'db'>,
+  userId: string,
+  input: { password?: string; passwordHash?: string },
+): Promise<string | null> {
+  const hash = input.passwordHash ?? (input.password ? await hashPassword(input.password) : null);
+  return hash ? seal(deps.db, userId, hash) : null;
 }
 
 /** Sets a new password: `change` (the old one was proven) or `reset` (a link naming the password version). */

@@ -1,6 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
+import { dict, dictFrom, own } from '../../kernel/safe/keys.ts';
 import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
 
 export type UserState =
@@ -13,6 +14,8 @@ export type UserState =
       /** Counts password changes: a reset token names the version it may replace. */
       passwordVersion: number;
       preferences: Record<string, unknown>;
+      /** Open invitations: site → the role offered. */
+      invitations: Record<string, string>;
     };
 
 /** Create a user identity. */
@@ -45,6 +48,21 @@ export type ChangeProfile = {
   data: { userId: string; firstName: Sealed | null; lastName: Sealed | null; now: string };
 };
 export type RevokeSiteRole = { type: 'RevokeSiteRole'; data: { userId: string; siteId: string; now: string } };
+/** Note that someone signed up with this account's address (the owner gets a mail). */
+export type RecordSignUpAttempt = {
+  type: 'RecordSignUpAttempt';
+  data: { userId: string; siteId: string; now: string };
+};
+/** Offer this account a role on a site; nothing changes for it until the owner accepts. */
+export type InviteToSite = {
+  type: 'InviteToSite';
+  data: { userId: string; siteId: string; role: string; invitedBy: string; now: string };
+};
+/** The owner accepts the open invitation of a site: the membership begins with the role offered. */
+export type AcceptSiteInvitation = {
+  type: 'AcceptSiteInvitation';
+  data: { userId: string; siteId: string; now: string };
+};
 export type UserCommand =
   | RegisterUser
   | GrantSiteRole
@@ -54,9 +72,14 @@ export type UserCommand =
   | RequestPasswordReset
   | ChangePreferences
   | ChangeProfile
-  | RevokeSiteRole;
+  | RevokeSiteRole
+  | RecordSignUpAttempt
+  | InviteToSite
+  | AcceptSiteInvitation;
 
 type Existing = Extract<UserState, { exists: true }>;
+
+const without = (map: Record<string, string>, key: string) => dictFrom(Object.entries(map).filter(([k]) => k !== key));
 
 const merge = (prefs: Record<string, unknown>, patch: Record<string, unknown>) => {
   const next = { ...prefs, ...patch };
@@ -75,16 +98,21 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     if (e.type === 'UserRegistered')
       return {
         exists: true,
-        roles: {},
+        roles: dict<string>(),
         status: e.data.status ?? 'active',
         tokenVersion: 0,
         passwordVersion: 0,
         preferences: {},
+        invitations: dict<string>(),
       };
     if (!s.exists) return s;
     switch (e.type) {
       case 'UserSiteRoleGranted':
-        return { ...s, roles: { ...s.roles, [e.data.siteId]: e.data.role } };
+        return {
+          ...s,
+          roles: dictFrom([...Object.entries(s.roles), [e.data.siteId, e.data.role]]),
+          invitations: without(s.invitations, e.data.siteId),
+        };
       case 'UserEmailVerified':
         return { ...s, status: 'active' };
       case 'UserPasswordChanged':
@@ -98,7 +126,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserProfileChanged':
         return s;
       case 'UserSiteRoleRevoked':
-        return { ...s, roles: Object.fromEntries(Object.entries(s.roles).filter(([site]) => site !== e.data.siteId)) };
+        return { ...s, roles: without(s.roles, e.data.siteId) };
+      case 'UserSignUpAttempted':
+        return s;
+      case 'UserSiteInvited':
+        return { ...s, invitations: dictFrom([...Object.entries(s.invitations), [e.data.siteId, e.data.role]]) };
       default:
         return assertNever(e);
     }
@@ -152,8 +184,24 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
             data: { userId, firstName: cmd.data.firstName, lastName: cmd.data.lastName, at: now },
           },
         ];
+      case 'RecordSignUpAttempt':
+        return [{ type: 'UserSignUpAttempted', data: { userId, siteId: cmd.data.siteId, at: now } }];
+      case 'InviteToSite': {
+        const { siteId, role, invitedBy } = cmd.data;
+        if (own(s.roles, siteId) !== undefined)
+          throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
+        return [{ type: 'UserSiteInvited', data: { userId, siteId, role, invitedBy, at: now } }];
+      }
+      case 'AcceptSiteInvitation': {
+        const role = own(s.invitations, cmd.data.siteId);
+        if (role === undefined)
+          throw new DomainError('VALIDATION_FAILED', 'this invitation was already accepted or withdrawn', {
+            path: ['token'],
+          });
+        return [{ type: 'UserSiteRoleGranted', data: { userId, siteId: cmd.data.siteId, role, at: now } }];
+      }
       case 'RevokeSiteRole':
-        if (!(cmd.data.siteId in s.roles))
+        if (own(s.roles, cmd.data.siteId) === undefined)
           throw new DomainError('NOT_FOUND', `user ${userId} is not a member of site ${cmd.data.siteId}`);
         return [{ type: 'UserSiteRoleRevoked', data: { userId, siteId: cmd.data.siteId, at: now } }];
       default:

@@ -49,6 +49,16 @@ export type UserProfileChanged = DomainEvent<
 >;
 /** The user is no longer a member of the site (the identity stays, with its other sites). */
 export type UserSiteRoleRevoked = DomainEvent<'UserSiteRoleRevoked', { userId: string; siteId: string; at: string }>;
+/** Someone signed up with the address of this account on a site: the owner was told by mail. */
+export type UserSignUpAttempted = DomainEvent<'UserSignUpAttempted', { userId: string; siteId: string; at: string }>;
+/**
+ * A site admin invited this account to a site with a role. It is not a member until its owner accepts by the
+ * mailed link; a newer invitation to the same site replaces the role offered.
+ */
+export type UserSiteInvited = DomainEvent<
+  'UserSiteInvited',
+  { userId: string; siteId: string; role: string; invitedBy: string; at: string }
+>;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;
 
@@ -61,7 +71,9 @@ export type UserEvent =
   | PasswordResetRequested
   | UserPreferencesChanged
   | UserProfileChanged
-  | UserSiteRoleRevoked;
+  | UserSiteRoleRevoked
+  | UserSignUpAttempted
+  | UserSiteInvited;
 
 export const userStream = (userId: string) => `_system/user/${userId}`;
 /** One stream per address, named by the address's keyed hash (`AddressHasher`): no personal data in the name. */

@@ -10,7 +10,7 @@ import { newId } from '../../../kernel/ids.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/sites.queries.ts';
 import { findUserByEmail, findUserById } from '../../../../projections/users/users.queries.ts';
-import { mailAccountExists, mailPasswordReset, mailVerification } from '../account-mails.ts';
+import { mailAccountExists, mailNothingToSend, mailPasswordReset, mailVerification } from '../account-mails.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
 import { checkPassword } from '../password-policy.ts';
 import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
@@ -59,16 +59,22 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         throw new DomainError('PERMISSION_DENIED', `site ${siteId} does not accept sign-ups`);
       const { email, password } = req.body;
       checkPassword(password, email);
-      // Hash before looking the address up, so both paths cost the same.
+      // Both paths spend the same work: one password hash, one append to the log, one signed link, one mail.
       const userId = newId();
-      // Spend one hash before looking the address up, so both paths cost about the same.
-      await hashPassword(password);
+      const passwordHash = await hashPassword(password);
       const existing = await findUserByEmail(db, email);
+      const metadata = { ...commandMeta(req, SYSTEM_SITE, clock.now()), actor: { type: 'user' as const, id: userId } };
       if (existing) {
-        await mailAccountExists(deps, siteId, email);
+        await handleCommand(
+          store,
+          userDecider,
+          userStream(existing.userId),
+          { type: 'RecordSignUpAttempt', data: { userId: existing.userId, siteId, now: clock.now().toISOString() } },
+          { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) },
+        );
+        await mailAccountExists(deps, siteId, existing);
         return reply.status(202).send(ACCEPTED);
       }
-      const metadata = { ...commandMeta(req, SYSTEM_SITE, clock.now()), actor: { type: 'user' as const, id: userId } };
       try {
         await handleCommands(
           store,
@@ -77,7 +83,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
             {
               userId,
               email,
-              password,
+              passwordHash,
               firstName: req.body.firstName,
               lastName: req.body.lastName,
               status: 'unverified',
@@ -123,7 +129,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       if (user?.status === 'unverified') {
         const siteId = Object.keys(user.roles)[0] ?? SYSTEM_SITE;
         await mailVerification(deps, siteId, user.userId, user.email!);
-      }
+      } else await mailNothingToSend(deps, req.body.email, 'verify');
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -143,7 +149,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
           { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) },
         );
         await mailPasswordReset(deps, user);
-      }
+      } else await mailNothingToSend(deps, req.body.email, 'reset');
       return reply.status(202).send(ACCEPTED);
     },
   );
