@@ -10,7 +10,8 @@ import { withSite } from '../../../kernel/tenancy/site.ts';
 import * as q from '../../../../projections/schema/schema.queries.ts';
 import { schemaDecider, type SchemaCommand } from '../schema.decider.ts';
 import { schemaStream } from '../schema.events.ts';
-import type { FieldDef, RelationDef } from '../schema.types.ts';
+import type { FieldDef } from '../schema.types.ts';
+import { CreateRelationBody, relationFromBody } from './relation.body.ts';
 import * as s from './schema.schemas.ts';
 
 const admin = { caller: 'site-admin' as const };
@@ -133,20 +134,8 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     const data = await read(req, (trx, site) => q.listRelations(trx, site));
     return { data, meta: { total: data.length } };
   });
-  app.post('/api/v1/relations', { config: admin, schema: { tags, body: s.CreateRelationBody } }, async (req, reply) => {
-    const b = req.body;
-    const m2m = b.kind === 'm2m';
-    const relation: RelationDef = {
-      id: newId(),
-      kind: b.kind,
-      collection: b.collection,
-      field: b.field,
-      target: b.target ?? null,
-      junctionCollection: b.junctionCollection ?? null,
-      targetField: b.targetField ?? (m2m && b.target ? `${b.target}_id` : null),
-      junctionField: b.junctionField ?? (m2m ? `${b.collection}_id` : null),
-      onDelete: b.onDelete,
-    };
+  app.post('/api/v1/relations', { config: admin, schema: { tags, body: CreateRelationBody } }, async (req, reply) => {
+    const relation = relationFromBody(req.body, newId());
     await run(req, (now) => ({ type: 'CreateRelation', data: { relation, now } }));
     reply.status(201);
     return { data: await read(req, (trx, site) => q.findRelation(trx, site, relation.id)) };

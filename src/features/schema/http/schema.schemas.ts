@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
-import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema.types.ts';
+import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES } from '../schema.types.ts';
 
 const name = z
   .string()
@@ -87,16 +87,4 @@ export const UpdateFieldBody = z
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
 
 export const RelationParams = z.object({ id: z.string().min(1).max(64) });
-export const CreateRelationBody = z
-  .object({
-    kind: z.enum(RELATION_KINDS),
-    collection: name,
-    field: name,
-    target: name.nullable().optional(),
-    junctionCollection: name.nullable().optional(),
-    targetField: name.nullable().optional(),
-    junctionField: name.nullable().optional(),
-    onDelete: z.enum(ON_DELETE).default('set null'),
-  })
-  .strict();
 export const UpdateRelationBody = z.object({ onDelete: z.enum(ON_DELETE) }).strict();
