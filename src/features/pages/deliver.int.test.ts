@@ -130,7 +130,7 @@ describe('GET /api/v1/deliver/page/:site_id/:slug', () => {
   });
 
   it('does not deliver a draft page, and delivers it as soon as it is published', async () => {
-    const draft = await ok('POST', '/api/v1/pages', { slug: 'coming/soon', title: 'Soon' });
+    const draft = await ok('POST', '/api/v1/pages', { slug: 'coming/soon', title: 'Soon', status: 'draft' });
     expect((await deliver('main/coming/soon')).statusCode).toBe(404);
     expect((await deliver('main/coming/soon')).headers['x-svc-cache']).toBe('negative');
     await ok('PATCH', `/api/v1/pages/${draft.id}`, { status: 'published' });

@@ -42,8 +42,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('POST /api/v1/pages', () => {
-  it('creates a draft page with its layout and reads it back', async () => {
-    const page = await create('about/team', { layoutConfig: layout });
+  it('creates a draft page with its layout when asked, and reads it back', async () => {
+    const page = await create('about/team', { layoutConfig: layout, status: 'draft' });
     expect(page).toMatchObject({ slug: 'about/team', title: 'Page about/team', status: 'draft', layoutConfig: layout });
     const res = await call('GET', `/api/v1/pages/${page.id}`);
     expect(res.json().data).toEqual(page);

@@ -22,7 +22,8 @@ const CreateBody = z
   .object({
     slug: Slug,
     title: Title,
-    status: Status.default('draft'),
+    // A new page is deliverable at once (creating it clears the negative cache); a draft is asked for explicitly.
+    status: Status.default('published'),
     layoutConfig: LayoutConfig.nullable().optional(),
   })
   .strict();
