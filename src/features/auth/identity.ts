@@ -13,7 +13,8 @@ import { emailClaimStream, userStream } from './user.events.ts';
 
 /**
  * The commands that make a new identity in one atomic append: the address's claim (so two sign-ups cannot share
- * it), the user with its personal data sealed under its own key, and its role on a site.
+ * it), the user with its personal data sealed under its own key, and its role on a site (none for an invited
+ * identity: its membership begins when it accepts).
  */
 export async function newIdentityCommands(
   deps: Pick<AppDeps, 'db' | 'clock' | 'store' | 'addresses'>,
@@ -27,7 +28,7 @@ export async function newIdentityCommands(
     lastName?: string | null;
     status: 'active' | 'unverified' | 'invited';
   },
-  membership: { siteId: string; role: string },
+  membership: { siteId: string; role: string } | null,
 ): Promise<StreamCommand[]> {
   const { userId } = input;
   await assertNoLegacyClaim(deps.store, input.email);
@@ -46,7 +47,6 @@ export async function newIdentityCommands(
       now,
     },
   };
-  const grant: UserCommand = { type: 'GrantSiteRole', data: { userId, ...membership, now } };
   return [
     {
       decider: emailClaimDecider,
@@ -54,7 +54,15 @@ export async function newIdentityCommands(
       command: { type: 'ClaimEmail', data: { userId, now } },
     },
     { decider: userDecider, streamId: userStream(userId), command: register },
-    { decider: userDecider, streamId: userStream(userId), command: grant },
+    ...(membership
+      ? [
+          {
+            decider: userDecider,
+            streamId: userStream(userId),
+            command: { type: 'GrantSiteRole', data: { userId, ...membership, now } } satisfies UserCommand,
+          },
+        ]
+      : []),
   ] as unknown as StreamCommand[];
 }
 

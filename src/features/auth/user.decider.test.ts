@@ -67,6 +67,40 @@ describe('User', () => {
       .when({ type: 'ChangePreferences', data: { userId, patch: { theme: 'dark' }, now } })
       .then([{ type: 'UserPreferencesChanged', data: { userId, patch: { theme: 'dark' }, at: now } }]);
   });
+  describe('when invited to a site', () => {
+    const invite = {
+      type: 'InviteToSite' as const,
+      data: { userId, siteId: 'other', role: 'viewer', invitationId: 'i1', invitedBy: 'a', now },
+    };
+    const invited: UserEvent = {
+      type: 'UserSiteInvited',
+      data: { userId, siteId: 'other', role: 'viewer', invitationId: 'i1', invitedBy: 'a', at: now },
+    };
+    const accept = { type: 'AcceptSiteInvitation' as const, data: { userId, siteId: 'other', now } };
+    it('records the offer and no membership', () => given([registered()]).when(invite).then([invited]));
+    it('refuses to invite a member of the site with CONFLICT', () =>
+      given([registered(), { ...member, data: { ...member.data, siteId: 'other' } }])
+        .when(invite)
+        .thenThrows('CONFLICT'));
+    it('grants the role offered when the owner accepts, once', () => {
+      given([registered(), invited])
+        .when(accept)
+        .then([{ type: 'UserSiteRoleGranted', data: { userId, siteId: 'other', role: 'viewer', at: now } }]);
+      given([
+        registered(),
+        invited,
+        { type: 'UserSiteRoleGranted', data: { userId, siteId: 'other', role: 'viewer', at: now } },
+      ])
+        .when(accept)
+        .thenThrows('VALIDATION_FAILED');
+    });
+    it('refuses to accept an invitation never made', () =>
+      given([registered()]).when(accept).thenThrows('VALIDATION_FAILED'));
+  });
+  it('records a sign-up attempt on a known address', () =>
+    given([registered()])
+      .when({ type: 'RecordSignUpAttempt', data: { userId, siteId: 'main', now } })
+      .then([{ type: 'UserSignUpAttempted', data: { userId, siteId: 'main', at: now } }]));
   it('refuses commands for a user that does not exist', () =>
     given([]).when({ type: 'VerifyEmail', data: { userId, now } }).thenThrows('NOT_FOUND'));
 });

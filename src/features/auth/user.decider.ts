@@ -14,8 +14,8 @@ export type UserState =
       /** Counts password changes: a reset token names the version it may replace. */
       passwordVersion: number;
       preferences: Record<string, unknown>;
-      /** Open invitations: site → the role offered. */
-      invitations: Record<string, string>;
+      /** Open invitations: site → the role offered (the latest invitation of a site replaces the earlier). */
+      invitations: Record<string, { role: string; invitationId: string }>;
     };
 
 /** Create a user identity. */
@@ -56,7 +56,7 @@ export type RecordSignUpAttempt = {
 /** Offer this account a role on a site; nothing changes for it until the owner accepts. */
 export type InviteToSite = {
   type: 'InviteToSite';
-  data: { userId: string; siteId: string; role: string; invitedBy: string; now: string };
+  data: { userId: string; siteId: string; role: string; invitationId: string; invitedBy: string; now: string };
 };
 /** The owner accepts the open invitation of a site: the membership begins with the role offered. */
 export type AcceptSiteInvitation = {
@@ -79,7 +79,7 @@ export type UserCommand =
 
 type Existing = Extract<UserState, { exists: true }>;
 
-const without = (map: Record<string, string>, key: string) => dictFrom(Object.entries(map).filter(([k]) => k !== key));
+const without = <T>(map: Record<string, T>, key: string) => dictFrom(Object.entries(map).filter(([k]) => k !== key));
 
 const merge = (prefs: Record<string, unknown>, patch: Record<string, unknown>) => {
   const next = { ...prefs, ...patch };
@@ -103,7 +103,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         tokenVersion: 0,
         passwordVersion: 0,
         preferences: {},
-        invitations: dict<string>(),
+        invitations: dict<{ role: string; invitationId: string }>(),
       };
     if (!s.exists) return s;
     switch (e.type) {
@@ -130,7 +130,13 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserSignUpAttempted':
         return s;
       case 'UserSiteInvited':
-        return { ...s, invitations: dictFrom([...Object.entries(s.invitations), [e.data.siteId, e.data.role]]) };
+        return {
+          ...s,
+          invitations: dictFrom([
+            ...Object.entries(s.invitations),
+            [e.data.siteId, { role: e.data.role, invitationId: e.data.invitationId }],
+          ]),
+        };
       default:
         return assertNever(e);
     }
@@ -187,18 +193,18 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'RecordSignUpAttempt':
         return [{ type: 'UserSignUpAttempted', data: { userId, siteId: cmd.data.siteId, at: now } }];
       case 'InviteToSite': {
-        const { siteId, role, invitedBy } = cmd.data;
+        const { siteId, role, invitationId, invitedBy } = cmd.data;
         if (own(s.roles, siteId) !== undefined)
           throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
-        return [{ type: 'UserSiteInvited', data: { userId, siteId, role, invitedBy, at: now } }];
+        return [{ type: 'UserSiteInvited', data: { userId, siteId, role, invitationId, invitedBy, at: now } }];
       }
       case 'AcceptSiteInvitation': {
-        const role = own(s.invitations, cmd.data.siteId);
-        if (role === undefined)
+        const open = own(s.invitations, cmd.data.siteId);
+        if (!open)
           throw new DomainError('VALIDATION_FAILED', 'this invitation was already accepted or withdrawn', {
             path: ['token'],
           });
-        return [{ type: 'UserSiteRoleGranted', data: { userId, siteId: cmd.data.siteId, role, at: now } }];
+        return [{ type: 'UserSiteRoleGranted', data: { userId, siteId: cmd.data.siteId, role: open.role, at: now } }];
       }
       case 'RevokeSiteRole':
         if (own(s.roles, cmd.data.siteId) === undefined)

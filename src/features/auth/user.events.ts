@@ -57,7 +57,7 @@ export type UserSignUpAttempted = DomainEvent<'UserSignUpAttempted', { userId: s
  */
 export type UserSiteInvited = DomainEvent<
   'UserSiteInvited',
-  { userId: string; siteId: string; role: string; invitedBy: string; at: string }
+  { userId: string; siteId: string; role: string; invitationId: string; invitedBy: string; at: string }
 >;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;

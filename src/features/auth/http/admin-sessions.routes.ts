@@ -7,7 +7,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
-import { findUserById } from '../../../../projections/users/users.queries.ts';
+import { findUserById, type UserRow } from '../../../../projections/users/users.queries.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/sessions.queries.ts';
 import { revokeSession } from '../sessions.ts';
 
@@ -18,8 +18,9 @@ const OutboxQuery = z.object({
 });
 
 /**
- * Site admins see and end the sessions of their site's members (not of instance admins, unless they are one);
- * anyone else's session is as unknown as a missing one.
+ * Sessions are the account's, not a site's: one session reaches every site of the account. So a site admin sees
+ * and ends the sessions of members whose only site is theirs; an account that belongs to other sites too is its
+ * owner's and the instance admin's to manage (403). Anyone else's session is as unknown as a missing one.
  */
 export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -31,6 +32,13 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     if (user.instanceAdmin && !callerIsInstanceAdmin) return null;
     return user;
   };
+  const mayManageSessions = (user: UserRow, callerIsInstanceAdmin: boolean) => {
+    if (callerIsInstanceAdmin || Object.keys(user.roles).length === 1) return;
+    throw new DomainError(
+      'PERMISSION_DENIED',
+      'this account belongs to other sites too: only its owner or an instance administrator manages its sessions',
+    );
+  };
 
   app.get(
     '/api/v1/users/:id/sessions',
@@ -38,6 +46,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     async (req) => {
       const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
       if (!user) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
+      mayManageSessions(user, req.actor!.instanceAdmin);
       return { data: await liveSessions(db, user.userId, clock.now()) };
     },
   );
@@ -51,6 +60,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
       const user = owner ? await memberOfSite(owner, siteId, req.actor!.instanceAdmin) : null;
       if (!user || !roleOn(req.actor!, siteId))
         throw new DomainError('NOT_FOUND', `session ${req.params.id} not found`);
+      mayManageSessions(user, req.actor!.instanceAdmin);
       await revokeSession(deps, commandMeta(req, '_system', clock.now()), req.params.id, 'admin', req.actor!.id);
       return { data: { id: req.params.id, revoked: true } };
     },

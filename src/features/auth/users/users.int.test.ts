@@ -61,12 +61,19 @@ describe('users of a site', () => {
     );
   });
 
-  it('adds an identity of another site as a member, and refuses a second membership with 409', async () => {
+  it('turns an account of another site into an invitation, never a membership', async () => {
     await createUser(t, 'both@example.com', PASSWORD, { other: 'viewer' });
     const added = await call(siteAdmin, 'POST', '/api/v1/users', { email: 'both@example.com', roleKey: 'viewer' });
-    expect(added.statusCode).toBe(201);
+    expect(added.statusCode).toBe(202);
+    expect(added.json().data).toEqual({
+      id: expect.any(String),
+      email: 'both@example.com',
+      role: 'viewer',
+      status: 'invited',
+    });
+    expect((await call(siteAdmin, 'GET', '/api/v1/users?search=both')).json().data).toEqual([]);
     const again = await call(siteAdmin, 'POST', '/api/v1/users', { email: 'both@example.com', roleKey: 'viewer' });
-    expect(again.statusCode).toBe(409);
+    expect(again.statusCode).toBe(202);
     expect((await login('both@example.com')).json().data.user.email).toBe('both@example.com');
   });
 
@@ -101,8 +108,14 @@ describe('users of a site', () => {
   it('changes names and roles, but not an admin by a site admin, nor anyone their own role', async () => {
     const id = (await call(siteAdmin, 'POST', '/api/v1/users', { email: 'p1@example.com', roleKey: 'viewer' })).json()
       .data.id;
-    const patched = await call(siteAdmin, 'PATCH', `/api/v1/users/${id}`, { roleKey: 'editor', lastName: 'Park' });
-    expect(patched.json().data).toMatchObject({ role: 'editor', lastName: 'Park' });
+    const renamed = await call(siteAdmin, 'PATCH', `/api/v1/users/${id}`, { roleKey: 'editor', lastName: 'Park' });
+    expect(renamed.statusCode).toBe(403);
+    expect(renamed.json().errors[0].path).toEqual(['lastName']);
+    expect((await call(siteAdmin, 'GET', `/api/v1/users/${id}`)).json().data.role).toBe('viewer');
+    const patched = await call(siteAdmin, 'PATCH', `/api/v1/users/${id}`, { roleKey: 'editor' });
+    expect(patched.json().data).toMatchObject({ role: 'editor', lastName: null });
+    const byAdmin = await call(admin, 'PATCH', `/api/v1/users/${id}`, { lastName: 'Park' });
+    expect(byAdmin.json().data).toMatchObject({ role: 'editor', lastName: 'Park' });
     const adminMember = (await call(siteAdmin, 'GET', '/api/v1/users?role=admin')).json().data[0].id;
     expect((await call(siteAdmin, 'PATCH', `/api/v1/users/${adminMember}`, { roleKey: 'viewer' })).statusCode).toBe(
       403,
@@ -186,14 +199,23 @@ describe('invitations', () => {
     expect(accepted.statusCode, accepted.body).toBe(200);
   });
 
-  it('adds an existing account without a link, and refuses a member with 409', async () => {
-    await createUser(t, 'known@example.com', PASSWORD, { other: 'viewer' });
+  it('invites an existing account, which joins when its owner accepts with its password, then refuses 409', async () => {
+    const owner = await createUser(t, 'known@example.com', PASSWORD, { other: 'viewer' });
     const res = await call(siteAdmin, 'POST', '/api/v1/users/invite', {
       email: 'known@example.com',
       roleKey: 'viewer',
     });
-    expect(res.json().data.status).toBe('active');
-    expect((await outbox('known@example.com'))[0]!.body).not.toMatch(/token=/);
+    expect(res.statusCode).toBe(202);
+    expect(res.json().data.status).toBe('invited');
+    expect((await call(owner, 'GET', '/api/v1/site')).statusCode).toBe(403);
+    const token = /token=(\S+)/.exec((await outbox('known@example.com'))[0]!.body)![1]!;
+    const accept = (password: string) =>
+      t.call({ method: 'POST', url: '/api/v1/auth/accept-invite', payload: { token, password } });
+    expect((await accept('Not-the-password-1!')).statusCode).toBe(401);
+    expect((await accept(PASSWORD)).statusCode).toBe(200);
+    expect((await call(owner, 'GET', '/api/v1/site')).statusCode).toBe(200);
+    expect((await login('known@example.com')).statusCode).toBe(200);
+    expect((await accept(PASSWORD)).json().errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['token'] });
     expect(
       (await call(siteAdmin, 'POST', '/api/v1/users/invite', { email: 'known@example.com', roleKey: 'viewer' }))
         .statusCode,

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
-import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import { handleCommand, handleCommands } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
@@ -21,6 +21,7 @@ import { checkPassword } from '../password-policy.ts';
 import { newIdentityCommands } from '../identity.ts';
 import { userDecider, type UserCommand } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
+import { inviteToSite } from './site-invitations.ts';
 
 export const Email = z.string().trim().toLowerCase().email().max(320);
 const Name = z.string().trim().max(200);
@@ -91,6 +92,19 @@ function mayManage(req: FastifyRequest, target: UserRow & { role: string }, what
     throw new DomainError('PERMISSION_DENIED', `only an administrator may ${what} an administrator`);
 }
 
+/**
+ * Names belong to the account, which may be a member of other sites too: only its owner or an instance
+ * administrator changes them. A site admin manages the membership (role, removal), nothing global.
+ */
+function mayRename(req: FastifyRequest, target: UserRow, field: 'firstName' | 'lastName'): void {
+  if (target.userId === actorOf(req).id || actorOf(req).instanceAdmin) return;
+  throw new DomainError(
+    'PERMISSION_DENIED',
+    'only the account’s owner or an instance administrator changes its names',
+    { path: [field] },
+  );
+}
+
 const view = (u: UserRow & { role: string }) => ({
   id: u.userId,
   email: u.email,
@@ -101,30 +115,35 @@ const view = (u: UserRow & { role: string }) => ({
 });
 
 /**
- * The commands that make a new identity (email claim, user, membership) in one atomic append, or, for an address
- * that has an identity, just the membership.
+ * Creates an account for a new address, a member of the request's site at once; returns null when the address
+ * has an account (of any site, or taken a moment ago): that becomes an invitation its owner accepts.
  */
-export async function identityCommands(
+async function createMember(
   deps: AppDeps,
-  input: { email: string; password?: string; firstName?: string; lastName?: string; status: 'active' | 'invited' },
-  siteId: string,
+  req: FastifyRequest,
+  input: { email: string; password?: string; firstName?: string; lastName?: string },
   role: string,
-): Promise<{ userId: string; commands: StreamCommand[]; existing: UserRow | null }> {
-  const now = deps.clock.now().toISOString();
-  const existing = await findUserByEmail(deps.db, input.email);
-  const grant = (userId: string): StreamCommand =>
-    ({
-      decider: userDecider,
-      streamId: userStream(userId),
-      command: { type: 'GrantSiteRole', data: { userId, siteId, role, now } } satisfies UserCommand,
-    }) as unknown as StreamCommand;
-  if (existing) return { userId: existing.userId, commands: [grant(existing.userId)], existing };
+): Promise<string | null> {
+  if (await findUserByEmail(deps.db, input.email)) return null;
   const userId = newId();
-  const commands = await newIdentityCommands(deps, { ...input, userId }, { siteId, role });
-  return { userId, commands, existing: null };
+  try {
+    const commands = await newIdentityCommands(
+      deps,
+      { ...input, userId, status: 'active' },
+      { siteId: siteOf(req), role },
+    );
+    await handleCommands(deps.store, commands, { metadata: commandMeta(req, SYSTEM_SITE, deps.clock.now()) });
+    return userId;
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'CONFLICT') return null;
+    throw err;
+  }
 }
 
-/** Site admins manage the members of their site: list, create, read, change names and role, remove. */
+/**
+ * Site admins manage the memberships of their site: list, add (a new account, or an invitation for an address
+ * that has one), read, change the role, remove from the site. Names are the owner's (or an instance admin's).
+ */
 export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { db, store, clock } = deps;
@@ -149,15 +168,12 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post('/api/v1/users', { config, schema: { tags, body: CreateBody } }, async (req, reply) => {
     const role = await grantableRole(deps, req, req.body);
     if (req.body.password) checkPassword(req.body.password, req.body.email);
-    const { userId, commands, existing } = await identityCommands(
-      deps,
-      { ...req.body, status: 'active' },
-      siteOf(req),
-      role,
-    );
-    if (existing?.roles[siteOf(req)])
-      throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
-    await handleCommands(store, commands, { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) });
+    const userId = await createMember(deps, req, req.body, role);
+    if (!userId) {
+      // An existing account is never attached: its owner is invited, and the answer is an invitation's.
+      reply.status(202);
+      return { data: await inviteToSite(deps, req, { email: req.body.email, role }) };
+    }
     reply.status(201);
     return { data: view(await member(deps, req, userId)) };
   });
@@ -170,6 +186,9 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     const target = await member(deps, req, req.params.id);
     const { firstName, lastName, roleId, roleKey } = req.body;
     const now = clock.now().toISOString();
+    const renames = firstName !== undefined || lastName !== undefined;
+    // Checked before anything changes, so a refused rename changes no role either.
+    if (renames) mayRename(req, target, firstName !== undefined ? 'firstName' : 'lastName');
     if (roleId !== undefined || roleKey !== undefined) {
       mayManage(req, target, 'change the role of');
       const role = await grantableRole(deps, req, { roleId, roleKey });
@@ -178,8 +197,7 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         data: { userId: target.userId, siteId: siteOf(req), role, now },
       });
     }
-    if (firstName !== undefined || lastName !== undefined) {
-      if (target.userId !== actorOf(req).id) mayManage(req, target, 'rename');
+    if (renames) {
       const keep = (given: string | null | undefined, old: string | null) => (given === undefined ? old : given);
       const sealed = async (v: string | null) => (v ? seal(db, target.userId, v) : null);
       await userCommand(req, target.userId, {

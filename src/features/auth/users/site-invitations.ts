@@ -1,0 +1,164 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../../deps.ts';
+import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import type { EventMetadata } from '../../../kernel/es/event.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { queueMail } from '../../../kernel/mail/outbox.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { findSite } from '../../../../projections/sites/sites.queries.ts';
+import { findUserByEmail, findUserById, type UserRow } from '../../../../projections/users/users.queries.ts';
+import { publicUrl } from '../account-mails.ts';
+import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
+import { verifyPassword } from '../passwords.ts';
+import { userDecider, type UserCommand } from '../user.decider.ts';
+import { userStream, type UserEvent } from '../user.events.ts';
+import { collect } from '../../../kernel/es/event-store.ts';
+import { fold } from '../../../kernel/es/decider.ts';
+import { own } from '../../../kernel/safe/keys.ts';
+
+const INVITE_TTL_S = 7 * 24 * 3600;
+
+/** What a site admin is told about an invitation: the same for a new address and for an existing account. */
+export interface InvitationAnswer {
+  id: string;
+  email: string;
+  role: string;
+  status: 'invited';
+}
+
+/** An account that still has to choose its password (a fresh invitation, or created by an admin without one). */
+export const needsPassword = (u: UserRow) => u.status === 'invited' || !u.passwordHash;
+
+const inviteCommand = (userId: string, data: Omit<Extract<UserCommand, { type: 'InviteToSite' }>['data'], 'userId'>) =>
+  ({
+    decider: userDecider,
+    streamId: userStream(userId),
+    command: { type: 'InviteToSite', data: { userId, ...data } } satisfies UserCommand,
+  }) as unknown as StreamCommand;
+
+/**
+ * Invites an address to the request's site with a role. A new address gets an identity in state `invited`; an
+ * address that has an account (on any site) keeps it untouched. Either way the site gets no member until the
+ * owner accepts the mailed link, and the caller learns nothing about the account: not whether it existed, not its
+ * name, not its id (the answer names the invitation). A member of this site already is a 409: the caller sees
+ * its members anyway.
+ */
+export async function inviteToSite(
+  deps: AppDeps,
+  req: FastifyRequest,
+  input: { email: string; role: string; firstName?: string; lastName?: string },
+): Promise<InvitationAnswer> {
+  const siteId = siteOf(req);
+  const invitationId = newId();
+  const now = deps.clock.now().toISOString();
+  const invite = { siteId, role: input.role, invitationId, invitedBy: actorOf(req).id, now };
+  const metadata = commandMeta(req, SYSTEM_SITE, deps.clock.now());
+  const answer: InvitationAnswer = { id: invitationId, email: input.email, role: input.role, status: 'invited' };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const existing = await findUserByEmail(deps.db, input.email);
+    if (existing?.roles[siteId])
+      throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
+    const userId = existing?.userId ?? newId();
+    const commands = existing
+      ? [inviteCommand(userId, invite)]
+      : await newIdentityCommands(deps, { ...input, userId, status: 'invited' }, null).then(
+          (c) => [...c, inviteCommand(userId, invite)],
+          (err: unknown) => (isConflict(err) ? null : Promise.reject(err)),
+        );
+    try {
+      if (!commands) return answer;
+      await handleCommands(deps.store, commands, { metadata });
+    } catch (err) {
+      // A concurrent invitation made the identity first: invite that one.
+      if (isConflict(err) && !existing) continue;
+      throw err;
+    }
+    await mailInvitation(deps, req, (await findUserById(deps.db, userId))!, input);
+    return answer;
+  }
+  // The address is claimed but has no account to invite (an erased one): nothing to send, the same answer.
+  return answer;
+}
+
+const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';
+
+async function mailInvitation(
+  deps: AppDeps,
+  req: FastifyRequest,
+  user: UserRow,
+  input: { email: string; role: string },
+) {
+  const siteId = siteOf(req);
+  const site = (await findSite(deps.db, siteId))!;
+  const token = await deps.tokens.issuePurpose(
+    'invite',
+    user.userId,
+    { pv: user.passwordVersion, site: siteId },
+    INVITE_TTL_S,
+  );
+  const how = needsPassword(user)
+    ? 'Accept within 7 days and choose your password'
+    : 'Accept within 7 days with the password of your existing account';
+  const inviter = actorOf(req).email || 'an administrator';
+  await queueMail(deps.db, {
+    siteId,
+    to: input.email,
+    kind: 'invite',
+    subject: `You are invited to ${site.name}`,
+    body: `${inviter} invited you to ${site.name} as ${input.role}.\n\n${how}: ${publicUrl(deps)}/accept-invite?token=${token}\n\nIf you do not want to join, ignore this mail: nothing changes for your account.\n`,
+  });
+}
+
+async function hasOpenInvitation(deps: AppDeps, userId: string, siteId: string): Promise<boolean> {
+  const events = await collect(deps.store.readStream<UserEvent>(userStream(userId)));
+  const state = fold(
+    userDecider,
+    events.map((e) => ({ type: e.type, data: e.data }) as UserEvent),
+  );
+  return state.exists && own(state.invitations, siteId) !== undefined;
+}
+
+const badToken = () =>
+  new DomainError('VALIDATION_FAILED', 'this link is invalid, used or expired', {
+    path: ['token'],
+    extensions: { reason: 'invalid_token' },
+  });
+
+/**
+ * Spends an invitation link. An account without a password chooses one (the link names its password version, so
+ * it works once); an account with one proves it is its owner by that password, and keeps it. Then the membership
+ * the site offered begins. A link without a site (issued before invitations were offers) only sets the password.
+ */
+export async function acceptInvitation(
+  deps: AppDeps,
+  input: { token: string; password: string },
+  metadataFor: (userId: string) => EventMetadata,
+): Promise<UserRow> {
+  const claims = await deps.tokens.verifyPurpose('invite', input.token);
+  const user = claims ? await findUserById(deps.db, claims.sub) : null;
+  if (!claims || !user) throw badToken();
+  const siteId = typeof claims.site === 'string' ? claims.site : null;
+  // A used, superseded-by-membership or foreign link changes nothing, not even a password.
+  if (siteId && !(await hasOpenInvitation(deps, user.userId, siteId))) throw badToken();
+  if (!siteId || needsPassword(user))
+    await consumePasswordLink(deps, 'invite', input.token, input.password, metadataFor);
+  else if (!(await verifyPassword(user.passwordHash, input.password)))
+    throw new DomainError('UNAUTHENTICATED', 'the password does not match the invited account', {
+      path: ['password'],
+    });
+  if (siteId)
+    await handleCommand(
+      deps.store,
+      userDecider,
+      userStream(user.userId),
+      {
+        type: 'AcceptSiteInvitation',
+        data: { userId: user.userId, siteId, now: deps.clock.now().toISOString() },
+      },
+      { metadata: metadataFor(user.userId) },
+    );
+  return (await findUserById(deps.db, user.userId))!;
+}
