@@ -59,7 +59,7 @@ export async function inviteToSite(
   const answer: InvitationAnswer = { id: invitationId, email: input.email, role: input.role, status: 'invited' };
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await findUserByEmail(deps.db, input.email);
-    if (existing?.roles[siteId])
+    if (own(existing?.roles, siteId))
       throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
     const userId = existing?.userId ?? newId();
     const commands = existing
