@@ -1,0 +1,126 @@
+import type { SiteData } from './fuzz-world.ts';
+import { exampleOf, type JsonSchema, type Operation } from './openapi-ops.ts';
+import type { Rng } from './prng.ts';
+
+/** One malformed request: the kind names the input for the report. */
+export interface FuzzCase {
+  kind: string;
+  url: string;
+  body?: string;
+  headers?: Record<string, string>;
+  /** An X-Svc-Site value other than the caller's site. */
+  site?: string;
+}
+
+const MB = 'x'.repeat(1024 * 1024);
+const deep = (open: string, close: string, inner = '1') => open.repeat(10_000) + inner + close.repeat(10_000);
+
+/** Raw path segments (already URL-encoded where that is the point). */
+const PATH_IDS: Record<string, string> = {
+  'path:constructor': 'constructor',
+  'path:__proto__': '__proto__',
+  'path:hasOwnProperty': 'hasOwnProperty',
+  'path:300-chars': 'a'.repeat(300),
+  'path:percent': '%',
+  'path:nul': 'a%00b',
+  'path:lone-surrogate': 'a%ED%A0%80b',
+};
+
+const QUERIES: Record<string, string> = {
+  'query:filter-proto': 'filter[__proto__][fuzzPolluted][_eq]=1',
+  'query:filter-constructor': 'filter[constructor][prototype][fuzzPolluted]=1',
+  'query:deep-proto': 'deep[__proto__][x][fields]=y',
+  'query:sort-constructor': 'sort=constructor',
+  'query:fields-proto': 'fields=__proto__,constructor.prototype,hasOwnProperty',
+  'query:groupby-proto': 'groupBy=__proto__&aggregate[count]=constructor',
+  'query:huge-numbers': 'offset=1e30&page=1e30&limit=1e308',
+  'query:neg-zero': 'offset=-0&page=-0&limit=-0',
+  'query:nul': 'search=a%00b&filter[title][_eq]=%00&status=%00',
+  'query:lone-surrogate': 'search=%ED%A0%80&filter[title][_eq]=%ED%A0%80',
+  'query:json-filter-proto': `filter=${encodeURIComponent('{"__proto__":{"fuzzPolluted":{"_eq":1}}}')}`,
+  'query:huge-string': `search=${'y'.repeat(100_000)}`,
+};
+
+/** Body mutations, each from the operation's example body and one of its field names. */
+const BODIES: Record<string, (base: Record<string, unknown>, field: string) => string> = {
+  'body:valid-example': (b) => JSON.stringify(b),
+  'body:wrong-type-whole': () => '[[1],"x",42]',
+  'body:wrong-type-field': (b, f) => JSON.stringify({ ...b, [f]: typeof b[f] === 'string' ? 12345 : ['x', { y: 1 }] }),
+  'body:missing-field': (b, f) => JSON.stringify(Object.fromEntries(Object.entries(b).filter(([k]) => k !== f))),
+  'body:extra-field': (b) => JSON.stringify({ ...b, fuzzExtraField: 'x' }),
+  'body:nul': (b, f) => JSON.stringify({ ...b, [f]: 'a\u0000b' }),
+  'body:lone-surrogate': (b, f) => JSON.stringify({ ...b, [f]: 'a\ud800b' }),
+  'body:huge-string': (b, f) => JSON.stringify({ ...b, [f]: MB }),
+  'body:huge-number': (b, f) => JSON.stringify({ ...b, [f]: 1e308 }),
+  'body:neg-zero': (b, f) => JSON.stringify({ ...b, [f]: 0 }).replace(/:0([,}])/, ':-0$1'),
+  'body:deep-array': (b, f) =>
+    `${JSON.stringify(b).slice(0, -1)}${Object.keys(b).length ? ',' : ''}"${f}":${deep('[', ']')}}`,
+  'body:deep-object': (_b, f) => `{"${f}":${deep('{"a":', '}')}}`,
+  'body:proto-key': (b) => `{"__proto__":{"fuzzPolluted":1},${JSON.stringify(b).slice(1)}`.replace(',}', '}'),
+  'body:constructor-key': (b, f) =>
+    `{"constructor":{"prototype":{"fuzzPolluted":1}},"prototype":{"fuzzPolluted":1},"${f}":{"__proto__":{"fuzzPolluted":1}}${Object.keys(b).length ? ',' : ''}${JSON.stringify(b).slice(1)}`,
+};
+
+/** Header mutations: prototype-named and malformed site ids, oversized and odd tracing ids. */
+const HEADERS: Record<string, { site?: string; headers?: Record<string, string> }> = {
+  'header:site-__proto__': { site: '__proto__' },
+  'header:site-constructor': { site: 'constructor' },
+  'header:site-long': { site: 's'.repeat(300) },
+  'header:tracing-ids': { headers: { 'x-request-id': 'r'.repeat(8192), 'x-correlation-id': '__proto__ ../../%00' } },
+  'header:huge': { headers: { 'x-fuzz-padding': 'h'.repeat(64 * 1024) } },
+};
+
+const HAS_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
+/** The input kinds that apply to an operation. */
+export function kindsOf(op: Operation): string[] {
+  const kinds = ['baseline', 'path:foreign-ids', ...Object.keys(QUERIES), ...Object.keys(HEADERS)];
+  if (op.params.length) kinds.push(...Object.keys(PATH_IDS));
+  if (HAS_BODY.has(op.method) || op.body) kinds.push(...Object.keys(BODIES));
+  return kinds;
+}
+
+/** A valid value of a path parameter, aimed at the given site's data. */
+function paramValue(template: string, param: string, d: SiteData): string {
+  if (param === 'collection' || param === 'name') return 'articles';
+  if (param === 'field') return 'title';
+  if (param === 'key') return 'v1';
+  if (param === 'site_id') return d.site;
+  if (param === '*') return d.slug;
+  if (param === 'permissionId') return 'none';
+  const route: Array<[string, string]> = [
+    ['/items/', d.item],
+    ['/pages/', d.page],
+    ['/releases/', d.release],
+    ['/users/', d.users[1]!],
+    ['/roles/', d.role],
+    ['/policies/', d.policy],
+    ['/teams/', d.team],
+    ['/relations/', d.relation],
+  ];
+  return route.find(([prefix]) => template.includes(prefix))?.[1] ?? d.users[0]!;
+}
+
+function bodyBase(schema: JsonSchema | null): Record<string, unknown> {
+  const base = exampleOf(schema ?? undefined);
+  return base && typeof base === 'object' && !Array.isArray(base) ? (base as Record<string, unknown>) : {};
+}
+
+/** Builds one case of a kind: `own` is the site the caller aims at, `foreign` the other site. */
+export function buildCase(op: Operation, kind: string, own: SiteData, foreign: SiteData, rng: Rng): FuzzCase {
+  const weirdParam = Object.hasOwn(PATH_IDS, kind) ? rng.pick(op.params) : null;
+  const ids = kind === 'path:foreign-ids' ? foreign : own;
+  let path = op.template;
+  for (const p of op.params) {
+    const value = p === weirdParam ? PATH_IDS[kind]! : encodeURIComponent(paramValue(op.template, p, ids));
+    path = path.replace(`{${p}}`, p === '*' ? value.replace(/%2F/g, '/') : value);
+  }
+  const query = Object.hasOwn(QUERIES, kind) ? `?${QUERIES[kind]}` : '';
+  const base = bodyBase(op.body);
+  const fields = [...new Set([...Object.keys(base), ...Object.keys(op.body?.properties ?? {})])];
+  const field = fields.length ? rng.pick(fields) : 'title';
+  const mutate = Object.hasOwn(BODIES, kind) ? BODIES[kind]! : null;
+  const body = mutate ? mutate(base, field) : HAS_BODY.has(op.method) ? JSON.stringify(base) : undefined;
+  const header = Object.hasOwn(HEADERS, kind) ? HEADERS[kind]! : {};
+  return { kind, url: path + query, ...(body === undefined ? {} : { body }), ...header };
+}
