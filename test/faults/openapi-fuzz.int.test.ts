@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../setup/app.ts';
 import { envelopeProblem, leaked, prototypeChanges, report, type Failure } from '../support/fuzz/fuzz-checks.ts';
 import { buildCase, kindsOf } from '../support/fuzz/fuzz-inputs.ts';
+import { rawRequest, socketCases } from '../support/fuzz/fuzz-socket.ts';
 import { buildWorld, freshToken, snapshotOf, type FuzzWorld, type SiteData } from '../support/fuzz/fuzz-world.ts';
 import { operationsOf, type Operation } from '../support/fuzz/openapi-ops.ts';
 import { seeded } from '../support/fuzz/prng.ts';
@@ -55,6 +57,11 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => t?.close());
 
+function tally(caller: Caller, status: number): void {
+  const key = `${caller.name} ${status}`;
+  statuses.set(key, (statuses.get(key) ?? 0) + 1);
+}
+
 async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType<typeof seeded>): Promise<void> {
   const c = buildCase(op, kind, caller.own, caller.foreign, rng);
   const as = caller.login ? await freshToken(t, world, caller.login) : undefined;
@@ -66,8 +73,7 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
     ...(c.body === undefined ? {} : { payload: c.body }),
     headers: { ...(c.body === undefined ? {} : { 'content-type': 'application/json' }), ...c.headers },
   });
-  const tally = `${caller.name} ${res.statusCode}`;
-  statuses.set(tally, (statuses.get(tally) ?? 0) + 1);
+  tally(caller, res.statusCode);
   const fail = (problem: string) =>
     failures.push({
       problem,
@@ -83,7 +89,7 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
   if (polluted.length) fail(`prototype polluted: ${polluted.join(', ')}`);
   if (res.statusCode >= 500) fail('5xx');
   if (c.url.startsWith('/api/v1/')) {
-    const problem = envelopeProblem(res);
+    const problem = envelopeProblem({ ...res, contentType: String(res.headers['content-type']) });
     if (problem) fail(`outside the envelope: ${problem}`);
   }
   const publicDelivery = op.template.startsWith('/api/v1/deliver/');
@@ -103,6 +109,37 @@ async function phase(caller: Caller, index: number): Promise<void> {
     const mine = order.filter((_, k) => k % CALLERS === index);
     const rest = order.filter((_, k) => k % CALLERS !== index);
     for (const kind of [...mine, ...rest].slice(0, perOperation)) await send(caller, op, kind, rng);
+  }
+}
+
+/** What only a real socket shows: the HTTP parser's refusals (raw bytes, oversized headers and URLs). */
+async function overTheWire(caller: Caller): Promise<void> {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = t.app.server.address() as AddressInfo;
+  const rng = seeded(SEED + 99);
+  for (const [j, op] of ops.entries()) {
+    const path = buildCase(op, 'baseline', caller.own, caller.foreign, rng).url;
+    const cases = socketCases(path, op.method, caller.own.site);
+    for (const c of [cases[j % cases.length]!, cases[(j + 1) % cases.length]!]) {
+      const res = await rawRequest(port, c.head);
+      tally(caller, res.status);
+      const fail = (problem: string) =>
+        failures.push({
+          problem,
+          method: op.method,
+          template: op.template,
+          caller: caller.name,
+          kind: c.kind,
+          status: res.status,
+          url: path,
+          snippet: res.body.slice(0, 300),
+        });
+      const polluted = prototypeChanges();
+      if (polluted.length) fail(`prototype polluted: ${polluted.join(', ')}`);
+      if (res.status >= 500) fail('5xx');
+      const problem = envelopeProblem({ statusCode: res.status, body: res.body, contentType: res.contentType });
+      if (problem) fail(`outside the envelope: ${problem}`);
+    }
   }
 }
 
@@ -136,6 +173,7 @@ describe.skipIf(!ENABLED)('OpenAPI fuzz', () => {
     await unchanged(lowBHome.name, () => phase(lowBHome, 1));
     await unchanged(anon.name, () => phase(anon, 2));
     await phase(adminA, 3);
+    await overTheWire(anon);
     console.log(
       `OpenAPI fuzz, seed ${SEED}: ${[...statuses]
         .sort()

@@ -1,5 +1,3 @@
-import type { LightMyRequestResponse } from 'fastify';
-
 /** One finding: the request that produced it and why it is wrong. */
 export interface Failure {
   problem: string;
@@ -32,13 +30,14 @@ export function prototypeChanges(): string[] {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Why an answer under /api/v1 is not the spec's envelope, or null when it is. */
-export function envelopeProblem(res: LightMyRequestResponse): string | null {
+export function envelopeProblem(res: { statusCode: number; body: string; contentType: string }): string | null {
+  if (res.statusCode === 0) return 'no HTTP answer';
   if ((res.statusCode === 204 || res.statusCode === 304) && res.body === '') return null;
   let body: unknown;
   try {
     body = JSON.parse(res.body);
   } catch {
-    return `not JSON (${String(res.headers['content-type'])})`;
+    return `not JSON (${res.contentType})`;
   }
   if (!isObject(body)) return 'not an object';
   if (res.statusCode < 400) return Object.hasOwn(body, 'data') ? null : 'success without data';
