@@ -41,7 +41,7 @@ describe('the fuzz checks', () => {
       snippet: '',
     };
     expect(report([f, { ...f, kind: 'k2' }])).toMatch(
-      /^2 failures in 1 groups\n- 5xx \| GET \/a \| 500 \| callers: c \| inputs: k,k2/,
+      /^2 failures in 1 groups\nfirst, in order:\n {2}5xx c k: GET \/a → 500\n {2}5xx c k2: GET \/a → 500\nby group:\n- 5xx \| GET \/a \| 500 \| callers: c \| inputs: k,k2/,
     );
   });
 });

@@ -69,6 +69,11 @@ export function report(failures: readonly Failure[]): string {
     groups.set(key, [...(groups.get(key) ?? []), f]);
   }
   const lines = [`${failures.length} failures in ${groups.size} groups`];
+  // A request that breaks a site makes later, valid requests fail too: the first findings name the cause.
+  lines.push('first, in order:');
+  for (const f of failures.slice(0, 3))
+    lines.push(`  ${f.problem} ${f.caller} ${f.kind}: ${f.method} ${f.url.slice(0, 160)} → ${f.status}`);
+  lines.push('by group:');
   for (const [key, fs] of [...groups].sort(([x], [y]) => x.localeCompare(y))) {
     const callers = [...new Set(fs.map((f) => f.caller))].join(',');
     const kinds = [...new Set(fs.map((f) => f.kind))].join(',');

@@ -38,6 +38,7 @@ const QUERIES: Record<string, string> = {
   'query:nul': 'search=a%00b&filter[title][_eq]=%00&status=%00',
   'query:lone-surrogate': 'search=%ED%A0%80&filter[title][_eq]=%ED%A0%80',
   'query:json-filter-proto': `filter=${encodeURIComponent('{"__proto__":{"fuzzPolluted":{"_eq":1}}}')}`,
+  'query:deep-json-filter': `filter=${encodeURIComponent(deep('{"_and":[', ']}', '{}'))}`,
   'query:huge-string': `search=${'y'.repeat(100_000)}`,
 };
 
