@@ -12,11 +12,13 @@ import { seeded } from '../support/fuzz/prng.ts';
 /**
  * Calls every operation of the published OpenAPI document with malformed input, as site A's admin, anonymously,
  * and as a low-privilege user of site B aimed at site A. Off unless SVC_FUZZ is set to something other than 0;
- * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it.
+ * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out.
  */
 const ENABLED = (process.env.SVC_FUZZ ?? '0') !== '0';
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
 const CALLERS = 4;
+/** Input kinds left out (comma list), to look past a finding that breaks the site for later requests. */
+const SKIP = new Set((process.env.SVC_FUZZ_SKIP ?? '').split(',').filter(Boolean));
 const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 4000);
 
 interface Caller {
@@ -105,7 +107,7 @@ async function phase(caller: Caller, index: number): Promise<void> {
   const rng = seeded(SEED + index);
   const perOperation = Math.max(1, Math.floor(BUDGET / (ops.length * CALLERS)));
   for (const [j, op] of ops.entries()) {
-    const order = seeded(SEED * 1000 + j).shuffle(kindsOf(op));
+    const order = seeded(SEED * 1000 + j).shuffle(kindsOf(op).filter((k) => !SKIP.has(k)));
     const mine = order.filter((_, k) => k % CALLERS === index);
     const rest = order.filter((_, k) => k % CALLERS !== index);
     for (const kind of [...mine, ...rest].slice(0, perOperation)) await send(caller, op, kind, rng);
