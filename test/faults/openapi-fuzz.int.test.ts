@@ -19,7 +19,7 @@ const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
 const CALLERS = 4;
 /** Input kinds left out (comma list), to look past a finding that breaks the site for later requests. */
 const SKIP = new Set((process.env.SVC_FUZZ_SKIP ?? '').split(',').filter(Boolean));
-const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 4000);
+const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 8000);
 
 interface Caller {
   name: string;
