@@ -147,6 +147,9 @@ async function overTheWire(caller: Caller): Promise<void> {
 
 async function unchanged(label: string, run: () => Promise<void>): Promise<void> {
   const before = await snapshotOf(t, world, world.a.site);
+  // Unreadable before the phase: an earlier phase broke site A, which that phase's comparison has reported.
+  const broken = [...before].filter(([, body]) => !body.startsWith('200 ')).map(([url]) => url);
+  if (broken.length) console.error(`fuzz: site A's ${broken.join(', ')} unreadable before ${label}`);
   await run();
   const after = await snapshotOf(t, world, world.a.site);
   for (const [url, body] of before) {
