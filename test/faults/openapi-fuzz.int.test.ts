@@ -17,6 +17,8 @@ import { seeded } from '../support/fuzz/prng.ts';
 const ENABLED = (process.env.SVC_FUZZ ?? '0') !== '0';
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
 const CALLERS = 4;
+/** A single answer slower than this is a finding (unbounded work on malformed input), generous for busy machines. */
+const SLOW_MS = Number(process.env.SVC_FUZZ_SLOW_MS ?? 15_000);
 /** Input kinds left out (comma list), to look past a finding that breaks the site for later requests. */
 const SKIP = new Set((process.env.SVC_FUZZ_SKIP ?? '').split(',').filter(Boolean));
 const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 8000);
@@ -67,6 +69,7 @@ function tally(caller: Caller, status: number): void {
 async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType<typeof seeded>): Promise<void> {
   const c = buildCase(op, kind, caller.own, caller.foreign, rng);
   const as = caller.login ? await freshToken(t, world, caller.login) : undefined;
+  const started = Date.now();
   const res = await t.call({
     method: op.method,
     url: c.url,
@@ -90,6 +93,7 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
   const polluted = prototypeChanges();
   if (polluted.length) fail(`prototype polluted: ${polluted.join(', ')}`);
   if (res.statusCode >= 500) fail('5xx');
+  if (Date.now() - started > SLOW_MS) fail(`slower than ${SLOW_MS} ms`);
   if (c.url.startsWith('/api/v1/')) {
     const problem = envelopeProblem({ ...res, contentType: String(res.headers['content-type']) });
     if (problem) fail(`outside the envelope: ${problem}`);

@@ -39,6 +39,7 @@ const QUERIES: Record<string, string> = {
   'query:lone-surrogate': 'search=%ED%A0%80&filter[title][_eq]=%ED%A0%80',
   'query:json-filter-proto': `filter=${encodeURIComponent('{"__proto__":{"fuzzPolluted":{"_eq":1}}}')}`,
   'query:deep-json-filter': `filter=${encodeURIComponent(deep('{"_and":[', ']}', '{}'))}`,
+  'query:deep-expansion': `fields=${'author.'.repeat(12)}id,*.*.*.*.*.*.*.*.*&deep[author][deep][author][fields]=*`,
   'query:huge-string': `search=${'y'.repeat(100_000)}`,
 };
 
