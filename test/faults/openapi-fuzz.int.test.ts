@@ -12,7 +12,8 @@ import { seeded } from '../support/fuzz/prng.ts';
 /**
  * Calls every operation of the published OpenAPI document with malformed input, as site A's admin, anonymously,
  * and as a low-privilege user of site B aimed at site A. Off unless SVC_FUZZ is set to something other than 0;
- * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out.
+ * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out,
+ * SVC_FUZZ_TRACE=1 prints every request.
  */
 const ENABLED = (process.env.SVC_FUZZ ?? '0') !== '0';
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
@@ -20,8 +21,18 @@ const CALLERS = 4;
 /** A single answer slower than this is a finding (unbounded work on malformed input), generous for busy machines. */
 const SLOW_MS = Number(process.env.SVC_FUZZ_SLOW_MS ?? 15_000);
 /** Input kinds left out (comma list), to look past a finding that breaks the site for later requests. */
+/** SVC_FUZZ_TRACE=1 prints every request with its status, to find the one that broke a site. */
+const TRACE = process.env.SVC_FUZZ_TRACE === '1';
 const SKIP = new Set((process.env.SVC_FUZZ_SKIP ?? '').split(',').filter(Boolean));
 const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 8000);
+
+const INHERITED_IDS = new Set([
+  'path:constructor',
+  'path:__proto__',
+  'path:hasOwnProperty',
+  'path:valueOf',
+  'path:toString',
+]);
 
 interface Caller {
   name: string;
@@ -79,6 +90,7 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
     headers: { ...(c.body === undefined ? {} : { 'content-type': 'application/json' }), ...c.headers },
   });
   tally(caller, res.statusCode);
+  if (TRACE) console.log(`fuzz ${caller.name} ${kind} ${op.method} ${c.url.slice(0, 200)} → ${res.statusCode}`);
   const fail = (problem: string) =>
     failures.push({
       problem,
@@ -93,6 +105,8 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
   const polluted = prototypeChanges();
   if (polluted.length) fail(`prototype polluted: ${polluted.join(', ')}`);
   if (res.statusCode >= 500) fail('5xx');
+  // No record is named after an Object.prototype member: a success means such an id was taken (or appended) as real.
+  if (INHERITED_IDS.has(kind) && res.statusCode < 300) fail('accepted a prototype-member name as a path id');
   if (Date.now() - started > SLOW_MS) fail(`slower than ${SLOW_MS} ms`);
   if (c.url.startsWith('/api/v1/')) {
     const problem = envelopeProblem({ ...res, contentType: String(res.headers['content-type']) });

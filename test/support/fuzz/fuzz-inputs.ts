@@ -20,6 +20,8 @@ const PATH_IDS: Record<string, string> = {
   'path:constructor': 'constructor',
   'path:__proto__': '__proto__',
   'path:hasOwnProperty': 'hasOwnProperty',
+  'path:valueOf': 'valueOf',
+  'path:toString': 'toString',
   'path:300-chars': 'a'.repeat(300),
   'path:percent': '%',
   'path:nul': 'a%00b',
@@ -59,6 +61,8 @@ const BODIES: Record<string, (base: Record<string, unknown>, field: string) => s
     `${JSON.stringify(b).slice(0, -1)}${Object.keys(b).length ? ',' : ''}"${f}":${deep('[', ']')}}`,
   'body:deep-object': (_b, f) => `{"${f}":${deep('{"a":', '}')}}`,
   'body:proto-key': (b) => `{"__proto__":{"fuzzPolluted":1},${JSON.stringify(b).slice(1)}`.replace(',}', '}'),
+  'body:inherited-names': (b) =>
+    `{"hasOwnProperty":1,"toString":"x","valueOf":{"a":1},"__defineGetter__":[]${Object.keys(b).length ? ',' : ''}${JSON.stringify(b).slice(1)}`,
   'body:constructor-key': (b, f) =>
     `{"constructor":{"prototype":{"fuzzPolluted":1}},"prototype":{"fuzzPolluted":1},"${f}":{"__proto__":{"fuzzPolluted":1}}${Object.keys(b).length ? ',' : ''}${JSON.stringify(b).slice(1)}`,
 };
