@@ -29,6 +29,42 @@ interface Ctx {
   locale: string | null;
   /** Read permissions: related rows outside them are not found, hidden fields are dropped on every level. */
   guard?: Guard;
+  /** Shared by every level of one request: counts fetched related rows against EXPANSION_LIMIT. */
+  budget?: ExpansionBudget;
+}
+
+/**
+ * Most related rows one request may fetch while expanding relations, summed over every level: a self-referencing
+ * m2m would otherwise grow the work by its fan-out per level (depth 8 is allowed).
+ */
+export const EXPANSION_LIMIT = 5000;
+/**
+ * Most records (nodes) an expanded answer may hold, counting a shared child once per place it appears: records are
+ * fetched and shaped once, but the serialised answer repeats them, so the output is bounded separately.
+ */
+export const EXPANSION_NODE_LIMIT = 10000;
+
+interface ExpansionBudget {
+  rows: number;
+  /** The related records shaped so far: only these count as nodes of the answer (not objects inside json values). */
+  records: WeakSet<object>;
+}
+
+/** Related rows fetched by expansions since the process started: lets tests measure the work of one request. */
+export const expansionStats = { rowsFetched: 0 };
+
+const tooLarge = (limit: number, what: string) =>
+  new DomainError(
+    'VALIDATION_FAILED',
+    `relation expansion exceeds the limit of ${limit} ${what} per request: ask for fewer levels or use deep[...][_limit]`,
+    { path: ['query', 'fields'], extensions: { reason: 'expansion_limit', limit } },
+  );
+
+function spend(ctx: Ctx, rows: number): void {
+  expansionStats.rowsFetched += rows;
+  const budget = ctx.budget!;
+  budget.rows += rows;
+  if (budget.rows > EXPANSION_LIMIT) throw tooLarge(EXPANSION_LIMIT, 'related records');
 }
 
 /**
@@ -42,6 +78,12 @@ export async function expandRecords(
   tree: FieldTree,
   deep: Map<string, DeepSpec>,
 ): Promise<ItemRecord[]> {
+  if (!ctx.budget) {
+    const budget: ExpansionBudget = { rows: 0, records: new WeakSet() };
+    const out = await expandRecords({ ...ctx, budget }, collection, records, tree, deep);
+    countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
+    return out;
+  }
   for (const [key, sub] of tree) {
     const relation = relationOn(ctx.schema, collection, key);
     if (!relation || !records.length) continue;
@@ -52,7 +94,45 @@ export async function expandRecords(
     const leaf = childTree ?? new Map([['id', true as const]]);
     await expandRelation(ctx, relation, records, key, leaf, spec, !childTree);
   }
-  return records.map((r) => hide(ctx, collection, pick(translateRecord(r, ctx.locale), tree)));
+  return records.map((r) =>
+    hide(ctx, collection, withNulls(ctx, collection, pick(translateRecord(r, ctx.locale), tree), tree)),
+  );
+}
+
+/**
+ * Every asked-for field of the schema (all of them under `*`) is present, `null` when the record has no value: typed
+ * clients rely on the keys. Unexpanded o2m/m2m fields hold no value of their own and stay out under `*`.
+ */
+function withNulls(ctx: Ctx, collection: string, record: ItemRecord, tree: FieldTree): ItemRecord {
+  const fields = ctx.schema.fields.get(collection);
+  if (!fields) return record;
+  const all = tree.has('*');
+  for (const key of fields.keys()) {
+    if (Object.hasOwn(record, key) || !(all || tree.has(key))) continue;
+    const kind = relationOn(ctx.schema, collection, key)?.kind;
+    if (!tree.has(key) && (kind === 'o2m' || kind === 'm2m')) continue;
+    record[key] = null;
+  }
+  return record;
+}
+
+/** Counts the records of an expanded answer (a shared child once per place), refusing past `limit`. */
+function countNodes(records: unknown[], related: WeakSet<object>, limit: number): void {
+  const memo = new Map<object, number>();
+  const size = (v: unknown): number => {
+    if (v === null || typeof v !== 'object') return 0;
+    const known = memo.get(v);
+    if (known !== undefined) return known;
+    let n = related.has(v) ? 1 : 0;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      n += size(child);
+      if (n > limit) throw tooLarge(limit, 'records in the answer');
+    }
+    memo.set(v, n);
+    return n;
+  };
+  let total = 0;
+  for (const r of records) if ((total += 1 + size(r)) > limit) throw tooLarge(limit, 'records in the answer');
 }
 
 /** Drops the fields the caller may not read (the id and audit columns always show). */
@@ -79,17 +159,21 @@ async function expandRelation(
   idsOnly: boolean,
 ): Promise<void> {
   const children = spec?.children ?? new Map<string, DeepSpec>();
-  const shape = (rows: ItemRow[], collection: string) =>
-    expandRecords(
+  const shape = async (rows: ItemRow[], collection: string) => {
+    const out = await expandRecords(
       ctx,
       collection,
       rows.map((r) => toItemRecord(r)),
       tree,
       children,
     );
+    for (const r of out) ctx.budget!.records.add(r);
+    return out;
+  };
   if (relation.kind === 'm2o') {
     const ids = unique(records.map((r) => r[key]));
     const rows = await byIds(ctx, relation.target!, ids);
+    spend(ctx, rows.length);
     const found = new Map((await shape(rows, relation.target!)).map((r) => [r.id, r]));
     for (const r of records)
       r[key] = r[key] === null || r[key] === undefined ? null : (found.get(String(r[key])) ?? null);
@@ -108,8 +192,9 @@ async function expandRelation(
     for (const [collection, ids] of byCollection) {
       if (!ctx.schema.fields.has(collection)) continue;
       checkFieldTree(tree, ctx.schema, collection, `${key}.`);
-      for (const r of await shape(await byIds(ctx, collection, [...ids]), collection))
-        found.set(`${collection}/${r.id}`, r);
+      const rows = await byIds(ctx, collection, [...ids]);
+      spend(ctx, rows.length);
+      for (const r of await shape(rows, collection)) found.set(`${collection}/${r.id}`, r);
     }
     for (const r of records) {
       if (!Array.isArray(r[key])) continue;
@@ -120,22 +205,18 @@ async function expandRelation(
     }
     return;
   }
-  const listed = await relatedLists(
-    ctx,
-    relation,
-    records.map((r) => r.id),
-    spec,
-  );
-  const shaped = await shape(
-    listed.map((l) => l.row),
-    relation.target!,
-  );
+  const listed = await relatedLists(ctx, relation, unique(records.map((r) => r.id)), spec);
+  spend(ctx, listed.length);
+  // Each related record is shaped once and shared by every parent that lists it.
+  const distinct = new Map(listed.map((l) => [l.row.id, l.row]));
+  const shaped = new Map((await shape([...distinct.values()], relation.target!)).map((r) => [r.id, r]));
   const byParent = new Map<string, unknown[]>();
-  listed.forEach((l, i) => {
+  for (const l of listed) {
     const list = byParent.get(l.parent) ?? [];
-    list.push(idsOnly ? shaped[i]!.id : shaped[i]!);
+    const child = shaped.get(l.row.id)!;
+    list.push(idsOnly ? child.id : child);
     byParent.set(l.parent, list);
-  });
+  }
   for (const r of records) r[key] = byParent.get(r.id) ?? [];
 }
 
