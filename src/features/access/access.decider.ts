@@ -1,5 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
+import { own } from '../../kernel/safe/keys.ts';
 import type { AccessEvent } from './access.events.ts';
 import {
   SYSTEM_ROLES,
@@ -37,12 +38,12 @@ export type AccessCommand =
   | { type: 'RemoveTeamMember'; data: { teamId: string; userId: string } & Now };
 
 const SYSTEM = new Set<string>(SYSTEM_ROLES);
-export const roleExists = (s: AccessState, id: string) => SYSTEM.has(id) || id in s.roles;
+export const roleExists = (s: AccessState, id: string) => SYSTEM.has(id) || Object.hasOwn(s.roles, id);
 
 /** The role, its parent, its parent's parent… (system roles have no parent). */
 export function roleChain(s: AccessState, id: string): string[] {
   const chain: string[] = [];
-  for (let r: string | null = id; r && !chain.includes(r); r = s.roles[r]?.parentId ?? null) chain.push(r);
+  for (let r: string | null = id; r && !chain.includes(r); r = own(s.roles, r)?.parentId ?? null) chain.push(r);
   return chain;
 }
 
@@ -71,25 +72,31 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
     switch (e.type) {
       case 'RoleCreated':
         return { ...s, roles: { ...s.roles, [e.data.role.id]: e.data.role } };
-      case 'RoleUpdated':
-        return { ...s, roles: { ...s.roles, [e.data.id]: { ...s.roles[e.data.id]!, ...e.data.changes } } };
+      case 'RoleUpdated': {
+        const r = own(s.roles, e.data.id);
+        return r ? { ...s, roles: { ...s.roles, [e.data.id]: { ...r, ...e.data.changes } } } : s;
+      }
       case 'RoleDeleted':
         return { ...s, roles: without(s.roles, e.data.id) };
       case 'PolicyCreated':
         return { ...s, policies: { ...s.policies, [e.data.policy.id]: { ...e.data.policy, permissions: [] } } };
-      case 'PolicyUpdated':
-        return { ...s, policies: { ...s.policies, [e.data.id]: { ...s.policies[e.data.id]!, ...e.data.changes } } };
+      case 'PolicyUpdated': {
+        const p = own(s.policies, e.data.id);
+        return p ? { ...s, policies: { ...s.policies, [e.data.id]: { ...p, ...e.data.changes } } } : s;
+      }
       case 'PolicyDeleted':
         return { ...s, policies: without(s.policies, e.data.id) };
       case 'PermissionAdded': {
-        const p = s.policies[e.data.policyId]!;
+        const p = own(s.policies, e.data.policyId);
+        if (!p) return s;
         return {
           ...s,
           policies: { ...s.policies, [p.id]: { ...p, permissions: [...p.permissions, e.data.permission] } },
         };
       }
       case 'PermissionRemoved': {
-        const p = s.policies[e.data.policyId]!;
+        const p = own(s.policies, e.data.policyId);
+        if (!p) return s;
         const permissions = p.permissions.filter((x) => x.id !== e.data.permissionId);
         return { ...s, policies: { ...s.policies, [p.id]: { ...p, permissions } } };
       }
@@ -104,16 +111,20 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
         };
       case 'TeamCreated':
         return { ...s, teams: { ...s.teams, [e.data.team.id]: { ...e.data.team, members: [] } } };
-      case 'TeamUpdated':
-        return { ...s, teams: { ...s.teams, [e.data.id]: { ...s.teams[e.data.id]!, name: e.data.name } } };
+      case 'TeamUpdated': {
+        const t = own(s.teams, e.data.id);
+        return t ? { ...s, teams: { ...s.teams, [e.data.id]: { ...t, name: e.data.name } } } : s;
+      }
       case 'TeamDeleted':
         return { ...s, teams: without(s.teams, e.data.id) };
       case 'TeamMemberAdded': {
-        const t = s.teams[e.data.teamId]!;
+        const t = own(s.teams, e.data.teamId);
+        if (!t) return s;
         return { ...s, teams: { ...s.teams, [t.id]: { ...t, members: [...t.members, e.data.userId] } } };
       }
       case 'TeamMemberRemoved': {
-        const t = s.teams[e.data.teamId]!;
+        const t = own(s.teams, e.data.teamId);
+        if (!t) return s;
         const members = t.members.filter((m) => m !== e.data.userId);
         return { ...s, teams: { ...s.teams, [t.id]: { ...t, members } } };
       }
@@ -133,7 +144,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'UpdateRole': {
         const { id, changes } = cmd.data;
         if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be changed`);
-        if (!s.roles[id]) throw notFound('role', id);
+        if (!own(s.roles, id)) throw notFound('role', id);
         if (changes.name !== undefined) checkRoleName(s, changes.name, id);
         if (changes.parentId !== undefined) checkParent(s, id, changes.parentId);
         return [{ type: 'RoleUpdated', data: { id, changes, at } }];
@@ -141,7 +152,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'DeleteRole': {
         const { id } = cmd.data;
         if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be deleted`);
-        if (!s.roles[id]) throw notFound('role', id);
+        if (!own(s.roles, id)) throw notFound('role', id);
         const children = Object.values(s.roles).filter((r) => r.parentId === id);
         if (children.length)
           throw new DomainError('CONFLICT', `role ${id} is the parent of ${children.map((c) => c.id).join(', ')}`);
@@ -155,23 +166,23 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
         return [{ type: 'PolicyCreated', data: { policy, at } }];
       }
       case 'UpdatePolicy':
-        if (!s.policies[cmd.data.id]) throw notFound('policy', cmd.data.id);
+        if (!own(s.policies, cmd.data.id)) throw notFound('policy', cmd.data.id);
         return [{ type: 'PolicyUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } }];
       case 'DeletePolicy': {
         const { id } = cmd.data;
-        if (!s.policies[id]) throw notFound('policy', id);
+        if (!own(s.policies, id)) throw notFound('policy', id);
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.policyId === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
         return [...detached, { type: 'PolicyDeleted', data: { id, at } }];
       }
       case 'AddPermission':
-        if (!s.policies[cmd.data.policyId]) throw notFound('policy', cmd.data.policyId);
+        if (!own(s.policies, cmd.data.policyId)) throw notFound('policy', cmd.data.policyId);
         return [
           { type: 'PermissionAdded', data: { policyId: cmd.data.policyId, permission: cmd.data.permission, at } },
         ];
       case 'RemovePermission': {
-        const p = s.policies[cmd.data.policyId];
+        const p = own(s.policies, cmd.data.policyId);
         if (!p) throw notFound('policy', cmd.data.policyId);
         if (!p.permissions.some((x) => x.id === cmd.data.permissionId))
           throw notFound('permission', cmd.data.permissionId);
@@ -180,10 +191,11 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'AttachPolicy':
       case 'DetachPolicy': {
         const { policyId, target } = cmd.data;
-        if (!s.policies[policyId]) throw notFound('policy', policyId);
+        if (!own(s.policies, policyId)) throw notFound('policy', policyId);
         if (target.kind === 'role' && !roleExists(s, target.id))
           throw invalid(`role ${target.id} does not exist`, ['id']);
-        if (target.kind === 'team' && !s.teams[target.id]) throw invalid(`team ${target.id} does not exist`, ['id']);
+        if (target.kind === 'team' && !own(s.teams, target.id))
+          throw invalid(`team ${target.id} does not exist`, ['id']);
         const attached = s.attachments.some((a) => a.policyId === policyId && sameTarget(a.target, target));
         if (cmd.type === 'AttachPolicy')
           return attached ? [] : [{ type: 'PolicyAttached', data: { policyId, target, at } }];
@@ -196,11 +208,11 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
         return [{ type: 'TeamCreated', data: { team, at } }];
       }
       case 'UpdateTeam':
-        if (!s.teams[cmd.data.id]) throw notFound('team', cmd.data.id);
+        if (!own(s.teams, cmd.data.id)) throw notFound('team', cmd.data.id);
         return [{ type: 'TeamUpdated', data: { id: cmd.data.id, name: cmd.data.name, at } }];
       case 'DeleteTeam': {
         const { id } = cmd.data;
-        if (!s.teams[id]) throw notFound('team', id);
+        if (!own(s.teams, id)) throw notFound('team', id);
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.target.kind === 'team' && a.target.id === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
@@ -208,7 +220,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       }
       case 'AddTeamMember':
       case 'RemoveTeamMember': {
-        const t = s.teams[cmd.data.teamId];
+        const t = own(s.teams, cmd.data.teamId);
         if (!t) throw notFound('team', cmd.data.teamId);
         const member = t.members.includes(cmd.data.userId);
         if (cmd.type === 'AddTeamMember')

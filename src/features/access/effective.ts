@@ -1,3 +1,4 @@
+import { own } from '../../kernel/safe/keys.ts';
 import { roleChain, type AccessState } from './access.decider.ts';
 import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
 
@@ -63,10 +64,10 @@ export function effectivePermissions(state: AccessState, who: Principal, vars: R
     ),
   ];
   const rules = [
-    ...chain.flatMap((r) => BUILT_IN[r] ?? []),
-    ...policyIds.flatMap((id) => state.policies[id]?.permissions ?? []),
+    ...chain.flatMap((r) => own(BUILT_IN, r) ?? []),
+    ...policyIds.flatMap((id) => own(state.policies, id)?.permissions ?? []),
   ].map((r) => substitute(r, vars));
-  const requireMfa = policyIds.some((id) => state.policies[id]?.requireMfa === true);
+  const requireMfa = policyIds.some((id) => own(state.policies, id)?.requireMfa === true);
   return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules, requireMfa };
 }
 

@@ -1,3 +1,4 @@
+import { own } from '../../../kernel/safe/keys.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -51,7 +52,8 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const schemaOf = (req: FastifyRequest) => withSite(db, siteOf(req), (trx) => loadSiteSchema(trx, siteOf(req)));
   const memberOf = async (req: FastifyRequest, userId: string, path: string[]) => {
     const user = await findUserById(db, userId);
-    if (!user?.roles[siteOf(req)]) throw bad(`user ${userId} is not a member of this site`, path);
+    if (!(user ? own(user.roles, siteOf(req)) : undefined))
+      throw bad(`user ${userId} is not a member of this site`, path);
   };
   /** Only an instance admin may make a role that inherits admin's powers. */
   const mayInheritFrom = (req: FastifyRequest, parentId: string | null | undefined) => {
@@ -64,7 +66,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const roleView = (s: AccessState, id: string) => {
     if ((SYSTEM_ROLES as readonly string[]).includes(id))
       return { id, name: id, description: null, parentId: null, system: true, policies: policiesOf(s, 'role', id) };
-    const r = s.roles[id];
+    const r = own(s.roles, id);
     if (!r) throw new DomainError('NOT_FOUND', `role ${id} not found`);
     return { ...r, system: false, policies: policiesOf(s, 'role', id) };
   };
@@ -108,7 +110,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   // Policies and their rules
   const policyView = (s: AccessState, id: string) => {
-    const p = s.policies[id];
+    const p = own(s.policies, id);
     if (!p) throw new DomainError('NOT_FOUND', `policy ${id} not found`);
     return { ...p, attachedTo: s.attachments.filter((a) => a.policyId === id).map((a) => a.target) };
   };
@@ -185,7 +187,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   // Teams
   const teamView = (s: AccessState, id: string) => {
-    const t = s.teams[id];
+    const t = own(s.teams, id);
     if (!t) throw new DomainError('NOT_FOUND', `team ${id} not found`);
     return { ...t, policies: policiesOf(s, 'team', id) };
   };

@@ -1,3 +1,4 @@
+import { dict, own } from '../../../kernel/safe/keys.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { sql } from 'kysely';
@@ -36,7 +37,7 @@ const grantPolicy = (collection: string) => `subscriber-access-${collection}`;
 
 /** The permissions matrix of a set: for each collection (and media) and action, the fields and conditions. */
 function matrix(set: PermissionSet, collections: string[]) {
-  const out: Record<string, Record<string, unknown>> = {};
+  const out = dict<Record<string, unknown>>();
   for (const c of [...collections, 'media']) {
     out[c] = Object.fromEntries(
       ACTIONS.filter((a) => c !== 'media' || a !== 'share').map((a) => {
@@ -76,7 +77,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       if (!SITE_ADMINS.has(roleOn(actorOf(req), siteId) ?? ''))
         throw new DomainError('PERMISSION_DENIED', 'only site admins may check another user');
       const user = await findUserById(db, userId);
-      const roleId = user?.instanceAdmin ? 'admin' : (user?.roles[siteId] ?? null);
+      const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
       if (!user || !roleId) throw new DomainError('NOT_FOUND', `user ${userId} is not a member of this site`);
       const vars = { $CURRENT_USER: userId, $CURRENT_ROLE: roleId, $NOW: clock.now().toISOString() };
       set = effectivePermissions((await siteAccess(deps, siteId)).state, { roleId, userId }, vars);
@@ -169,7 +170,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         store,
         [
           (s: AccessState): AccessCommand | null =>
-            s.policies[policyId] ? { type: 'DeletePolicy', data: { id: policyId, now: at } } : null,
+            own(s.policies, policyId) ? { type: 'DeletePolicy', data: { id: policyId, now: at } } : null,
           (): AccessCommand => ({
             type: 'CreatePolicy',
             data: { id: policyId, name: `Subscribers read ${collection}`, description: null, now: at },
@@ -195,7 +196,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     async (req, reply) => {
       const siteId = siteOf(req);
       const policyId = grantPolicy(req.params.collection);
-      if (!(await siteAccess(deps, siteId)).state.policies[policyId])
+      if (!own((await siteAccess(deps, siteId)).state.policies, policyId))
         throw new DomainError('NOT_FOUND', `subscribers have no access to ${req.params.collection}`);
       await handleCommands(
         store,
@@ -204,7 +205,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
             decider: accessDecider,
             streamId: accessStream(siteId),
             command: (s: AccessState) =>
-              s.policies[policyId]
+              own(s.policies, policyId)
                 ? { type: 'DeletePolicy', data: { id: policyId, now: clock.now().toISOString() } }
                 : null,
           } as unknown as StreamCommand,
