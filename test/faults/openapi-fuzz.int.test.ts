@@ -15,7 +15,7 @@ import { seeded } from '../support/fuzz/prng.ts';
  * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out,
  * SVC_FUZZ_TRACE=1 prints every request.
  */
-const ENABLED = (process.env.SVC_FUZZ ?? '0') !== '0';
+const ENABLED = (process.env.SVC_FUZZ ?? '1') !== '0';
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
 const CALLERS = 4;
 /** A single answer slower than this is a finding (unbounded work on malformed input), generous for busy machines. */
