@@ -11,7 +11,7 @@ import { seeded } from '../support/fuzz/prng.ts';
 
 /**
  * Calls every operation of the published OpenAPI document with malformed input, as site A's admin, anonymously,
- * and as a low-privilege user of site B aimed at site A. Off unless SVC_FUZZ is set to something other than 0;
+ * and as a low-privilege user of site B aimed at site A. On by default; SVC_FUZZ=0 turns it off;
  * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out,
  * SVC_FUZZ_TRACE=1 prints every request.
  */
