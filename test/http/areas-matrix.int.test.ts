@@ -18,9 +18,11 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Area = { method: 'GET' | 'PATCH'; url: string; payload?: object; site?: boolean };
-const ADMIN_SITE: Area[] = [{ method: 'GET', url: '/api/v1/admin/auth/issuers' }];
+type Area = { method: 'GET' | 'PATCH' | 'POST'; url: string; payload?: object; site?: boolean };
+const ADMIN_SITE: Area[] = [{ method: 'POST', url: '/api/v1/utils/cache/purge', payload: { tags: ['site:main'] } }];
+// Whom the service trusts to sign tokens is the instance's call, even for one site's issuers.
 const ADMIN_INSTANCE: Area[] = [
+  { method: 'GET', url: '/api/v1/admin/auth/issuers' },
   { method: 'GET', url: '/api/v1/admin/outbox', site: false },
   { method: 'GET', url: '/api/v1/admin/projections', site: false },
 ];

@@ -34,7 +34,7 @@ const tokenA = (claims: Record<string, unknown> = {}) =>
 
 beforeAll(async () => {
   idp = await startTestIdp();
-  t = await createTestApp();
+  t = await createTestApp({ env: { SVC_ALLOW_PRIVATE_ISSUERS: 'true' } });
   admin = await t.setup();
   expect(
     (await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'second', name: 'Second' } }))

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppDeps } from '../../deps.ts';
 import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
@@ -10,24 +10,13 @@ import {
 import { provisionExternalUser } from '../auth/index.ts';
 import { ISSUER_EVENT_TYPES } from './issuer.events.ts';
 import { resolveRole, claimAt } from './external-claims.ts';
+import { issuerKeys, KEY_REFRESH_INTERVAL_MS } from './issuer-keys.ts';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const MAX_ENTRIES = 10_000;
-const FETCH_TIMEOUT_MS = 5_000;
 const ISSUER_EVENTS = new Set<string>(ISSUER_EVENT_TYPES);
 
 const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
-
-/** The key set of an issuer: its jwksUri, or the jwks_uri its discovery document names. */
-async function keySet(issuer: TrustedIssuerRecord): Promise<JWTVerifyGetKey> {
-  if (issuer.jwksUri) return createRemoteJWKSet(new URL(issuer.jwksUri));
-  const res = await fetch(issuer.discoveryUrl!, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
-  if (!res.ok) throw new Error(`discovery document answered ${res.status}`);
-  const doc = (await res.json()) as { jwks_uri?: unknown };
-  if (typeof doc.jwks_uri !== 'string' || !/^https?:\/\//.test(doc.jwks_uri))
-    throw new Error('the discovery document names no http(s) jwks_uri');
-  return createRemoteJWKSet(new URL(doc.jwks_uri));
-}
 
 /**
  * JWTs of the site's trusted external issuers (spec: External JWT verification). A token whose `iss` is not an
@@ -68,9 +57,13 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     const k = `${issuer.id}:${issuer.version}`;
     let keys = keySets.get(k);
     if (!keys) {
-      keys = keySet(issuer);
+      keys = issuerKeys(issuer, {
+        allowPrivate: deps.config.SVC_ALLOW_PRIVATE_ISSUERS,
+        httpsOnly: deps.config.NODE_ENV === 'production',
+      });
       bounded(keySets, k, keys);
-      keys.catch(() => keySets.delete(k));
+      // A failed fetch is not retried for every token that names the issuer: at most once per interval.
+      keys.catch(() => setTimeout(() => keySets.delete(k), KEY_REFRESH_INTERVAL_MS).unref());
     }
     return keys;
   };

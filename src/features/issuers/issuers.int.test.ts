@@ -19,7 +19,7 @@ const post = (payload: Record<string, unknown>, as = admin, site = 'main') =>
   t.call({ method: 'POST', url: URL, as, site, payload });
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ env: { SVC_ALLOW_PRIVATE_ISSUERS: 'true' } });
   admin = await t.setup();
   const res = await t.call({
     method: 'POST',

@@ -6,7 +6,8 @@ import type { DomainEvent } from '../../../kernel/es/event.ts';
 import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { notFound } from '../../../kernel/http/errors.ts';
+import { DomainError, forbidden, notFound } from '../../../kernel/http/errors.ts';
+import { checkUrl, OutboundError, resolvePublic } from '../../../kernel/net/outbound-http.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findIssuer, listIssuers } from '../../../../projections/trusted-issuers/trusted-issuers.queries.ts';
@@ -24,8 +25,35 @@ const TAGS = ['admin'];
 const cmd = <S, C, E extends DomainEvent>(c: StreamCommand<S, C, E>) => c as unknown as StreamCommand;
 
 /** Trusted external issuers of the request's site: instance admins only. */
-export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock }) => {
+export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, store, clock, config }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  // A site's own `admin` role passes site-scoped admin areas; whom the whole service trusts is the instance's call.
+  app.addHook('preHandler', async (req) => {
+    if (req.routeOptions.url?.startsWith(BASE) && !req.actor?.instanceAdmin)
+      throw forbidden('trusted issuers are managed by instance administrators');
+  });
+  /** Where the service will fetch keys from must be https in production and, unless allowed, a public address. */
+  const checkSources = async (body: { jwksUri?: string | null; discoveryUrl?: string | null }) => {
+    for (const key of ['jwksUri', 'discoveryUrl'] as const) {
+      const url = body[key];
+      if (!url) continue;
+      try {
+        await resolvePublic(
+          checkUrl(url, { httpsOnly: config.NODE_ENV === 'production' }),
+          config.SVC_ALLOW_PRIVATE_ISSUERS,
+        );
+      } catch (err) {
+        if (!(err instanceof OutboundError)) throw err;
+        // A name that does not resolve now may later: every fetch checks again, so registration lets it pass.
+        if (err.reason === 'unresolved') continue;
+        throw new DomainError('VALIDATION_FAILED', `${key}: ${err.message}`, {
+          status: 422,
+          path: ['body', key],
+          extensions: { reason: err.reason },
+        });
+      }
+    }
+  };
   const current = async (siteId: string, id: string) => {
     const found = await withSite(db, siteId, (trx) => findIssuer(trx, siteId, id));
     if (!found) throw notFound('trusted issuer', id);
@@ -60,6 +88,7 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
     { config: ADMIN, attachValidation: true, schema: { body: IssuerBody, tags: TAGS } },
     async (req, reply) => {
       rejectInvalid(req);
+      await checkSources(req.body);
       const siteId = siteOf(req);
       const issuerId = newId();
       const now = clock.now();
@@ -81,6 +110,7 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
     { config: ADMIN, attachValidation: true, schema: { params: Id, body: IssuerPatchBody, tags: TAGS } },
     async (req) => {
       rejectInvalid(req);
+      await checkSources(req.body);
       const siteId = siteOf(req);
       const { id } = req.params;
       const before = await current(siteId, id);

@@ -1,0 +1,130 @@
+import dns from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { isPublicAddress } from './address-policy.ts';
+
+export interface OutboundOptions {
+  /** Let the request reach private, loopback and link-local addresses (development peers). */
+  allowPrivate?: boolean;
+  /** Refuse plain http (production). */
+  httpsOnly?: boolean;
+  /** Whole exchange, connect included. */
+  timeoutMs?: number;
+  /** Largest response body; a larger one fails the request. */
+  maxBytes?: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface OutboundResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+}
+
+/** Why an outbound request was refused or failed; `reason` is stable for callers and tests. */
+export class OutboundError extends Error {
+  constructor(
+    readonly reason:
+      'bad_url' | 'insecure' | 'private_address' | 'unresolved' | 'redirect' | 'timeout' | 'too_large' | 'network',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+/** The URL parsed and checked for scheme, without resolving it. */
+export function checkUrl(raw: string, opts: Pick<OutboundOptions, 'httpsOnly'> = {}): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new OutboundError('bad_url', 'not an absolute URL');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new OutboundError('bad_url', 'only http(s) URLs');
+  if (opts.httpsOnly && url.protocol !== 'https:') throw new OutboundError('insecure', 'only https URLs');
+  if (url.username || url.password) throw new OutboundError('bad_url', 'URLs may not carry credentials');
+  return url;
+}
+
+/**
+ * The addresses the URL's host resolves to, refused when any of them is not public (unless allowed): the
+ * check runs on what DNS answers now, so a name pointing at 127.0.0.1 or 169.254.169.254 is caught.
+ */
+export async function resolvePublic(url: URL, allowPrivate = false): Promise<{ address: string; family: number }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  let found: { address: string; family: number }[];
+  try {
+    found = await dns.lookup(host, { all: true, verbatim: true });
+  } catch {
+    throw new OutboundError('unresolved', `${host} does not resolve`);
+  }
+  if (!found.length) throw new OutboundError('unresolved', `${host} does not resolve`);
+  if (!allowPrivate && found.some((a) => !isPublicAddress(a.address)))
+    throw new OutboundError('private_address', `${host} resolves to a private, loopback or link-local address`);
+  return found[0]!;
+}
+
+/**
+ * The one way the service calls other servers (issuers now; webhooks and flows later): DNS is resolved and
+ * checked first, the connection goes to exactly that address (no second lookup an attacker's DNS could
+ * answer differently), redirects are never followed, and time and size are bounded.
+ */
+export async function outboundRequest(raw: string, opts: OutboundOptions = {}): Promise<OutboundResponse> {
+  const url = checkUrl(raw, opts);
+  const timeoutMs = opts.timeoutMs ?? 5_000;
+  const maxBytes = opts.maxBytes ?? 1_048_576;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const pinned = await Promise.race([
+    resolvePublic(url, opts.allowPrivate),
+    new Promise<never>((_, reject) =>
+      deadline.addEventListener('abort', () => reject(new OutboundError('timeout', 'timed out resolving'))),
+    ),
+  ]);
+  const lookup: LookupFunction = (_host, options, cb) => {
+    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: (typeof pinned)[]) => void)(null, [pinned]);
+    else cb(null, pinned.address, pinned.family);
+  };
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<OutboundResponse>((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: opts.method ?? 'GET',
+        headers: { 'user-agent': 'content-service', ...opts.headers },
+        lookup,
+        signal: deadline,
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400) {
+          res.destroy();
+          return reject(new OutboundError('redirect', `answered ${status}: redirects are not followed`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(new OutboundError('too_large', `the answer is larger than ${maxBytes} bytes`));
+          } else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', (err) => reject(wrap(err)));
+      },
+    );
+    req.on('error', (err) => reject(wrap(err)));
+    req.end(opts.body);
+  });
+}
+
+const wrap = (err: Error): OutboundError =>
+  err instanceof OutboundError
+    ? err
+    : err.name === 'AbortError' || err.name === 'TimeoutError'
+      ? new OutboundError('timeout', 'timed out')
+      : new OutboundError('network', err.message);
