@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { LeaderLock } from './db/leader-lock.ts';
 
 export interface LeaderLoopOptions {
   /** Names the advisory lock: one leader per name and schema. */
@@ -18,32 +19,19 @@ export interface LeaderLoopOptions {
  */
 export function startLeaderLoop(opts: LeaderLoopOptions): { stop(): Promise<void> } {
   let stopped = false;
-  let client: pg.PoolClient | null = null;
+  const lock = new LeaderLock(opts.lockPool, `:${opts.name}`);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
-
-  const isLeader = async (): Promise<boolean> => {
-    if (!opts.lockPool) return true;
-    if (client) return true;
-    const c = await opts.lockPool.connect();
-    const r = await c.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext(current_schema() || $1)) as ok`, [
-      `:${opts.name}`,
-    ]);
-    if (r.rows[0]?.ok) {
-      client = c;
-      c.on('error', () => (client = null));
-      return true;
-    }
-    c.release();
-    return false;
-  };
 
   const tick = (): void => {
     if (stopped) return;
     running = (async () => {
-      if (await isLeader()) await opts.run();
+      if (await lock.acquire()) await opts.run();
     })()
-      .catch((err) => opts.log.error({ err, loop: opts.name }, 'leader loop failed; retrying'))
+      .catch(async (err) => {
+        opts.log.error({ err, loop: opts.name }, 'leader loop failed; retrying');
+        await lock.reset();
+      })
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, opts.intervalMs);
       });
@@ -55,11 +43,7 @@ export function startLeaderLoop(opts: LeaderLoopOptions): { stop(): Promise<void
       stopped = true;
       clearTimeout(timer);
       await running;
-      if (client) {
-        await client.query(`select pg_advisory_unlock_all()`).catch(() => undefined);
-        client.release();
-        client = null;
-      }
+      await lock.release();
     },
   };
 }

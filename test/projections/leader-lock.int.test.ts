@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { sql } from 'kysely';
 import { startAsyncProjections } from '../../src/kernel/es/async-projections.ts';
+import { startLeaderLoop } from '../../src/kernel/leader-loop.ts';
+import { LeaderLock } from '../../src/kernel/db/leader-lock.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';
 
@@ -43,5 +45,49 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     const lag = (await t.deps.engine.status()).find((s) => s.name === 'site-activity')!.lag;
     expect(lag).toBe(0);
     await b.stop();
+  });
+
+  it('gives the lock and its connection back when a run fails, so another node leads next', async () => {
+    const pool = t.deps.database.pool;
+    const idleBefore = pool.totalCount - pool.idleCount;
+    let runs = 0;
+    const loop = startLeaderLoop({
+      name: 'failing-loop',
+      lockPool: pool,
+      intervalMs: 20,
+      log: pino({ level: 'silent' }),
+      run: async () => {
+        runs++;
+        throw new Error('boom');
+      },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const other = new LeaderLock(pool, ':failing-loop');
+    // Between two failed runs the lock is free: the other node takes it within a few tries.
+    let took = false;
+    for (let i = 0; i < 50 && !took; i++) {
+      took = await other.acquire();
+      if (!took) await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(runs).toBeGreaterThan(1);
+    expect(took).toBe(true);
+    await loop.stop();
+    await other.release();
+    // No checked-out connection is left behind by the failures.
+    expect(pool.totalCount - pool.idleCount).toBe(idleBefore);
+  });
+
+  it('destroys a lock connection that breaks, and leads again on a fresh one', async () => {
+    const pool = t.deps.database.pool;
+    const lock = new LeaderLock(pool, ':broken-loop');
+    expect(await lock.acquire()).toBe(true);
+    const pid = (
+      await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted
+      and objid = (hashtext(current_schema() || ':broken-loop'))::oid`.execute(t.deps.db)
+    ).rows[0]!.pid;
+    await sql`select pg_terminate_backend(${pid})`.execute(t.deps.db);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await lock.acquire()).toBe(true);
+    await lock.release();
   });
 });

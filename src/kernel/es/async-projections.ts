@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type pg from 'pg';
+import { LeaderLock } from '../db/leader-lock.ts';
 import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
 import { applyAll } from './projection-engine.ts';
@@ -61,35 +62,22 @@ export interface AsyncRunnerOptions {
 export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promise<void>; drain(): Promise<void> } {
   const pollMs = opts.pollMs ?? 200;
   let stopped = false;
-  let lockClient: pg.PoolClient | null = null;
+  const lock = new LeaderLock(opts.lockPool, ':async-projections');
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 
-  const isLeader = async (): Promise<boolean> => {
-    if (!opts.lockPool) return true;
-    if (lockClient) return true;
-    const c = await opts.lockPool.connect();
-    const r = await c.query<{ ok: boolean }>(
-      `select pg_try_advisory_lock(hashtext(current_schema() || ':async-projections')) as ok`,
-    );
-    if (r.rows[0]?.ok) {
-      lockClient = c;
-      c.on('error', () => (lockClient = null));
-      return true;
-    }
-    c.release();
-    return false;
-  };
-
   const drain = async (): Promise<void> => {
-    if (!(await isLeader())) return;
+    if (!(await lock.acquire())) return;
     for (const p of opts.projectors) while ((await catchUpOnce(opts.db, p)) > 0);
   };
 
   const tick = (): void => {
     if (stopped) return;
     running = drain()
-      .catch((err) => opts.log.error({ err }, 'async projection failed; retrying'))
+      .catch(async (err) => {
+        opts.log.error({ err }, 'async projection failed; retrying');
+        await lock.reset();
+      })
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, pollMs);
       });
@@ -102,11 +90,7 @@ export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promi
       stopped = true;
       clearTimeout(timer);
       await running;
-      if (lockClient) {
-        await lockClient.query(`select pg_advisory_unlock_all()`).catch(() => undefined);
-        lockClient.release();
-        lockClient = null;
-      }
+      await lock.release();
     },
   };
 }
