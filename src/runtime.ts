@@ -11,6 +11,7 @@ import { systemClock, type Clock } from './kernel/clock.ts';
 import { createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
 import { migrate } from './kernel/db/migrate.ts';
+import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
 import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
@@ -57,7 +58,11 @@ export async function startRuntime(
     log,
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
   });
-  const secret = config.JWT_SECRET ?? (await persistedSecret(db, 'jwt_secret', log));
+  if (config.NODE_ENV === 'production' && !config.JWT_SECRET && !config.keyring.activeKeyId)
+    log.warn(
+      'neither JWT_SECRET nor ENCRYPTION_KEY is set: the token signing key is kept in the database in clear; set one of them',
+    );
+  const secret = config.JWT_SECRET ?? (await persistedSecret(db, 'jwt_secret', log, config));
   const setupToken = config.SVC_REQUIRE_SETUP_TOKEN
     ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url'))
     : null;
@@ -82,7 +87,7 @@ export async function startRuntime(
     engine,
     clock: opts.clock ?? systemClock,
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
-    addresses: new AddressHasher(await persistedSecret(db, 'email_hash_key', log)),
+    addresses: new AddressHasher(await persistedSecret(db, 'email_hash_key', log, config)),
     limiter,
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
@@ -131,14 +136,9 @@ async function drainAsyncProjectors(db: Kysely<DB>, projectors: Projector[]): Pr
   }
 }
 
-/** A secret generated once and kept in the database, for installs that set none (embedded mode). */
-async function persistedSecret(db: Kysely<DB>, key: string, log: Logger): Promise<string> {
-  const fresh = randomBytes(48).toString('base64url');
-  await sql`insert into instance_settings (key, value) values (${key}, ${JSON.stringify(fresh)}) on conflict (key) do nothing`.execute(
-    db,
-  );
-  const row = await db.selectFrom('instance_settings').select('value').where('key', '=', key).executeTakeFirstOrThrow();
-  if (row.value === fresh && key === 'jwt_secret')
-    log.warn('JWT_SECRET is not set: generated one and stored it in the database');
-  return row.value as string;
+/** A secret generated once and kept in the database (sealed when an encryption key is configured). */
+async function persistedSecret(db: Kysely<DB>, key: string, log: Logger, config: Config): Promise<string> {
+  const { value, created } = await instanceSecret(db, key, config.keyring);
+  if (created && key === 'jwt_secret') log.warn('JWT_SECRET is not set: generated one and stored it in the database');
+  return value;
 }

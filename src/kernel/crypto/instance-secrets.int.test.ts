@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+
+const KEY = randomBytes(32).toString('base64');
+// No JWT_SECRET: the service makes its own signing key and keeps it in the database.
+const env = (extra: Record<string, string | undefined>) =>
+  ({ JWT_SECRET: undefined, ...extra }) as Record<string, string>;
+const stored = async (t: TestApp) =>
+  (
+    await t.deps.db
+      .selectFrom('instance_settings')
+      .select('value')
+      .where('key', '=', 'jwt_secret')
+      .executeTakeFirstOrThrow()
+  ).value;
+const me = (t: TestApp, token: string) => t.call({ method: 'GET', url: '/api/v1/auth/me', as: token });
+
+describe('the generated JWT signing key', () => {
+  const apps: TestApp[] = [];
+  afterAll(() => Promise.all(apps.map((a) => a.close())));
+
+  it('is stored sealed with the encryption key, and tokens survive a restart', async () => {
+    const t = await createTestApp({ env: env({ ENCRYPTION_KEY: KEY }) });
+    apps.push(t);
+    const token = await t.setup();
+    const value = await stored(t);
+    expect(value).toMatchObject({ sealed: expect.stringMatching(/^v0:/) });
+    await t.restart(env({ ENCRYPTION_KEY: KEY }));
+    expect((await me(t, token)).statusCode).toBe(200);
+  });
+
+  it('stored in clear by an earlier start is sealed once a key is configured, without voiding tokens', async () => {
+    const t = await createTestApp({ env: env({}) });
+    apps.push(t);
+    const token = await t.setup();
+    const clear = await stored(t);
+    expect(typeof clear).toBe('string');
+    await t.restart(env({ ENCRYPTION_KEY: KEY }));
+    const sealed = await stored(t);
+    expect(sealed).toMatchObject({ sealed: expect.any(String) });
+    expect(JSON.stringify(sealed)).not.toContain(clear as string);
+    expect((await me(t, token)).statusCode).toBe(200);
+  });
+
+  it('sealed under a key that is no longer configured stops the start with a message', async () => {
+    const t = await createTestApp({ env: env({ ENCRYPTION_KEY: KEY }) });
+    apps.push(t);
+    await t.setup();
+    await expect(t.restart(env({}))).rejects.toThrow(/jwt_secret is sealed with encryption key v0/);
+    await t.restart(env({ ENCRYPTION_KEY: KEY }));
+  });
+});
