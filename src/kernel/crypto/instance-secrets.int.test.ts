@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 const KEY = randomBytes(32).toString('base64');
 // No JWT_SECRET: the service makes its own signing key and keeps it in the database.
 const env = (extra: Record<string, string | undefined>) =>
-  ({ JWT_SECRET: undefined, ...extra }) as Record<string, string>;
+  ({ JWT_SECRET: undefined, ...extra }) as unknown as Record<string, string>;
 const stored = async (t: TestApp) =>
   (
     await t.deps.db
