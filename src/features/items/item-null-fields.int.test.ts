@@ -5,7 +5,7 @@ import { createUser } from '../../../test/setup/users.ts';
 let t: TestApp;
 let admin: string;
 let reader: string;
-type Method = 'GET' | 'POST';
+type Method = 'GET' | 'POST' | 'PATCH';
 const ok = async (as: string, method: Method, url: string, payload?: object) => {
   const res = await t.call({ method, url, payload, as, site: 'main' });
   expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
@@ -56,5 +56,12 @@ describe('fields without a value', () => {
     expect(one).toMatchObject({ title: 'One', views: null });
     expect(Object.hasOwn(one, 'secret')).toBe(false);
     expect(Object.hasOwn(one, 'later')).toBe(false);
+  });
+
+  it('are null in the answers of writes too', async () => {
+    const created = await ok(admin, 'POST', '/api/v1/items/posts', { title: 'Two' });
+    expect(created.data).toMatchObject({ title: 'Two', views: null, secret: null, later: null });
+    const patched = await ok(admin, 'PATCH', `/api/v1/items/posts/${created.data.id}`, { views: 3 });
+    expect(patched.data).toMatchObject({ views: 3, secret: null, later: null });
   });
 });

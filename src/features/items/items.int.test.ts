@@ -76,7 +76,7 @@ describe('item CRUD', () => {
     expect(patched.json().data).toMatchObject({ title: 'Edit me', tone: 'calm', views: 3 });
     expect((await call('PATCH', `/api/v1/items/articles/${id}`, { views: 'x' })).statusCode).toBe(400);
     const replaced = await call('PUT', `/api/v1/items/articles/${id}`, { title: 'Replaced' });
-    expect(replaced.json().data.tone).toBeUndefined();
+    expect(replaced.json().data.tone).toBeNull();
     expect((await call('DELETE', `/api/v1/items/articles/${id}`)).statusCode).toBe(204);
     expect((await call('GET', `/api/v1/items/articles/${id}`)).json().errors[0].code).toBe('RECORD_NOT_FOUND');
     expect((await call('PATCH', `/api/v1/items/articles/${id}`, { views: 1 })).statusCode).toBe(404);

@@ -12,7 +12,7 @@ import { withSite } from '../../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/schema.queries.ts';
 import { schemaStream } from '../../schema/schema.events.ts';
 import { findItem } from '../../../../projections/item-documents/item-documents.queries.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import { loadSiteSchema, relationOn, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
 import type { FieldDef, Workflow } from '../../schema/schema.types.ts';
 import { itemDecider, type ItemCommand, type ItemState } from '../item.decider.ts';
 import { itemStream, type ItemValues } from '../item.events.ts';
@@ -172,4 +172,19 @@ export function itemContext({
   const read = (req: FastifyRequest, collection: string, id: string) =>
     withSite(db, siteOf(req), (trx) => findItem(trx, siteOf(req), collection, id));
   return { schemaOf, mayAdminister, send, sendMany, read, seal, present, ...permissions };
+}
+
+/**
+ * A written record as answers show it: every field of the collection present, `null` where it has no value
+ * (as reads show it; o2m and m2m fields hold no value of their own and stay out). Hidden fields go later.
+ */
+export function withNullFields<T extends Record<string, unknown>>(s: CollectionSchema, record: T): T {
+  const out: Record<string, unknown> = { ...record };
+  for (const f of s.fields) {
+    if (Object.hasOwn(out, f.field)) continue;
+    const kind = relationOn(s.schema, s.collection.name, f.field)?.kind;
+    if (kind === 'o2m' || kind === 'm2m') continue;
+    Object.defineProperty(out, f.field, { value: null, enumerable: true, writable: true, configurable: true });
+  }
+  return out as T;
 }

@@ -13,7 +13,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findDependents } from '../../../../projections/item-documents/item-references.queries.ts';
 import { dependentRecordsExist } from '../item.errors.ts';
-import { itemContext } from './item-context.ts';
+import { itemContext, withNullFields } from './item-context.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
 
 const Values = z.record(z.string(), z.unknown());
@@ -79,7 +79,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
         written.map((w, i) => {
           const e = w.events[0]!.data as { values: Record<string, unknown>; at: string; by: string };
           const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
-          return { ...e.values, id: ids[i]!, ...audit };
+          return withNullFields(s, { ...e.values, id: ids[i]!, ...audit });
         }),
       );
       const revisionIds = written.map((w) => w.events.at(-1)?.eventId ?? null);
@@ -118,7 +118,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
           s.fields,
         );
         return {
-          data: await present(req, s, (await read(req, collection, id))!.record),
+          data: await present(req, s, withNullFields(s, (await read(req, collection, id))!.record)),
           meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
         };
       },
