@@ -53,7 +53,8 @@ export const itemVersionsDecider: Decider<ItemVersionsState, ItemVersionCommand,
     const { key } = cmd.data;
     switch (cmd.type) {
       case 'CreateVersion':
-        if (Object.hasOwn(s, key)) throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
+        if (Object.hasOwn(s, key))
+          throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
         return [{ type: 'ItemVersionCreated', data: cmd.data }];
       case 'UpdateVersion':
         if (!Object.hasOwn(s, key)) throw missing(key);
