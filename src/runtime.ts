@@ -136,9 +136,14 @@ async function drainAsyncProjectors(db: Kysely<DB>, projectors: Projector[]): Pr
   }
 }
 
-/** A secret generated once and kept in the database (sealed when an encryption key is configured). */
+/** A secret generated once and kept in the database (the JWT key sealed when an encryption key is configured). */
 async function persistedSecret(db: Kysely<DB>, key: string, log: Logger, config: Config): Promise<string> {
-  const { value, created } = await instanceSecret(db, key, config.keyring);
-  if (created && key === 'jwt_secret') log.warn('JWT_SECRET is not set: generated one and stored it in the database');
+  const { value, created, replaced } = await instanceSecret(db, key, config.keyring, { seal: key === 'jwt_secret' });
+  if (replaced)
+    log.error(
+      `the stored ${key} was sealed with an encryption key that is no longer configured: a new one was made, so every session and token has ended`,
+    );
+  else if (created && key === 'jwt_secret')
+    log.warn('JWT_SECRET is not set: generated one and stored it in the database');
   return value;
 }

@@ -17,6 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const createArticle = async (title: string): Promise<string> =>
+  (await t.call({ method: 'POST', url: '/api/v1/items/articles', as: admin, site: 'main', payload: { title } })).json()
+    .data.id as string;
+
 const envelopeError = (body: string) => {
   const parsed = JSON.parse(body) as { errors: { code: string; path: string[]; extensions: { reason?: string } }[] };
   expect(Object.keys(parsed)).toEqual(['errors']);
@@ -146,14 +150,7 @@ describe('answers the router and the HTTP parser give are in the envelope', () =
   });
 
   it('a bodiless request with Content-Type: application/json is a request without a body', async () => {
-    const created = await t.call({
-      method: 'POST',
-      url: '/api/v1/items/articles',
-      as: admin,
-      site: 'main',
-      payload: { title: 'gone' },
-    });
-    const id = created.json().data.id as string;
+    const id = await createArticle('gone');
     const res = await t.call({
       method: 'DELETE',
       url: `/api/v1/items/articles/${id}`,
@@ -262,14 +259,7 @@ describe('names every object inherits are ordinary unknown names', () => {
         payload: { [name]: 1 },
       });
       expect(write.statusCode).toBe(400);
-      const item = await t.call({
-        method: 'POST',
-        url: '/api/v1/items/articles',
-        as: admin,
-        site: 'main',
-        payload: { title: 't' },
-      });
-      const id = item.json().data.id as string;
+      const id = await createArticle('t');
       const patch = await t.call({
         method: 'PATCH',
         url: `/api/v1/items/articles/${id}`,

@@ -54,7 +54,13 @@ const concurrentUpdate = (collection: string, id: string, changes: ItemValues) =
 
 beforeAll(async () => {
   db = await openTestDatabase();
-  const config = loadConfig({ LOG_LEVEL: 'silent', JWT_SECRET: 'test-secret-test-secret-test-secret-123' });
+  // The pressure limiter is off as in every other test app: PGlite works inside the process and, on a busy machine,
+  // holds the event loop long enough to trip it.
+  const config = loadConfig({
+    LOG_LEVEL: 'silent',
+    JWT_SECRET: 'test-secret-test-secret-test-secret-123',
+    SVC_PRESSURE_LIMITER_ENABLED: 'false',
+  });
   runtime = await startRuntime(config, db, pino({ level: 'silent' }), { asyncWorker: false });
   const inner = runtime.deps.store;
   const store = Object.assign(Object.create(inner) as EventStore, {

@@ -43,11 +43,16 @@ describe('the generated JWT signing key', () => {
     expect((await me(t, token)).statusCode).toBe(200);
   });
 
-  it('sealed under a key that is no longer configured stops the start with a message', async () => {
+  it('is sealed anew when the active key changes, and replaced (ending sessions) when its key is gone', async () => {
     const t = await createTestApp({ env: env({ ENCRYPTION_KEY: KEY }) });
     apps.push(t);
-    await t.setup();
-    await expect(t.restart(env({}))).rejects.toThrow(/jwt_secret is sealed with encryption key v0/);
+    const token = await t.setup();
+    const next = randomBytes(32).toString('base64');
+    await t.restart(env({ ENCRYPTION_KEY: KEY, ENCRYPTION_KEY_V1: next, ENCRYPTION_ACTIVE_KEY_ID: 'v1' }));
+    expect(await stored(t)).toMatchObject({ sealed: expect.stringMatching(/^v1:/) });
+    expect((await me(t, token)).statusCode).toBe(200);
     await t.restart(env({ ENCRYPTION_KEY: KEY }));
+    expect((await me(t, token)).statusCode).toBe(401);
+    expect(await stored(t)).toMatchObject({ sealed: expect.stringMatching(/^v0:/) });
   });
 });
