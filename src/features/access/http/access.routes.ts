@@ -101,8 +101,12 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     return { data: roleView(s, req.params.id) };
   });
   app.delete('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    const holders = await sql<{ n: number }>`
-      select count(*)::int as n from user_sites where site_id = ${siteOf(req)} and role = ${req.params.id}`.execute(db);
+    const site = siteOf(req);
+    const holders = await withSite(db, site, (trx) =>
+      sql<{
+        n: number;
+      }>`select count(*)::int as n from user_sites where site_id = ${site} and role = ${req.params.id}`.execute(trx),
+    );
     if (holders.rows[0]!.n > 0)
       throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders.rows[0]!.n} user(s)`);
     await send(req, 'DeleteRole', { id: req.params.id });
