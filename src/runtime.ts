@@ -65,15 +65,10 @@ export async function startRuntime(
 ): Promise<Runtime> {
   const { db } = database;
   const servingRole = await prepareRoles(database, log);
+  if (servingRole) await grantServing(database.owner, servingRole);
   const projectors = allProjectors();
   const engine = new ProjectionEngine(database.owner, projectors, { serving: db, servingRole });
   await engine.setup();
-  if (servingRole)
-    await grantServing(
-      database.owner,
-      servingRole,
-      projectors.flatMap((p) => p.tables),
-    );
   const store = new PgEventStore(
     db,
     projectors.filter((p) => p.mode === 'inline'),

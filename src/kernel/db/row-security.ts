@@ -47,14 +47,13 @@ export async function secureKernelTables(db: Db): Promise<void> {
   await secureTable(db, 'subject_keys', { systemOnly: true });
 }
 
-/** Lets the serving role use the schema, the kernel tables, the read-model tables given, and their sequences. */
-export async function grantServing(owner: Kysely<DB>, role: string, readModelTables: readonly string[]): Promise<void> {
+/** Lets the serving role use the schema and the kernel tables (the projection engine grants the read models). */
+export async function grantServing(owner: Kysely<DB>, role: string): Promise<void> {
   const r = sql.id(role);
   const schema = await sql<{ s: string }>`select current_schema() as s`.execute(owner);
   await sql`grant usage on schema ${sql.id(schema.rows[0]!.s)} to ${r}`.execute(owner);
   for (const [table, privileges] of KERNEL_GRANTS)
     await sql`grant ${sql.raw(privileges)} on ${sql.table(table)} to ${r}`.execute(owner);
-  for (const t of readModelTables) await grantReadModel(owner, t, role);
 }
 
 /** A read-model table and the sequences of its columns, for the serving role's projectors and queries. */
