@@ -15,9 +15,7 @@ const mailsTo = async (to: string) =>
     .data as { kind: string }[];
 const claimStreams = async () =>
   (
-    await sql<{ stream_id: string }>`select stream_id from events where type = 'EmailClaimed'`.execute(
-      t.deps.database.owner,
-    )
+    await sql<{ stream_id: string }>`select stream_id from events where type = 'EmailClaimed'`.execute(t.deps.db)
   ).rows.map((r) => r.stream_id);
 
 beforeAll(async () => {
@@ -42,7 +40,7 @@ describe('email claims', () => {
     expect(streams).not.toContain(emailClaimStream(legacyAddressHash(ADMIN.email)));
     const setup = await sql<{
       h: string;
-    }>`select data->>'emailHash' as h from events where type = 'SetupStarted'`.execute(t.deps.database.owner);
+    }>`select data->>'emailHash' as h from events where type = 'SetupStarted'`.execute(t.deps.db);
     expect(setup.rows[0]!.h).toBe(t.deps.addresses.hash(ADMIN.email));
     expect(setup.rows[0]!.h).not.toBe(legacyAddressHash(ADMIN.email));
   });

@@ -5,7 +5,6 @@ import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { seal } from '../../../kernel/privacy/pii.ts';
-import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findUserById } from '../../../../projections/users/users.queries.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
@@ -18,8 +17,8 @@ import { Email, grantableRole } from './users.routes.ts';
 const InviteBody = z
   .object({
     email: Email,
-    roleId: RecordId.optional(),
-    roleKey: RecordId.optional(),
+    roleId: z.string().min(1).max(64).optional(),
+    roleKey: z.string().min(1).max(64).optional(),
     firstName: z.string().trim().max(200).optional(),
     lastName: z.string().trim().max(200).optional(),
   })
