@@ -11,6 +11,8 @@ import { systemClock, type Clock } from './kernel/clock.ts';
 import { createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
 import { migrate } from './kernel/db/migrate.ts';
+import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
+import { withSystem } from './kernel/tenancy/site.ts';
 import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
 import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
@@ -25,10 +27,30 @@ export interface Runtime {
   stop(): Promise<void>;
 }
 
+/** DATABASE_URL names the serving role; DATABASE_MIGRATION_URL, when set, the tables' owner. */
 export function databaseFromConfig(config: Config): Promise<Database> {
   return config.DATABASE_URL
-    ? createDatabase({ kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE })
+    ? createDatabase({
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        ownerUrl: config.DATABASE_MIGRATION_URL,
+        poolSize: config.DATABASE_POOL_SIZE,
+      })
     : createDatabase({ kind: 'pglite', dataDir: path.resolve(config.SVC_DATA_DIR) });
+}
+
+/**
+ * Migrates and grants as the owner; with a serving role of its own, checks that it can step over no wall first.
+ * Returns that role's name (null when one role owns and serves).
+ */
+async function prepareRoles(database: Database, log: Logger): Promise<string | null> {
+  const servingRole = database.separateRoles ? await checkServingRole(database.db) : null;
+  if (database.kind === 'postgres' && !servingRole)
+    log.warn(
+      'DATABASE_MIGRATION_URL is not set: one role owns the tables and serves requests, so row-level security is not a wall (only the application\'s own site filters are); see "Server mode" in the README',
+    );
+  await migrate(database.owner);
+  return servingRole;
 }
 
 /**
@@ -42,9 +64,10 @@ export async function startRuntime(
   opts: { clock?: Clock; asyncWorker?: boolean } = {},
 ): Promise<Runtime> {
   const { db } = database;
-  await migrate(db);
+  const servingRole = await prepareRoles(database, log);
+  if (servingRole) await grantServing(database.owner, servingRole);
   const projectors = allProjectors();
-  const engine = new ProjectionEngine(db, projectors);
+  const engine = new ProjectionEngine(database.owner, projectors, { serving: db, servingRole });
   await engine.setup();
   const store = new PgEventStore(
     db,
@@ -62,7 +85,7 @@ export async function startRuntime(
     log.warn(
       'neither JWT_SECRET nor ENCRYPTION_KEY is set: the token signing key is kept in the database in clear; set one of them',
     );
-  const secret = config.JWT_SECRET ?? (await persistedSecret(db, 'jwt_secret', log, config));
+  const secret = config.JWT_SECRET ?? (await persistedSecret(database.owner, 'jwt_secret', log, config));
   const setupToken = config.SVC_REQUIRE_SETUP_TOKEN
     ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url'))
     : null;
@@ -87,7 +110,7 @@ export async function startRuntime(
     engine,
     clock: opts.clock ?? systemClock,
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
-    addresses: new AddressHasher(await persistedSecret(db, 'email_hash_key', log, config)),
+    addresses: new AddressHasher(await persistedSecret(database.owner, 'email_hash_key', log, config)),
     limiter,
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
@@ -116,20 +139,24 @@ export async function startRuntime(
  * of the events up to the log's head at the call is left, giving such a transaction up to 30 s to end.
  */
 async function drainAsyncProjectors(db: Kysely<DB>, projectors: Projector[]): Promise<void> {
-  const head = await sql<{ n: string | null }>`select max(global_position)::text as n from events`.execute(db);
+  const head = await withSystem(db, (trx) =>
+    sql<{ n: string | null }>`select max(global_position)::text as n from events`.execute(trx),
+  );
   const target = head.rows[0]?.n ?? null;
   if (target === null) return;
   for (const p of projectors) {
     for (let i = 0; i < 1500; i++) {
       while ((await catchUpOnce(db, p)) > 0);
-      const left = await sql<{ left: boolean }>`
+      const left = await withSystem(db, (trx) =>
+        sql<{ left: boolean }>`
         select exists (
           select 1 from events e, projection_state s
           where s.name = ${p.name} and s.status = 'live' and e.global_position <= ${target}::bigint
             and (s.checkpoint is null
                  or (e.transaction_id, e.global_position) >
                     (split_part(s.checkpoint, ':', 1)::xid8, split_part(s.checkpoint, ':', 2)::bigint))
-        ) as left`.execute(db);
+        ) as left`.execute(trx),
+      );
       if (!left.rows[0]!.left) break;
       await new Promise((r) => setTimeout(r, 20));
     }

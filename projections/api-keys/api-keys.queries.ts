@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 
 /** An API key as its site's admins see it: never the secret nor its hash. */
@@ -75,7 +76,7 @@ export async function findApiKey(db: Db, siteId: string, keyId: string): Promise
 
 /** Looked up before the request's site is checked, so across sites: the key itself says which site it serves. */
 export async function findApiKeyCredential(db: Db, keyId: string): Promise<ApiKeyCredential | null> {
-  const r = await sql<Row>`select * from api_keys where key_id = ${keyId}`.execute(db);
+  const r = await asSystem(db, (db) => sql<Row>`select * from api_keys where key_id = ${keyId}`.execute(db));
   const k = r.rows[0];
   if (!k) return null;
   return {
@@ -96,9 +97,11 @@ export async function findApiKeyCredential(db: Db, keyId: string): Promise<ApiKe
  * state, and an event per request would flood the log. A rebuild of this projection starts it empty again.
  */
 export async function touchApiKey(db: Db, keyId: string, at: Date): Promise<void> {
-  await sql`
+  await asSystem(db, (db) =>
+    sql`
     update api_keys set last_used_at = ${at}
     where key_id = ${keyId} and (last_used_at is null or last_used_at <= ${new Date(at.getTime() - 60_000)})`.execute(
-    db,
+      db,
+    ),
   );
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import type { SetupEvent } from '../../src/features/setup/setup.events.ts';
@@ -20,6 +21,7 @@ export const instanceProjector = defineProjector({
         first_site_id text not null
       )`.execute(db);
   },
+  instanceWide: true,
   apply: async (trx, stored, t) => {
     const e = stored as unknown as SetupEvent;
     const table = sql.table(t('instance_state'));
@@ -35,9 +37,11 @@ export const instanceProjector = defineProjector({
 });
 
 export async function instanceState(db: Db): Promise<{ setupComplete: boolean; adminPath: string | null }> {
-  const r = await sql<{
-    setup_complete: boolean;
-    admin_path: string;
-  }>`select setup_complete, admin_path from instance_state`.execute(db);
+  const r = await asSystem(db, (db) =>
+    sql<{
+      setup_complete: boolean;
+      admin_path: string;
+    }>`select setup_complete, admin_path from instance_state`.execute(db),
+  );
   return { setupComplete: r.rows[0]?.setup_complete ?? false, adminPath: r.rows[0]?.admin_path ?? null };
 }

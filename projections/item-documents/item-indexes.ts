@@ -5,12 +5,14 @@ import type { TableName } from '../../src/kernel/es/projector.ts';
 import type { FieldDef, FieldType } from '../../src/features/schema/schema.types.ts';
 import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
 import { bumpChanges } from './item-counts.ts';
-import { INDEXED_TYPES, valueExpr } from './site-schema.ts';
+import { INDEXED_TYPES } from './site-schema.ts';
+import { itemIndexDdl, uniqueKind, valueKind } from './item-index-ddl.ts';
 
 /**
  * Index strategy of the item documents: every (site, collection, field) whose type is short and ordered gets a
  * partial b-tree index on the same expression the query compiler filters and sorts by; a unique field gets a partial
- * unique index over its live items, so the database itself refuses a duplicate inside the append transaction.
+ * unique index over its live items, so the database itself refuses a duplicate inside the append transaction. The
+ * DDL goes through the owner's function (`item-index-ddl.ts`): the serving role owns no table.
  */
 export const INDEX_EVENT_TYPES = ['FieldCreated', 'FieldUpdated', 'FieldDeleted'] as const;
 
@@ -28,19 +30,27 @@ export async function createIndexTable(db: Db, t: TableName): Promise<void> {
 const indexName = (t: TableName, kind: 'x' | 'u', site: string, collection: string, field: string) =>
   `${t('item_documents')}_${kind}_${createHash('sha1').update(`${site}/${collection}/${field}`).digest('hex').slice(0, 16)}`;
 
-/** Long or structured values are made unique by their hash (a b-tree entry has a size limit). */
-const uniqueExpr = (type: FieldType, field: string) =>
-  ['text', 'json', 'csv', 'geometry'].includes(type)
-    ? sql`md5((data -> ${sql.lit(field)})::text)`
-    : sql`(data -> ${sql.lit(field)})`;
-
-const livePart = (site: string, collection: string) =>
-  sql`site_id = ${sql.lit(site)} and collection = ${sql.lit(collection)} and deleted_at is null`;
+/**
+ * Under row-level security PostgreSQL leaves the key out of a unique violation's detail, and the error handler names
+ * the refused field from that detail: the field (never the value) is put back, found by the index's name.
+ */
+export function nameUniqueViolation(err: unknown, t: TableName, site: string, c: string, fields: string[]): unknown {
+  const e = err as { code?: unknown; constraint?: unknown; detail?: unknown };
+  if (e.code !== '23505' || typeof e.constraint !== 'string') return err;
+  if (typeof e.detail === 'string' && e.detail.includes('data ->')) return err;
+  const field = fields.find((f) => indexName(t, 'u', site, c, f) === e.constraint);
+  if (field) (err as { detail?: string }).detail = `Key ((data -> '${field}'::text))=(…) already exists.`;
+  return err;
+}
 
 async function createUnique(trx: Transaction<DB>, t: TableName, site: string, c: string, f: string, type: FieldType) {
-  const name = sql.id(indexName(t, 'u', site, c, f));
-  await sql`create unique index if not exists ${name} on ${sql.table(t('item_documents'))}
-            ((${uniqueExpr(type, f)})) where ${livePart(site, c)}`.execute(trx);
+  const at = { table: t('item_documents'), name: indexName(t, 'u', site, c, f), site, collection: c, field: f };
+  await itemIndexDdl(trx, 'unique', { ...at, kind: uniqueKind(type) });
+}
+
+async function dropIndex(trx: Transaction<DB>, t: TableName, kind: 'x' | 'u', site: string, c: string, f: string) {
+  const at = { table: t('item_documents'), name: indexName(t, kind, site, c, f), site, collection: c, field: f };
+  await itemIndexDdl(trx, 'drop', at);
 }
 
 export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: SchemaEvent, t: TableName) {
@@ -52,8 +62,9 @@ export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: Sch
       await sql`insert into ${table} (site_id, collection, field, type) values (${site}, ${c}, ${f.field}, ${f.type})
                 on conflict (site_id, collection, field) do update set type = excluded.type`.execute(trx);
       if (INDEXED_TYPES.includes(f.type) && !f.encrypted) {
-        await sql`create index if not exists ${sql.id(indexName(t, 'x', site, c, f.field))} on ${sql.table(t('item_documents'))}
-                  ((${valueExpr(f.type, f.field)})) where ${livePart(site, c)}`.execute(trx);
+        const name = indexName(t, 'x', site, c, f.field);
+        const at = { table: t('item_documents'), name, site, collection: c, field: f.field };
+        await itemIndexDdl(trx, 'index', { ...at, kind: valueKind(f.type) });
       }
       if (f.unique) await createUnique(trx, t, site, c, f.field, f.type);
       return;
@@ -62,7 +73,7 @@ export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: Sch
       if (e.data.changes.unique === undefined) return;
       const { collection: c, field } = e.data;
       if (!e.data.changes.unique) {
-        await sql`drop index if exists ${sql.id(indexName(t, 'u', site, c, field))}`.execute(trx);
+        await dropIndex(trx, t, 'u', site, c, field);
         return;
       }
       const r = await sql<{ type: FieldType }>`select type from ${table}
@@ -72,8 +83,8 @@ export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: Sch
     }
     case 'FieldDeleted': {
       const { collection: c, field } = e.data;
-      await sql`drop index if exists ${sql.id(indexName(t, 'x', site, c, field))}`.execute(trx);
-      await sql`drop index if exists ${sql.id(indexName(t, 'u', site, c, field))}`.execute(trx);
+      await dropIndex(trx, t, 'x', site, c, field);
+      await dropIndex(trx, t, 'u', site, c, field);
       await sql`delete from ${table} where site_id = ${site} and collection = ${c} and field = ${field}`.execute(trx);
       await bumpChanges(trx, t, site, c);
       // A removed field's values leave the read model (the log keeps them); a new field of that name starts empty.

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSite, asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { ReleaseState } from '../../src/features/releases/release.state.ts';
 
@@ -23,10 +24,11 @@ const toRecord = (r: Row) =>
   }) as ReleaseRecord;
 
 export async function findRelease(db: Db, siteId: string, id: string): Promise<ReleaseRecord | null> {
-  const r =
-    await sql<Row>`select * from releases where site_id = ${siteId} and release_id = ${id} and deleted_at is null`.execute(
+  const r = await asSite(db, siteId, (db) =>
+    sql<Row>`select * from releases where site_id = ${siteId} and release_id = ${id} and deleted_at is null`.execute(
       db,
-    );
+    ),
+  );
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 
@@ -44,9 +46,12 @@ export async function listReleases(
 
 /** Releases whose time has come (scheduled, publishAt ≤ now) or whose publish was cut off, on every site. */
 export async function dueReleases(db: Db, now: Date): Promise<{ siteId: string; id: string }[]> {
-  const r = await sql<{ site_id: string; release_id: string }>`
+  // The scheduler looks across every site.
+  const r = await asSystem(db, (db) =>
+    sql<{ site_id: string; release_id: string }>`
     select site_id, release_id from releases
     where deleted_at is null and ((status = 'scheduled' and publish_at <= ${now}) or publishing)
-    order by publish_at nulls first`.execute(db);
+    order by publish_at nulls first`.execute(db),
+  );
   return r.rows.map((x) => ({ siteId: x.site_id, id: x.release_id }));
 }

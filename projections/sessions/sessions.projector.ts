@@ -30,6 +30,7 @@ export const sessionsProjector = defineProjector({
       db,
     );
   },
+  instanceWide: true,
   apply: async (trx, stored, t) => {
     const e = stored as unknown as SessionEvent;
     const table = sql.table(t('sessions'));

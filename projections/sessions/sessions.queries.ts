@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 
 /** A session as its owner or a site admin sees it: no token material, the address truncated. */
@@ -45,13 +46,17 @@ const view = (r: Row): SessionView => ({
 
 /** The user's live sessions, newest first. */
 export async function liveSessions(db: Db, userId: string, now: Date): Promise<SessionView[]> {
-  const r = await sql<Row>`
+  const r = await asSystem(db, (db) =>
+    sql<Row>`
     select * from sessions where user_id = ${userId} and revoked_at is null and expires_at > ${now}
-    order by created_at desc`.execute(db);
+    order by created_at desc`.execute(db),
+  );
   return r.rows.map(view);
 }
 
 export async function findSessionOwner(db: Db, sessionId: string): Promise<string | null> {
-  const r = await sql<{ user_id: string }>`select user_id from sessions where session_id = ${sessionId}`.execute(db);
+  const r = await asSystem(db, (db) =>
+    sql<{ user_id: string }>`select user_id from sessions where session_id = ${sessionId}`.execute(db),
+  );
   return r.rows[0]?.user_id ?? null;
 }

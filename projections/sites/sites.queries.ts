@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSite, asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 
 export interface SiteRecord {
@@ -29,14 +30,16 @@ const toRecord = (r: SiteRow): SiteRecord => ({
 });
 
 export async function findSite(db: Db, siteId: string): Promise<SiteRecord | null> {
-  const r = await sql<SiteRow>`select * from sites where site_id = ${siteId}`.execute(db);
+  const r = await asSite(db, siteId, (db) => sql<SiteRow>`select * from sites where site_id = ${siteId}`.execute(db));
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 
 /** Sites in id order; `ids` null means every site (instance admins). */
 export async function listSites(db: Db, ids: string[] | null): Promise<SiteRecord[]> {
-  const r = ids
-    ? await sql<SiteRow>`select * from sites where site_id = any(${ids}::text[]) order by site_id`.execute(db)
-    : await sql<SiteRow>`select * from sites order by site_id`.execute(db);
+  const r = await asSystem(db, (db) =>
+    ids
+      ? sql<SiteRow>`select * from sites where site_id = any(${ids}::text[]) order by site_id`.execute(db)
+      : sql<SiteRow>`select * from sites order by site_id`.execute(db),
+  );
   return r.rows.map(toRecord);
 }

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSite } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { TrustedIssuerConfig } from '../../src/features/issuers/issuer.events.ts';
 
@@ -42,8 +43,11 @@ export async function findIssuer(db: Db, siteId: string, issuerId: string): Prom
 
 /** The site's enabled issuers (what authentication matches a token's `iss` against). */
 export async function enabledIssuers(db: Db, siteId: string): Promise<TrustedIssuerRecord[]> {
-  const r = await sql<Row>`
+  // Asked while authenticating, before any site transaction exists.
+  const r = await asSite(db, siteId, (db) =>
+    sql<Row>`
     select issuer_id, config, created_at, updated_at, version from trusted_issuers
-    where site_id = ${siteId} and enabled`.execute(db);
+    where site_id = ${siteId} and enabled`.execute(db),
+  );
   return r.rows.map(toRecord);
 }

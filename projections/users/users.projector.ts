@@ -49,6 +49,7 @@ export const usersProjector = defineProjector({
       db,
     );
   },
+  instanceWide: true,
   apply: async (trx, stored, t) => {
     const e = stored as unknown as UserEvent;
     const users = sql.table(t('users'));

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 
 export interface UserRow {
@@ -48,12 +49,12 @@ const toRow = (r: Row): UserRow => ({
 });
 
 export async function findUserByEmail(db: Db, email: string): Promise<UserRow | null> {
-  const r = await sql<Row>`${SELECT} where lower(u.email) = lower(${email})`.execute(db);
+  const r = await asSystem(db, (db) => sql<Row>`${SELECT} where lower(u.email) = lower(${email})`.execute(db));
   return r.rows[0] ? toRow(r.rows[0]) : null;
 }
 
 export async function findUserById(db: Db, userId: string): Promise<UserRow | null> {
-  const r = await sql<Row>`${SELECT} where u.user_id = ${userId}`.execute(db);
+  const r = await asSystem(db, (db) => sql<Row>`${SELECT} where u.user_id = ${userId}`.execute(db));
   return r.rows[0] ? toRow(r.rows[0]) : null;
 }
 
@@ -75,19 +76,23 @@ export async function findUserForToken(
   userId: string,
   sessionId: string | null,
 ): Promise<(UserRow & { sessionLive: boolean }) | null> {
-  const r = await sql<Row & { session_live: boolean }>`
+  const r = await asSystem(db, (db) =>
+    sql<Row & { session_live: boolean }>`
     select u.*,
       (select jsonb_object_agg(s.site_id, s.role) from user_sites s where s.user_id = u.user_id) as roles,
       (${sessionId}::text is null or exists (
         select 1 from sessions x where x.session_id = ${sessionId} and x.user_id = u.user_id and x.revoked_at is null
       )) as session_live
-    from users u where u.user_id = ${userId}`.execute(db);
+    from users u where u.user_id = ${userId}`.execute(db),
+  );
   const row = r.rows[0];
   return row ? { ...toRow(row), sessionLive: row.session_live } : null;
 }
 
 export async function firstInstanceAdmin(db: Db): Promise<UserRow | null> {
-  const r = await sql<Row>`${SELECT} where u.instance_admin order by u.created_at limit 1`.execute(db);
+  const r = await asSystem(db, (db) =>
+    sql<Row>`${SELECT} where u.instance_admin order by u.created_at limit 1`.execute(db),
+  );
   return r.rows[0] ? toRow(r.rows[0]) : null;
 }
 
@@ -114,33 +119,36 @@ export async function listMembers(
     ${q.role ? sql`and s.role = ${q.role}` : sql``}
     ${q.withInstanceAdmins ? sql`` : sql`and not u.instance_admin`}
     ${pattern ? sql`and (u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})` : sql``}`;
-  const rows = await sql<{
-    user_id: string;
-    email: string | null;
-    first_name: string | null;
-    last_name: string | null;
-    role: string;
-    status: string;
-    instance_admin: boolean;
-    created_at: Date;
-  }>`select u.user_id, u.email, u.first_name, u.last_name, s.role, u.status, u.instance_admin, u.created_at
+  // Accounts are instance-wide (site `_system`): a member list joins them to one site's memberships.
+  return asSystem(db, async (db) => {
+    const rows = await sql<{
+      user_id: string;
+      email: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      role: string;
+      status: string;
+      instance_admin: boolean;
+      created_at: Date;
+    }>`select u.user_id, u.email, u.first_name, u.last_name, s.role, u.status, u.instance_admin, u.created_at
      from user_sites s join users u on u.user_id = s.user_id where ${where}
      order by lower(u.email), u.user_id limit ${q.limit} offset ${q.offset}`.execute(db);
-  const total = await sql<{
-    n: number;
-  }>`select count(*)::int as n from user_sites s join users u on u.user_id = s.user_id
+    const total = await sql<{
+      n: number;
+    }>`select count(*)::int as n from user_sites s join users u on u.user_id = s.user_id
      where ${where}`.execute(db);
-  return {
-    rows: rows.rows.map((r) => ({
-      id: r.user_id,
-      email: r.email,
-      firstName: r.first_name,
-      lastName: r.last_name,
-      role: r.role,
-      status: r.status,
-      instanceAdmin: r.instance_admin,
-      createdAt: new Date(r.created_at).toISOString(),
-    })),
-    total: total.rows[0]!.n,
-  };
+    return {
+      rows: rows.rows.map((r) => ({
+        id: r.user_id,
+        email: r.email,
+        firstName: r.first_name,
+        lastName: r.last_name,
+        role: r.role,
+        status: r.status,
+        instanceAdmin: r.instance_admin,
+        createdAt: new Date(r.created_at).toISOString(),
+      })),
+      total: total.rows[0]!.n,
+    };
+  });
 }

@@ -39,7 +39,7 @@ describe('20 concurrent writers on one item', () => {
     expect((await call('GET', '/api/v1/items/notes/hot', 'main')).json().data.n).toBe(n);
     const events = await sql<{
       c: number;
-    }>`select count(*)::int as c from events where stream_id = 'main/item/notes/hot'`.execute(t.deps.db);
+    }>`select count(*)::int as c from events where stream_id = 'main/item/notes/hot'`.execute(t.deps.database.owner);
     expect(events.rows[0]!.c).toBe(2);
   });
 

@@ -72,7 +72,7 @@ describe.skipIf(!url)('PostgreSQL connections dropped during writes', () => {
     });
     expect(after.statusCode).toBe(201);
     // Nothing by halves: every stream's version is its last event, every created item has its document.
-    const db = t.deps.db;
+    const db = t.deps.database.owner;
     const streams = await sql<{ bad: number }>`
       select count(*)::int as bad from streams s
       where s.version <> (select max(stream_version) from events e where e.site_id = s.site_id and e.stream_id = s.stream_id)`.execute(

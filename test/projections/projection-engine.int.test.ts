@@ -29,7 +29,11 @@ const meta = (siteId: string): EventMetadata => ({
 });
 
 const snapshot = async (table: string) =>
-  (await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by site_id`.execute(t.deps.db)).rows;
+  (
+    await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by site_id`.execute(
+      t.deps.database.owner,
+    )
+  ).rows;
 
 const siteCommand = fc.record({
   site: fc.constantFrom('p-a', 'p-b', 'p-c'),
@@ -61,9 +65,9 @@ describe('ProjectionEngine', () => {
   });
 
   it('rebuilds a projector whose version changed, and only that one', async () => {
-    await sql`update sites set name = 'drifted' where site_id = 'main'`.execute(t.deps.db);
+    await sql`update sites set name = 'drifted' where site_id = 'main'`.execute(t.deps.database.owner);
     const bumped = { ...sitesProjector, version: sitesProjector.version + 1 };
-    const engine = new ProjectionEngine(t.deps.db, [bumped]);
+    const engine = new ProjectionEngine(t.deps.database.owner, [bumped], { servingRole: t.deps.database.servingRole });
     await engine.setup();
     expect((await snapshot('sites')).find((r) => r.site_id === 'main')!.name).toBe('Main');
     const state = await t.deps.db
@@ -72,7 +76,9 @@ describe('ProjectionEngine', () => {
       .where('name', '=', 'sites')
       .executeTakeFirstOrThrow();
     expect(state.version).toBe(bumped.version);
-    await new ProjectionEngine(t.deps.db, [sitesProjector]).setup();
+    await new ProjectionEngine(t.deps.database.owner, [sitesProjector], {
+      servingRole: t.deps.database.servingRole,
+    }).setup();
   });
 
   it('moves an async checkpoint with the rows, and a stale worker applies nothing twice', async () => {

@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { own } from '../../kernel/safe/keys.ts';
 import type { AccessEvent } from './access.events.ts';
+import { foldable } from './access.fold-guard.ts';
 import {
   SYSTEM_ROLES,
   type AttachTarget,
@@ -11,12 +11,13 @@ import {
   type TeamDef,
 } from './access.types.ts';
 
+/** Maps keyed by ids: an id from a request or the log is never an object key (it might be `__proto__`). */
 export interface AccessState {
   /** Custom roles (system roles are implicit). */
-  roles: Record<string, RoleDef>;
-  policies: Record<string, PolicyDef & { permissions: PermissionDef[] }>;
+  roles: ReadonlyMap<string, RoleDef>;
+  policies: ReadonlyMap<string, PolicyDef & { permissions: PermissionDef[] }>;
   attachments: { policyId: string; target: AttachTarget }[];
-  teams: Record<string, TeamDef & { members: string[] }>;
+  teams: ReadonlyMap<string, TeamDef & { members: string[] }>;
 }
 
 type Now = { now: string };
@@ -38,24 +39,30 @@ export type AccessCommand =
   | { type: 'RemoveTeamMember'; data: { teamId: string; userId: string } & Now };
 
 const SYSTEM = new Set<string>(SYSTEM_ROLES);
-export const roleExists = (s: AccessState, id: string) => SYSTEM.has(id) || Object.hasOwn(s.roles, id);
+export const roleExists = (s: AccessState, id: string) => SYSTEM.has(id) || s.roles.has(id);
 
 /** The role, its parent, its parent's parent… (system roles have no parent). */
 export function roleChain(s: AccessState, id: string): string[] {
   const chain: string[] = [];
-  for (let r: string | null = id; r && !chain.includes(r); r = own(s.roles, r)?.parentId ?? null) chain.push(r);
+  for (let r: string | null = id; r && !chain.includes(r); r = s.roles.get(r)?.parentId ?? null) chain.push(r);
   return chain;
 }
 
 const notFound = (what: string, id: string) => new DomainError('NOT_FOUND', `${what} ${id} not found`);
 const invalid = (message: string, path: string[]) => new DomainError('VALIDATION_FAILED', message, { path });
 const sameTarget = (a: AttachTarget, b: AttachTarget) => a.kind === b.kind && a.id === b.id;
-const without = <T>(r: Record<string, T>, k: string) => Object.fromEntries(Object.entries(r).filter(([x]) => x !== k));
+/** A copy of `m` with `k` set to `v` (states are never changed in place: cached folds are shared). */
+const put = <T>(m: ReadonlyMap<string, T>, k: string, v: T) => new Map(m).set(k, v);
+const without = <T>(m: ReadonlyMap<string, T>, k: string) => {
+  const out = new Map(m);
+  out.delete(k);
+  return out;
+};
 
 function checkRoleName(s: AccessState, name: string, except?: string): void {
   const taken =
     SYSTEM.has(name.toLowerCase()) ||
-    Object.values(s.roles).some((r) => r.id !== except && r.name.toLowerCase() === name.toLowerCase());
+    [...s.roles.values()].some((r) => r.id !== except && r.name.toLowerCase() === name.toLowerCase());
   if (taken) throw new DomainError('CONFLICT', `a role named ${name} exists`, { path: ['name'] });
 }
 
@@ -67,71 +74,8 @@ function checkParent(s: AccessState, id: string, parentId: string | null): void 
 }
 
 export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
-  initialState: () => ({ roles: {}, policies: {}, attachments: [], teams: {} }),
-  evolve: (s, e) => {
-    switch (e.type) {
-      case 'RoleCreated':
-        return { ...s, roles: { ...s.roles, [e.data.role.id]: e.data.role } };
-      case 'RoleUpdated': {
-        const r = own(s.roles, e.data.id);
-        return r ? { ...s, roles: { ...s.roles, [e.data.id]: { ...r, ...e.data.changes } } } : s;
-      }
-      case 'RoleDeleted':
-        return { ...s, roles: without(s.roles, e.data.id) };
-      case 'PolicyCreated':
-        return { ...s, policies: { ...s.policies, [e.data.policy.id]: { ...e.data.policy, permissions: [] } } };
-      case 'PolicyUpdated': {
-        const p = own(s.policies, e.data.id);
-        return p ? { ...s, policies: { ...s.policies, [e.data.id]: { ...p, ...e.data.changes } } } : s;
-      }
-      case 'PolicyDeleted':
-        return { ...s, policies: without(s.policies, e.data.id) };
-      case 'PermissionAdded': {
-        const p = own(s.policies, e.data.policyId);
-        if (!p) return s;
-        return {
-          ...s,
-          policies: { ...s.policies, [p.id]: { ...p, permissions: [...p.permissions, e.data.permission] } },
-        };
-      }
-      case 'PermissionRemoved': {
-        const p = own(s.policies, e.data.policyId);
-        if (!p) return s;
-        const permissions = p.permissions.filter((x) => x.id !== e.data.permissionId);
-        return { ...s, policies: { ...s.policies, [p.id]: { ...p, permissions } } };
-      }
-      case 'PolicyAttached':
-        return { ...s, attachments: [...s.attachments, { policyId: e.data.policyId, target: e.data.target }] };
-      case 'PolicyDetached':
-        return {
-          ...s,
-          attachments: s.attachments.filter(
-            (a) => !(a.policyId === e.data.policyId && sameTarget(a.target, e.data.target)),
-          ),
-        };
-      case 'TeamCreated':
-        return { ...s, teams: { ...s.teams, [e.data.team.id]: { ...e.data.team, members: [] } } };
-      case 'TeamUpdated': {
-        const t = own(s.teams, e.data.id);
-        return t ? { ...s, teams: { ...s.teams, [e.data.id]: { ...t, name: e.data.name } } } : s;
-      }
-      case 'TeamDeleted':
-        return { ...s, teams: without(s.teams, e.data.id) };
-      case 'TeamMemberAdded': {
-        const t = own(s.teams, e.data.teamId);
-        if (!t) return s;
-        return { ...s, teams: { ...s.teams, [t.id]: { ...t, members: [...t.members, e.data.userId] } } };
-      }
-      case 'TeamMemberRemoved': {
-        const t = own(s.teams, e.data.teamId);
-        if (!t) return s;
-        const members = t.members.filter((m) => m !== e.data.userId);
-        return { ...s, teams: { ...s.teams, [t.id]: { ...t, members } } };
-      }
-      default:
-        return assertNever(e);
-    }
-  },
+  initialState: () => ({ roles: new Map(), policies: new Map(), attachments: [], teams: new Map() }),
+  evolve: (s, e) => (foldable(e) ? evolve(s, e) : s),
   decide: (cmd, s) => {
     const at = cmd.data.now;
     switch (cmd.type) {
@@ -144,7 +88,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'UpdateRole': {
         const { id, changes } = cmd.data;
         if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be changed`);
-        if (!own(s.roles, id)) throw notFound('role', id);
+        if (!s.roles.get(id)) throw notFound('role', id);
         if (changes.name !== undefined) checkRoleName(s, changes.name, id);
         if (changes.parentId !== undefined) checkParent(s, id, changes.parentId);
         return [{ type: 'RoleUpdated', data: { id, changes, at } }];
@@ -152,8 +96,8 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'DeleteRole': {
         const { id } = cmd.data;
         if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be deleted`);
-        if (!own(s.roles, id)) throw notFound('role', id);
-        const children = Object.values(s.roles).filter((r) => r.parentId === id);
+        if (!s.roles.get(id)) throw notFound('role', id);
+        const children = [...s.roles.values()].filter((r) => r.parentId === id);
         if (children.length)
           throw new DomainError('CONFLICT', `role ${id} is the parent of ${children.map((c) => c.id).join(', ')}`);
         const detached: AccessEvent[] = s.attachments
@@ -166,23 +110,23 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
         return [{ type: 'PolicyCreated', data: { policy, at } }];
       }
       case 'UpdatePolicy':
-        if (!own(s.policies, cmd.data.id)) throw notFound('policy', cmd.data.id);
+        if (!s.policies.get(cmd.data.id)) throw notFound('policy', cmd.data.id);
         return [{ type: 'PolicyUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } }];
       case 'DeletePolicy': {
         const { id } = cmd.data;
-        if (!own(s.policies, id)) throw notFound('policy', id);
+        if (!s.policies.get(id)) throw notFound('policy', id);
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.policyId === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
         return [...detached, { type: 'PolicyDeleted', data: { id, at } }];
       }
       case 'AddPermission':
-        if (!own(s.policies, cmd.data.policyId)) throw notFound('policy', cmd.data.policyId);
+        if (!s.policies.get(cmd.data.policyId)) throw notFound('policy', cmd.data.policyId);
         return [
           { type: 'PermissionAdded', data: { policyId: cmd.data.policyId, permission: cmd.data.permission, at } },
         ];
       case 'RemovePermission': {
-        const p = own(s.policies, cmd.data.policyId);
+        const p = s.policies.get(cmd.data.policyId);
         if (!p) throw notFound('policy', cmd.data.policyId);
         if (!p.permissions.some((x) => x.id === cmd.data.permissionId))
           throw notFound('permission', cmd.data.permissionId);
@@ -191,10 +135,10 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'AttachPolicy':
       case 'DetachPolicy': {
         const { policyId, target } = cmd.data;
-        if (!own(s.policies, policyId)) throw notFound('policy', policyId);
+        if (!s.policies.get(policyId)) throw notFound('policy', policyId);
         if (target.kind === 'role' && !roleExists(s, target.id))
           throw invalid(`role ${target.id} does not exist`, ['id']);
-        if (target.kind === 'team' && !own(s.teams, target.id))
+        if (target.kind === 'team' && !s.teams.get(target.id))
           throw invalid(`team ${target.id} does not exist`, ['id']);
         const attached = s.attachments.some((a) => a.policyId === policyId && sameTarget(a.target, target));
         if (cmd.type === 'AttachPolicy')
@@ -203,16 +147,16 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       }
       case 'CreateTeam': {
         const { now: _n, ...team } = cmd.data;
-        if (Object.values(s.teams).some((t) => t.name.toLowerCase() === team.name.toLowerCase()))
+        if ([...s.teams.values()].some((t) => t.name.toLowerCase() === team.name.toLowerCase()))
           throw new DomainError('CONFLICT', `a team named ${team.name} exists`, { path: ['name'] });
         return [{ type: 'TeamCreated', data: { team, at } }];
       }
       case 'UpdateTeam':
-        if (!own(s.teams, cmd.data.id)) throw notFound('team', cmd.data.id);
+        if (!s.teams.get(cmd.data.id)) throw notFound('team', cmd.data.id);
         return [{ type: 'TeamUpdated', data: { id: cmd.data.id, name: cmd.data.name, at } }];
       case 'DeleteTeam': {
         const { id } = cmd.data;
-        if (!own(s.teams, id)) throw notFound('team', id);
+        if (!s.teams.get(id)) throw notFound('team', id);
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.target.kind === 'team' && a.target.id === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
@@ -220,7 +164,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       }
       case 'AddTeamMember':
       case 'RemoveTeamMember': {
-        const t = own(s.teams, cmd.data.teamId);
+        const t = s.teams.get(cmd.data.teamId);
         if (!t) throw notFound('team', cmd.data.teamId);
         const member = t.members.includes(cmd.data.userId);
         if (cmd.type === 'AddTeamMember')
@@ -232,3 +176,61 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
     }
   },
 };
+
+function evolve(s: AccessState, e: AccessEvent): AccessState {
+  switch (e.type) {
+    case 'RoleCreated':
+      return { ...s, roles: put(s.roles, e.data.role.id, e.data.role) };
+    case 'RoleUpdated': {
+      const r = s.roles.get(e.data.id);
+      return r ? { ...s, roles: put(s.roles, r.id, { ...r, ...e.data.changes }) } : s;
+    }
+    case 'RoleDeleted':
+      return { ...s, roles: without(s.roles, e.data.id) };
+    case 'PolicyCreated':
+      return { ...s, policies: put(s.policies, e.data.policy.id, { ...e.data.policy, permissions: [] }) };
+    case 'PolicyUpdated': {
+      const p = s.policies.get(e.data.id);
+      return p ? { ...s, policies: put(s.policies, p.id, { ...p, ...e.data.changes }) } : s;
+    }
+    case 'PolicyDeleted':
+      return { ...s, policies: without(s.policies, e.data.id) };
+    case 'PermissionAdded': {
+      const p = s.policies.get(e.data.policyId);
+      const permissions = p ? [...p.permissions, e.data.permission] : [];
+      return p ? { ...s, policies: put(s.policies, p.id, { ...p, permissions }) } : s;
+    }
+    case 'PermissionRemoved': {
+      const p = s.policies.get(e.data.policyId);
+      const permissions = p ? p.permissions.filter((x) => x.id !== e.data.permissionId) : [];
+      return p ? { ...s, policies: put(s.policies, p.id, { ...p, permissions }) } : s;
+    }
+    case 'PolicyAttached':
+      return { ...s, attachments: [...s.attachments, { policyId: e.data.policyId, target: e.data.target }] };
+    case 'PolicyDetached': {
+      const { policyId, target } = e.data;
+      return {
+        ...s,
+        attachments: s.attachments.filter((a) => !(a.policyId === policyId && sameTarget(a.target, target))),
+      };
+    }
+    case 'TeamCreated':
+      return { ...s, teams: put(s.teams, e.data.team.id, { ...e.data.team, members: [] }) };
+    case 'TeamUpdated': {
+      const t = s.teams.get(e.data.id);
+      return t ? { ...s, teams: put(s.teams, t.id, { ...t, name: e.data.name }) } : s;
+    }
+    case 'TeamDeleted':
+      return { ...s, teams: without(s.teams, e.data.id) };
+    case 'TeamMemberAdded':
+    case 'TeamMemberRemoved': {
+      const t = s.teams.get(e.data.teamId);
+      if (!t) return s;
+      const others = t.members.filter((m) => m !== e.data.userId);
+      const members = e.type === 'TeamMemberAdded' ? [...others, e.data.userId] : others;
+      return { ...s, teams: put(s.teams, t.id, { ...t, members }) };
+    }
+    default:
+      return assertNever(e);
+  }
+}

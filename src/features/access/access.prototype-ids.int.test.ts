@@ -126,3 +126,87 @@ describe('a log that already holds events naming prototype members', () => {
     expect(Object.prototype).not.toHaveProperty('permissions');
   });
 });
+
+describe('a log that already holds records whose ids name prototype members', () => {
+  it('folds without them: they grant nothing, are not listed, and the rest of the model still works', async () => {
+    const metadata = {
+      siteId: 'main',
+      actor: { type: 'system' as const, id: 'test' },
+      correlationId: 'poisoned-records',
+      causationId: null,
+      requestId: null,
+      occurredAt: new Date().toISOString(),
+    };
+    const at = metadata.occurredAt;
+    const role = (await call('POST', '/api/v1/roles', { name: 'Reader' })).json().data.id as string;
+    const policy = (await call('POST', '/api/v1/policies', { name: 'Reader rules' })).json().data.id as string;
+    await call('POST', `/api/v1/policies/${policy}/attach`, { role });
+    await createUser(t, 'reader@example.com', 'Reader-pass-4242!', { main: role });
+    const read = (id: string, conditions: unknown = null) => ({
+      id,
+      collection: 'articles',
+      action: 'read',
+      fields: ['*'],
+      conditions,
+      presets: null,
+      validation: null,
+    });
+    const poison = [
+      {
+        type: 'RoleCreated',
+        data: { role: { id: '__proto__', name: 'odd', description: null, parentId: 'admin' }, at },
+      },
+      { type: 'PolicyCreated', data: { policy: { id: 'constructor', name: 'odd', description: null }, at } },
+      { type: 'PermissionAdded', data: { policyId: 'constructor', permission: read('r1'), at } },
+      { type: 'PolicyAttached', data: { policyId: 'constructor', target: { kind: 'role', id: role }, at } },
+      { type: 'PolicyCreated', data: { policy: { id: 'hasOwnProperty', name: 'odd', description: null }, at } },
+      { type: 'TeamCreated', data: { team: { id: 'prototype', name: 'odd' }, at } },
+      { type: 'TeamMemberAdded', data: { teamId: 'prototype', userId: 'u', at } },
+      {
+        type: 'PermissionAdded',
+        data: { policyId: policy, permission: read('r2', JSON.parse('{"__proto__":{}}')), at },
+      },
+      { type: 'PermissionAdded', data: { policyId: policy, permission: { ...read('r3'), fields: ['toString'] }, at } },
+      { type: 'PolicyAttached', data: { policyId: policy, target: { kind: 'team', id: 'constructor' }, at } },
+      { type: 'AccessModelReshapedByALaterVersion', data: { at } },
+    ];
+    await t.deps.store.append(
+      accessStream('main'),
+      poison.map((e) => ({ ...e, metadata })),
+      { expectedVersion: 'any' },
+    );
+    for (const round of ['live', 'after restart']) {
+      if (round === 'after restart') {
+        await t.restart();
+        admin = await login('admin@example.com', 'Correct-horse-42!');
+      }
+      const ids = async (url: string) => ((await call('GET', url)).json().data as { id: string }[]).map((r) => r.id);
+      for (const odd of ['__proto__', 'constructor', 'hasOwnProperty', 'prototype']) {
+        expect(await ids('/api/v1/roles'), round).not.toContain(odd);
+        expect(await ids('/api/v1/policies'), round).not.toContain(odd);
+        expect(await ids('/api/v1/teams'), round).not.toContain(odd);
+      }
+      const rules = (await call('GET', `/api/v1/policies/${policy}/permissions`)).json().data;
+      expect(rules, round).toEqual([]);
+      const readerToken = await login('reader@example.com', 'Reader-pass-4242!');
+      const items = await call('GET', '/api/v1/items/articles', undefined, readerToken);
+      expect(items.statusCode, round).toBe(403);
+      const me = await call('GET', '/api/v1/permissions/me', undefined, readerToken);
+      expect(me.statusCode, round).toBe(200);
+      expect(me.json().data.policies, round).toEqual([policy]);
+      expect((await call('GET', '/api/v1/permissions/me')).statusCode, round).toBe(200);
+      const added = await call('POST', `/api/v1/policies/${policy}/permissions`, {
+        collection: 'articles',
+        action: 'read',
+      });
+      expect(added.statusCode, round).toBe(201);
+      expect((await call('GET', '/api/v1/items/articles', undefined, readerToken)).statusCode, round).toBe(200);
+      await call('DELETE', `/api/v1/policies/${policy}/permissions/${added.json().data.id}`);
+    }
+  });
+});
+
+async function login(email: string, password: string): Promise<string> {
+  const res = await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } });
+  return res.json().data.token as string;
+}

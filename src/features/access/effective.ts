@@ -1,4 +1,4 @@
-import { own } from '../../kernel/safe/keys.ts';
+import { dictFrom } from '../../kernel/safe/keys.ts';
 import { roleChain, type AccessState } from './access.decider.ts';
 import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
 
@@ -23,10 +23,10 @@ const everything = (actions: readonly Action[]): PermissionDef[] =>
       validation: null,
     })),
   );
-const BUILT_IN: Record<string, PermissionDef[]> = {
-  editor: everything(ACTIONS),
-  viewer: everything(['read']),
-};
+const BUILT_IN = new Map<string, PermissionDef[]>([
+  ['editor', everything(ACTIONS)],
+  ['viewer', everything(['read'])],
+]);
 const FULL = new Set(['admin', 'site_admin']);
 
 /**
@@ -44,12 +44,21 @@ export interface PermissionSet {
   rules: PermissionDef[];
 }
 
-export function effectivePermissions(state: AccessState, who: Principal, vars: Record<string, unknown>): PermissionSet {
+/** Values of the variables a rule may name ($CURRENT_USER, $CURRENT_ROLE, $NOW). */
+export type RuleVars = ReadonlyMap<string, unknown>;
+
+/** The variables of a rule for a user (or key) holding a role, at a time. */
+export const ruleVars = (userId: string, roleId: string | null, now: Date): RuleVars =>
+  new Map<string, unknown>([
+    ['$CURRENT_USER', userId],
+    ['$CURRENT_ROLE', roleId],
+    ['$NOW', now.toISOString()],
+  ]);
+
+export function effectivePermissions(state: AccessState, who: Principal, vars: RuleVars): PermissionSet {
   const chain = who.roleId ? roleChain(state, who.roleId) : [];
   const teams = who.userId
-    ? Object.values(state.teams)
-        .filter((t) => t.members.includes(who.userId!))
-        .map((t) => t.id)
+    ? [...state.teams.values()].filter((t) => t.members.includes(who.userId!)).map((t) => t.id)
     : [];
   const policyIds = [
     ...new Set(
@@ -64,21 +73,30 @@ export function effectivePermissions(state: AccessState, who: Principal, vars: R
     ),
   ];
   const rules = [
-    ...chain.flatMap((r) => own(BUILT_IN, r) ?? []),
-    ...policyIds.flatMap((id) => own(state.policies, id)?.permissions ?? []),
+    ...chain.flatMap((r) => BUILT_IN.get(r) ?? []),
+    ...policyIds.flatMap((id) => state.policies.get(id)?.permissions ?? []),
   ].map((r) => substitute(r, vars));
-  const requireMfa = policyIds.some((id) => own(state.policies, id)?.requireMfa === true);
+  const requireMfa = policyIds.some((id) => state.policies.get(id)?.requireMfa === true);
   return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules, requireMfa };
 }
 
-/** Replaces $CURRENT_USER, $CURRENT_ROLE and $NOW inside a rule's conditions, presets and validation. */
-function substitute(rule: PermissionDef, vars: Record<string, unknown>): PermissionDef {
+/**
+ * Replaces variables in a filter or presets. Only the variables' own names match: a value such as `constructor`
+ * stays a value. Copies are prototype-less, so no key of a stored rule ever reaches a prototype.
+ */
+export function fillVars(value: unknown, vars: RuleVars): unknown {
   const walk = (v: unknown): unknown => {
-    if (typeof v === 'string' && v in vars) return vars[v];
+    if (typeof v === 'string' && vars.has(v)) return vars.get(v);
     if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    if (v && typeof v === 'object') return dictFrom(Object.entries(v).map(([k, x]) => [k, walk(x)] as const));
     return v;
   };
+  return walk(value);
+}
+
+/** Replaces $CURRENT_USER, $CURRENT_ROLE and $NOW inside a rule's conditions, presets and validation. */
+function substitute(rule: PermissionDef, vars: RuleVars): PermissionDef {
+  const walk = (v: unknown) => fillVars(v, vars);
   return {
     ...rule,
     conditions: walk(rule.conditions) as PermissionDef['conditions'],
@@ -108,7 +126,7 @@ export function scopeOf(set: PermissionSet, collection: string, action: Action):
   return {
     filter: unrestricted ? null : rules.length === 1 ? rules[0]!.conditions : { _or: rules.map((r) => r.conditions) },
     fields: everyField ? null : new Set(rules.flatMap((r) => r.fields)),
-    presets: Object.assign({}, ...rules.map((r) => r.presets ?? {})),
+    presets: dictFrom(rules.flatMap((r) => Object.entries(r.presets ?? {}))),
     validation: rules.flatMap((r) => (r.validation ? [r.validation] : [])),
   };
 }

@@ -5,7 +5,7 @@ import { actorOf, siteOf } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, type Guard } from '../../../projections/item-documents/item-filter.ts';
 import type { Action } from './access.types.ts';
-import { effectivePermissions, scopeOf, type PermissionSet, type Scope } from './effective.ts';
+import { effectivePermissions, ruleVars, scopeOf, type PermissionSet, type Scope } from './effective.ts';
 import { siteAccess } from './site-access.ts';
 import { stepUpError } from '../auth/index.ts';
 
@@ -32,7 +32,7 @@ async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: F
   const siteId = siteOf(req);
   const roleId = roleOn(actor, siteId);
   const userId = actor.type === 'user' ? actor.id : null;
-  const vars = { $CURRENT_USER: actor.id, $CURRENT_ROLE: roleId, $NOW: deps.clock.now().toISOString() };
+  const vars = ruleVars(actor.id, roleId, deps.clock.now());
   const state = (await siteAccess(deps, siteId)).state;
   const set = effectivePermissions(state, { roleId, userId }, vars);
   // Policy step-up: a session without the second factor does not get these permissions.

@@ -43,7 +43,7 @@ export async function roleBase(deps: Pick<AppDeps, 'store'>, siteId: string, rol
   const { state } = await siteAccess(deps, siteId);
   if (!roleExists(state, roleId)) return null;
   const top = roleChain(state, roleId).at(-1)!;
-  return roleExists({ ...state, roles: {} }, top) ? top : 'viewer';
+  return roleExists({ ...state, roles: new Map() }, top) ? top : 'viewer';
 }
 
 /** Whether a role id (a system role key or a custom role's id) exists on the site. */

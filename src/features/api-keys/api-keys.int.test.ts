@@ -269,7 +269,7 @@ describe('the api-keys projection', () => {
       (
         await sql`select site_id, key_id, name, prefix, role, publishable, allowed_origins, secret_hash, expires_at,
                          created_by, created_at, revoked_at
-                  from api_keys order by key_id`.execute(t.deps.db)
+                  from api_keys order by key_id`.execute(t.deps.database.owner)
       ).rows;
     const before = await rows();
     expect(before.length).toBeGreaterThan(10);

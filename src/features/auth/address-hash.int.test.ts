@@ -15,7 +15,9 @@ const mailsTo = async (to: string) =>
     .data as { kind: string }[];
 const claimStreams = async () =>
   (
-    await sql<{ stream_id: string }>`select stream_id from events where type = 'EmailClaimed'`.execute(t.deps.db)
+    await sql<{ stream_id: string }>`select stream_id from events where type = 'EmailClaimed'`.execute(
+      t.deps.database.owner,
+    )
   ).rows.map((r) => r.stream_id);
 
 beforeAll(async () => {
@@ -40,7 +42,7 @@ describe('email claims', () => {
     expect(streams).not.toContain(emailClaimStream(legacyAddressHash(ADMIN.email)));
     const setup = await sql<{
       h: string;
-    }>`select data->>'emailHash' as h from events where type = 'SetupStarted'`.execute(t.deps.db);
+    }>`select data->>'emailHash' as h from events where type = 'SetupStarted'`.execute(t.deps.database.owner);
     expect(setup.rows[0]!.h).toBe(t.deps.addresses.hash(ADMIN.email));
     expect(setup.rows[0]!.h).not.toBe(legacyAddressHash(ADMIN.email));
   });

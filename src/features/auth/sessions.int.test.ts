@@ -121,7 +121,7 @@ describe('POST /api/v1/auth/refresh', () => {
     expect((await t.call({ method: 'GET', url: '/api/v1/auth/me', as: rotated.token })).statusCode).toBe(401);
     const events = await sql<{ type: string; reason: string | null }>`
       select type, data->>'reason' as reason from events where stream_id = ${`_system/session/${stolen.slice(5).split('.')[0]}`}
-      order by stream_version`.execute(t.deps.db);
+      order by stream_version`.execute(t.deps.database.owner);
     expect(events.rows.map((e) => e.type)).toEqual(['SessionStarted', 'SessionRefreshed', 'SessionRevoked']);
     expect(events.rows[2]!.reason).toBe('reuse');
   });
@@ -166,7 +166,7 @@ describe('POST /api/v1/auth/refresh', () => {
       clock.advance(601 * 1000);
       expect((await again(inTime.json().data.refreshToken)).statusCode).toBe(401);
       const reasons = await sql<{ reason: string }>`
-        select data->>'reason' as reason from events where type = 'SessionRevoked'`.execute(u.deps.db);
+        select data->>'reason' as reason from events where type = 'SessionRevoked'`.execute(u.deps.database.owner);
       expect(reasons.rows.map((r) => r.reason)).toContain('expired');
     } finally {
       await u.close();

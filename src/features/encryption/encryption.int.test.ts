@@ -35,7 +35,7 @@ const storedRow = async (id: string, site = 'main') =>
   (
     await sql<{
       data: Record<string, unknown>;
-    }>`select data from item_documents where site_id = ${site} and id = ${id}`.execute(t.deps.db)
+    }>`select data from item_documents where site_id = ${site} and id = ${id}`.execute(t.deps.database.owner)
   ).rows[0]!.data;
 
 describe('encrypted fields', () => {
@@ -81,7 +81,7 @@ describe('encrypted fields', () => {
     const envelope = (await storedRow('p1')).ssn;
     await call('POST', '/api/v1/items/people', { id: 'p2', name: 'Bob' });
     await sql`update item_documents set data = data || ${JSON.stringify({ ssn: envelope })}::jsonb where id = 'p2'`.execute(
-      t.deps.db,
+      t.deps.database.owner,
     );
     expect((await call('GET', '/api/v1/items/people/p2')).json().data.ssn).toBe('***');
   });

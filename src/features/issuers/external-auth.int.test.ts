@@ -151,8 +151,11 @@ describe('External JWT authentication', () => {
     const jitToken = (sub: string, mail: string) =>
       idp.sign(idp.ec, { iss: JIT, aud: 'svc', sub, mail, realm_access: { roles: ['member'] } });
     const usersWith = async (email: string) =>
-      (await sql<{ n: number }>`select count(*)::int as n from users where email = ${email}`.execute(t.deps.db))
-        .rows[0]!.n;
+      (
+        await sql<{ n: number }>`select count(*)::int as n from users where email = ${email}`.execute(
+          t.deps.database.owner,
+        )
+      ).rows[0]!.n;
 
     it('creates the user once, and /auth/me works for it', async () => {
       const token = await jitToken('bob', 'bob@idp.example.com');

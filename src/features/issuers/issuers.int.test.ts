@@ -191,7 +191,7 @@ describe('GET, PATCH, DELETE /api/v1/admin/auth/issuers/:id', () => {
 describe('trusted-issuers read model', () => {
   it('rebuilt from the log equals the one kept incrementally', async () => {
     const rows = async () =>
-      (await sql`select * from trusted_issuers order by site_id, issuer_id`.execute(t.deps.db)).rows;
+      (await sql`select * from trusted_issuers order by site_id, issuer_id`.execute(t.deps.database.owner)).rows;
     const before = await rows();
     expect(before.length).toBeGreaterThan(5);
     await t.deps.engine.rebuild('trusted-issuers');

@@ -200,7 +200,9 @@ describe('resolve-dependents', () => {
       (
         await sql<{
           n: number;
-        }>`select count(*)::int as n from item_documents where site_id = 'main' and id = ${id}`.execute(t.deps.db)
+        }>`select count(*)::int as n from item_documents where site_id = 'main' and id = ${id}`.execute(
+          t.deps.database.owner,
+        )
       ).rows[0]!.n;
     expect(await rows('j1')).toBe(1);
     const hard = await resolve({ action: 'delete', relation: rel.owner, hard: true }, 'bob');

@@ -16,14 +16,14 @@ const TABLES: Record<string, { table: string; order: string }> = {
 const dump = async (name: string) => {
   const { table, order } = TABLES[name]!;
   const r = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by ${sql.raw(order)}`.execute(
-    t.deps.db,
+    t.deps.database.owner,
   );
   return JSON.parse(JSON.stringify(r.rows)) as unknown[];
 };
 const indexes = async () =>
   (
     await sql<{ indexdef: string }>`select indexdef from pg_indexes where schemaname = current_schema()
-      and tablename = 'item_documents' order by indexname`.execute(t.deps.db)
+      and tablename = 'item_documents' order by indexname`.execute(t.deps.database.owner)
   ).rows.map((r) => r.indexdef);
 
 beforeAll(async () => {

@@ -226,9 +226,9 @@ describe('site isolation', () => {
 describe('pages read model', () => {
   it('rebuilt from the log equals the live projection', async () => {
     const snapshot = async () =>
-      (await sql<Record<string, unknown>>`select * from pages order by site_id, id`.execute(t.deps.db)).rows.map((r) =>
-        JSON.stringify(r),
-      );
+      (
+        await sql<Record<string, unknown>>`select * from pages order by site_id, id`.execute(t.deps.database.owner)
+      ).rows.map((r) => JSON.stringify(r));
     const live = await snapshot();
     expect(live.length).toBeGreaterThan(10);
     await t.deps.engine.rebuild('pages');

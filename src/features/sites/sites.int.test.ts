@@ -75,7 +75,11 @@ describe('tenancy', () => {
     expect(res.json().data.id).toBe('main');
   });
 
-  it('keeps each site to its own rows even for a query without a site filter (row-level security)', async () => {
+  it('keeps each site to its own rows even for a query without a site filter (row-level security)', async (ctx) => {
+    if (!t.deps.database.separateRoles) {
+      console.info("row-level security test skipped: the database connects as a superuser or as the tables' owner");
+      ctx.skip();
+    }
     const rows = await withSite(t.deps.db, 'second', (trx) =>
       sql<{ site_id: string }>`select site_id from sites`.execute(trx),
     );
@@ -154,7 +158,7 @@ describe('GET and PATCH /api/v1/site', () => {
     const events = await sql<{
       n: string;
     }>`select count(*)::text as n from events where stream_id = 'second/site/second' and type = 'SiteUpdated'`.execute(
-      t.deps.db,
+      t.deps.database.owner,
     );
     // One event per accepted write (the first PATCH above made one), none lost or duplicated.
     expect(Number(events.rows[0]!.n)).toBe(1 + ok);
@@ -164,7 +168,7 @@ describe('GET and PATCH /api/v1/site', () => {
     await t.deps.drainAsync();
     const res = await t.call({ method: 'GET', url: '/api/v1/site', as: admin, site: 'second' });
     const n = await sql<{ n: string }>`select count(*)::text as n from events where site_id = 'second'`.execute(
-      t.deps.db,
+      t.deps.database.owner,
     );
     expect(res.json().data.activity.eventCount).toBe(Number(n.rows[0]!.n));
   });

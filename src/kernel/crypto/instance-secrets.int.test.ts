@@ -8,7 +8,7 @@ const env = (extra: Record<string, string | undefined>) =>
   ({ JWT_SECRET: undefined, ...extra }) as unknown as Record<string, string>;
 const stored = async (t: TestApp) =>
   (
-    await t.deps.db
+    await t.deps.database.owner
       .selectFrom('instance_settings')
       .select('value')
       .where('key', '=', 'jwt_secret')

@@ -6,12 +6,23 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { SITE_SETTING, SYSTEM_SITE } from '../tenancy/site.ts';
 
 // bigint (int8) columns arrive as strings; global positions are compared as bigint in code.
 pg.types.setTypeParser(20, (v) => v);
 
 export interface Database {
+  /** The serving connection: requests, appends, projectors. */
   db: Kysely<DB>;
+  /**
+   * The owner's connection: migrations and DDL (projection rebuilds). Instance-wide by default (`svc.site_id` is
+   * `_system` for its sessions). The same as `db` when one role both owns and serves.
+   */
+  owner: Kysely<DB>;
+  /** Whether a serving role distinct from the owner handles requests, so row-level security is a wall. */
+  separateRoles: boolean;
+  /** That serving role's name, which the owner grants every table to (null when one role owns and serves). */
+  servingRole: string | null;
   kind: 'pglite' | 'postgres';
   /** A pool of its own for leader locks (PostgreSQL only). */
   pool: pg.Pool;
@@ -19,35 +30,76 @@ export interface Database {
 }
 
 export type DatabaseConfig =
-  | { kind: 'postgres'; url: string; schema?: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; ownerUrl?: string; schema?: string; poolSize?: number }
   | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
 
 export async function createDatabase(config: DatabaseConfig): Promise<Database> {
   return config.kind === 'postgres' ? openPostgres(config) : openPglite(config);
 }
 
-async function openPostgres(config: { url: string; schema?: string; poolSize?: number }): Promise<Database> {
+type PostgresConfig = { url: string; ownerUrl?: string; schema?: string; poolSize?: number };
+
+/**
+ * PostgreSQL with two roles when `ownerUrl` is given: the serving pool (`url`) carries no site setting, so row-level
+ * security shows it nothing until a transaction sets one; a small owner pool runs migrations and DDL. With one URL,
+ * the one role owns and serves, and its sessions default to the instance-wide setting (the application's own
+ * filters are then the only wall).
+ */
+async function openPostgres(config: PostgresConfig): Promise<Database> {
+  const separate = Boolean(config.ownerUrl) && config.ownerUrl !== config.url;
   if (config.schema) {
-    const admin = new pg.Client({ connectionString: config.url });
+    const admin = new pg.Client({ connectionString: config.ownerUrl ?? config.url });
     await admin.connect();
     await admin.query(`create schema if not exists "${config.schema}"`);
     await admin.end();
   }
+  const pool = openPool(config.url, config.schema, config.poolSize ?? 10, !separate);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  if (!separate)
+    return {
+      db,
+      owner: db,
+      separateRoles: false,
+      servingRole: null,
+      kind: 'postgres',
+      pool,
+      close: () => db.destroy(),
+    };
+  const servingRole = (await pool.query<{ r: string }>('select current_user as r')).rows[0]!.r;
+  const owner = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: openPool(config.ownerUrl!, config.schema, 2, true) }),
+  });
+  return {
+    db,
+    owner,
+    separateRoles: true,
+    servingRole,
+    kind: 'postgres',
+    pool,
+    close: async () => {
+      await db.destroy();
+      await owner.destroy();
+    },
+  };
+}
+
+function openPool(connectionString: string, schema: string | undefined, max: number, system: boolean): pg.Pool {
   // Options in the URL (e.g. a search_path) would replace ours wholesale: merge both.
-  const url = new URL(config.url);
+  const url = new URL(connectionString);
   const given = url.searchParams.get('options') ?? '';
   url.searchParams.delete('options');
   const options = [
     '-c idle_in_transaction_session_timeout=30000', // one stuck session must not stall projections (DESIGN §3)
     given,
-    config.schema ? `-c search_path=${config.schema}` : '',
+    schema ? `-c search_path=${schema}` : '',
+    system ? `-c ${SITE_SETTING}=${SYSTEM_SITE}` : '',
   ].filter(Boolean);
   const pool = new pg.Pool({
     connectionString: url.toString(),
-    max: config.poolSize ?? 10,
+    max,
     options: options.join(' '),
     // Names this process's connections in pg_stat_activity (the schema, when it has one of its own).
-    application_name: config.schema ? `content-service:${config.schema}` : 'content-service',
+    application_name: schema ? `content-service:${schema}` : 'content-service',
   });
   // An idle connection the server drops (restart, failover, admin kill) must not take the process down:
   // the pool discards it and the next query opens a new one.
@@ -58,8 +110,7 @@ async function openPostgres(config: { url: string; schema?: string; poolSize?: n
   pool.on('connect', (client) =>
     client.on('error', (err) => console.error(`database connection lost: ${err.message}`)),
   );
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, kind: 'postgres', pool, close: () => db.destroy() };
+  return pool;
 }
 
 async function openPglite(config: { dataDir: string | null; loadDataDir?: Blob }): Promise<Database> {
@@ -75,6 +126,9 @@ async function openPglite(config: { dataDir: string | null; loadDataDir?: Blob }
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
+      owner: db,
+      separateRoles: false,
+      servingRole: null,
       kind: 'pglite',
       pool,
       close: async () => {

@@ -1,8 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './database.ts';
-
-/** The role that request-scoped queries run as, so that row-level security applies to them. */
-export const APP_ROLE = 'svc_app';
+import { secureKernelTables } from './row-security.ts';
 
 const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
   {
@@ -45,24 +43,9 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
     },
   },
   {
+    // Made a role for request transactions to switch to; the serving role of DATABASE_URL replaced it.
     id: '002_app_role',
-    up: async (db) => {
-      // Roles are cluster-wide: several schemas (tests, tenants of one server) may race to create it.
-      await sql
-        .raw(
-          `do $$ begin
-             if not exists (select from pg_roles where rolname = '${APP_ROLE}') then
-               begin create role ${APP_ROLE} nologin; exception when duplicate_object or unique_violation then null; end;
-             end if;
-           end $$`,
-        )
-        .execute(db);
-      await sql
-        .raw(`grant ${APP_ROLE} to current_user`)
-        .execute(db)
-        .catch(() => undefined);
-      await sql.raw(`grant usage on schema ${'"' + (await currentSchema(db)) + '"'} to ${APP_ROLE}`).execute(db);
-    },
+    up: async () => undefined,
   },
   {
     id: '003_subject_keys',
@@ -115,12 +98,13 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       await sql`create index outbox_unsent on outbox (next_attempt_at) where sent_at is null`.execute(db);
     },
   },
+  {
+    id: '007_row_security',
+    up: async (db) => {
+      await secureKernelTables(db);
+    },
+  },
 ];
-
-async function currentSchema(db: Kysely<DB>): Promise<string> {
-  const r = await sql<{ s: string }>`select current_schema() as s`.execute(db);
-  return r.rows[0]!.s;
-}
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */
 export async function migrate(db: Kysely<DB>): Promise<void> {

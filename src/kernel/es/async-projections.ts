@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
 import { applyAll } from './projection-engine.ts';
 import { readGlobal } from './pg-event-store.ts';
+import { withSystem } from '../tenancy/site.ts';
 import type { Projector } from './projector.ts';
 
 const BATCH = 500;
@@ -19,17 +20,20 @@ class CheckpointMoved extends Error {}
  * projection drained.
  */
 export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number> {
-  const state = await db
-    .selectFrom('projection_state')
-    .select(['checkpoint', 'status'])
-    .where('name', '=', p.name)
-    .executeTakeFirst();
-  if (!state || state.status !== 'live') return 0;
-  const batch = await readGlobal(db, state.checkpoint ?? undefined, BATCH, true);
-  if (batch.length === 0) return 0;
+  // Projectors read the whole log and write every site's rows: instance-level work.
+  const { state, batch } = await withSystem(db, async (trx) => {
+    const state = await trx
+      .selectFrom('projection_state')
+      .select(['checkpoint', 'status'])
+      .where('name', '=', p.name)
+      .executeTakeFirst();
+    if (!state || state.status !== 'live') return { state, batch: [] };
+    return { state, batch: await readGlobal(trx, state.checkpoint ?? undefined, BATCH, true) };
+  });
+  if (!state || batch.length === 0) return 0;
   const next = batch[batch.length - 1]!.checkpoint;
   try {
-    await db.transaction().execute(async (trx) => {
+    await withSystem(db, async (trx) => {
       await applyAll(trx, p, batch);
       const moved = await trx
         .updateTable('projection_state')

@@ -15,6 +15,7 @@ import {
   type ReadStreamOptions,
 } from './event-store.ts';
 import { GroupCommitter } from './group-commit.ts';
+import { asSystem, scopeTo, withSite, withSystem } from '../tenancy/site.ts';
 import { handlesEvent, liveTable, type Projector } from './projector.ts';
 
 const PAGE = 500;
@@ -78,11 +79,11 @@ export class PgEventStore implements EventStore {
         const results: AppendResult[] = [];
         for (const { streamId, events, expectedVersion } of batch) {
           const siteId = siteOfStream(streamId);
+          // Each stream's rows, and what the inline projectors write for it, are its site's alone.
+          await scopeTo(trx, siteId);
           const last = await bumpVersion(trx, siteId, streamId, events.length, expectedVersion);
           const stored = await insertEvents(trx, siteId, streamId, last - events.length + 1, events);
-          for (const p of this.inline) {
-            for (const e of stored) if (handlesEvent(p, e.type)) await p.apply(trx, e, liveTable);
-          }
+          for (const p of this.inline) await applyInline(trx, p, stored);
           results.push({ nextExpectedVersion: last, events: stored });
         }
         return results;
@@ -107,17 +108,20 @@ export class PgEventStore implements EventStore {
     const siteId = siteOfStream(streamId);
     let from = opts.fromVersion ?? 1;
     for (;;) {
-      let q = this.db
-        .selectFrom('events')
-        .selectAll()
-        .where('site_id', '=', siteId)
-        .where('stream_id', '=', streamId)
-        .where('stream_version', '>=', from)
-        .orderBy('stream_version')
-        .limit(PAGE);
-      if (opts.toVersion !== undefined) q = q.where('stream_version', '<=', opts.toVersion);
-      if (opts.until) q = q.where('created_at', '<=', opts.until);
-      const rows = (await q.execute()) as EventRow[];
+      const page = (db: Transaction<DB>) => {
+        let q = db
+          .selectFrom('events')
+          .selectAll()
+          .where('site_id', '=', siteId)
+          .where('stream_id', '=', streamId)
+          .where('stream_version', '>=', from)
+          .orderBy('stream_version')
+          .limit(PAGE);
+        if (opts.toVersion !== undefined) q = q.where('stream_version', '<=', opts.toVersion);
+        if (opts.until) q = q.where('created_at', '<=', opts.until);
+        return q.execute() as Promise<EventRow[]>;
+      };
+      const rows = await withSite(this.db, siteId, page);
       for (const r of rows) yield toStoredEvent<E>(r);
       if (rows.length < PAGE) return;
       from = rows[rows.length - 1]!.stream_version + 1;
@@ -125,20 +129,32 @@ export class PgEventStore implements EventStore {
   }
 
   readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {
-    return readGlobal(this.db, opts.after, opts.limit ?? PAGE, true);
+    return withSystem(this.db, (trx) => readGlobal(trx, opts.after, opts.limit ?? PAGE, true));
   }
 
   async streamVersion(streamId: string): Promise<number | null> {
-    const row = await this.db
-      .selectFrom('streams')
-      .select('version')
-      .where('site_id', '=', siteOfStream(streamId))
-      .where('stream_id', '=', streamId)
-      .executeTakeFirst();
+    const siteId = siteOfStream(streamId);
+    const row = await withSite(this.db, siteId, (trx) =>
+      trx
+        .selectFrom('streams')
+        .select('version')
+        .where('site_id', '=', siteId)
+        .where('stream_id', '=', streamId)
+        .executeTakeFirst(),
+    );
     return row?.version ?? null;
   }
 
   async close(): Promise<void> {}
+}
+
+async function applyInline(trx: Transaction<DB>, p: Projector, stored: StoredEvent[]): Promise<void> {
+  const mine = stored.filter((e) => handlesEvent(p, e.type));
+  if (mine.length === 0) return;
+  const run = async () => {
+    for (const e of mine) await p.apply(trx, e, liveTable);
+  };
+  await (p.instanceWide ? asSystem(trx, run) : run());
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Db, DB } from '../db/database.ts';
-import { APP_ROLE } from '../db/migrate.ts';
+import { grantReadModel, secureTable } from '../db/row-security.ts';
+import { withSystem } from '../tenancy/site.ts';
 import type { StoredEvent } from './event.ts';
 import { readGlobal } from './pg-event-store.ts';
 import { handlesEvent, liveTable, type Projector, type TableName } from './projector.ts';
@@ -23,11 +24,20 @@ export interface ProjectionStatus {
  */
 export class ProjectionEngine {
   private readonly byName: Map<string, Projector>;
+  private readonly serving: Kysely<DB>;
+  private readonly servingRole: string | null;
+  /**
+   * `db` is the owner's connection (tables, rebuilds, swaps); `serving` the one that reads status, and
+   * `servingRole` the role that every read-model table is granted to (none when the owner serves).
+   */
   constructor(
     private readonly db: Kysely<DB>,
     readonly projectors: readonly Projector[],
+    opts: { serving?: Kysely<DB>; servingRole?: string | null } = {},
   ) {
     this.byName = new Map(projectors.map((p) => [p.name, p]));
+    this.serving = opts.serving ?? db;
+    this.servingRole = opts.servingRole ?? null;
   }
 
   get(name: string): Projector | undefined {
@@ -37,13 +47,21 @@ export class ProjectionEngine {
   /** Brings every projector to its code version: new or changed ones are rebuilt from the log. */
   async setup(): Promise<void> {
     for (const p of this.projectors) {
+      await p.prepare?.(this.db);
       const state = await this.db
         .selectFrom('projection_state')
         .selectAll()
         .where('name', '=', p.name)
         .executeTakeFirst();
       if (!state || state.version !== p.version) await this.rebuild(p.name);
+      // Tables made by an earlier version, or granted to another serving role, are brought under today's wall.
+      else for (const t of p.tables) await this.secure(t);
     }
+  }
+
+  private async secure(table: string): Promise<void> {
+    await secureTable(this.db, table);
+    if (this.servingRole) await grantReadModel(this.db, table, this.servingRole);
   }
 
   /** Replays the whole log into fresh tables, then swaps them in under a short lock that holds back appends. */
@@ -53,7 +71,7 @@ export class ProjectionEngine {
     const next: TableName = (t) => `${t}${NEXT}`;
     for (const t of p.tables) await sql`drop table if exists ${sql.table(next(t))}`.execute(this.db);
     await p.createTables(this.db, next);
-    for (const t of p.tables) await secureTable(this.db, next(t));
+    for (const t of p.tables) await this.secure(next(t));
 
     let checkpoint: string | undefined;
     for (;;) {
@@ -96,20 +114,20 @@ export class ProjectionEngine {
   }
 
   async status(): Promise<ProjectionStatus[]> {
-    return Promise.all(this.projectors.map((p) => this.statusOf(p)));
+    return withSystem(this.serving, async (trx) => {
+      const out: ProjectionStatus[] = [];
+      for (const p of this.projectors) out.push(await this.statusOf(p, trx));
+      return out;
+    });
   }
 
-  private async statusOf(p: Projector): Promise<ProjectionStatus> {
-    const state = await this.db
-      .selectFrom('projection_state')
-      .selectAll()
-      .where('name', '=', p.name)
-      .executeTakeFirst();
+  private async statusOf(p: Projector, db: Db = this.db): Promise<ProjectionStatus> {
+    const state = await db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
     if (p.mode === 'inline') {
       // Inline projectors commit with each append: no lag, and their position is the head of the log.
       const head = await sql<{ cp: string | null }>`
         select transaction_id || ':' || global_position as cp from events
-        order by transaction_id desc, global_position desc limit 1`.execute(this.db);
+        order by transaction_id desc, global_position desc limit 1`.execute(db);
       return {
         name: p.name,
         version: p.version,
@@ -119,7 +137,7 @@ export class ProjectionEngine {
         lag: 0,
       };
     }
-    const lag = await countAfter(this.db, state?.checkpoint ?? null);
+    const lag = await countAfter(db, state?.checkpoint ?? null);
     return {
       name: p.name,
       version: p.version,
@@ -147,15 +165,6 @@ export async function applyAll(
   t: TableName = liveTable,
 ): Promise<void> {
   for (const e of events) if (handlesEvent(p, e.type)) await p.apply(trx, e, t);
-}
-
-/** Every read-model table gets row-level security on site_id, the second wall behind the code's own scoping. */
-async function secureTable(db: Db, table: string): Promise<void> {
-  await sql`alter table ${sql.table(table)} enable row level security`.execute(db);
-  await sql`create policy site_isolation on ${sql.table(table)}
-            using (site_id = current_setting('svc.site_id', true))
-            with check (site_id = current_setting('svc.site_id', true))`.execute(db);
-  await sql`grant select, insert, update, delete on ${sql.table(table)} to ${sql.raw(APP_ROLE)}`.execute(db);
 }
 
 async function swapIn(trx: Transaction<DB>, live: string, next: string): Promise<void> {

@@ -17,7 +17,11 @@ export interface Projector {
   tables: readonly string[];
   /** Event types it applies ('*' for all); others are skipped without a call. */
   handles: readonly string[] | '*';
+  /** Its rows are instance-wide (accounts, sessions): applied under `_system`, not under the event's site. */
+  instanceWide?: boolean;
   createTables(db: Db, t: TableName): Promise<void>;
+  /** Owner-side objects the projector needs besides its tables (functions); run as the owner at every start. */
+  prepare?(db: Db): Promise<void>;
   apply(trx: Transaction<DB>, event: StoredEvent, t: TableName): Promise<void>;
 }
 

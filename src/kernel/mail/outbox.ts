@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { asSite, asSystem } from '../tenancy/site.ts';
 import type { Db } from '../db/database.ts';
 
 export interface Mail {
@@ -23,25 +24,30 @@ export interface OutboxEntry extends Mail {
  * either way (GET /api/v1/admin/outbox).
  */
 export async function queueMail(db: Db, mail: Mail): Promise<void> {
-  await sql`insert into outbox (site_id, to_address, subject, body, kind)
-            values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind})`.execute(db);
+  await asSite(db, mail.siteId, (db) =>
+    sql`insert into outbox (site_id, to_address, subject, body, kind)
+        values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind})`.execute(db),
+  );
 }
 
 /** Newest first; `to` filters by recipient (case-insensitive). */
 export async function listOutbox(db: Db, opts: { to?: string; limit: number }): Promise<OutboxEntry[]> {
-  const r = await sql<{
-    id: string;
-    site_id: string;
-    to_address: string;
-    subject: string;
-    body: string;
-    kind: string;
-    created_at: Date;
-    sent_at: Date | null;
-    attempts: number;
-    last_error: string | null;
-  }>`select * from outbox ${opts.to ? sql`where lower(to_address) = lower(${opts.to})` : sql``}
-     order by id desc limit ${opts.limit}`.execute(db);
+  // The outbox of every site: instance admins read it.
+  const r = await asSystem(db, (db) =>
+    sql<{
+      id: string;
+      site_id: string;
+      to_address: string;
+      subject: string;
+      body: string;
+      kind: string;
+      created_at: Date;
+      sent_at: Date | null;
+      attempts: number;
+      last_error: string | null;
+    }>`select * from outbox ${opts.to ? sql`where lower(to_address) = lower(${opts.to})` : sql``}
+     order by id desc limit ${opts.limit}`.execute(db),
+  );
   return r.rows.map((x) => ({
     id: String(x.id),
     siteId: x.site_id,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { withSystem } from '../tenancy/site.ts';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
@@ -31,22 +32,29 @@ export function startMailSender(opts: MailSenderOptions): { stop(): Promise<void
   // Claim a batch with a five-minute lease (one short statement; no transaction is held while SMTP talks), send
   // each mail, then mark it sent, or failed with a growing delay before the next attempt.
   const sendBatch = async (): Promise<number> => {
-    const due = await sql<{ id: string; to_address: string; subject: string; body: string; attempts: number }>`
+    // The outbox of every site: instance-level work.
+    const due = await withSystem(opts.db, (trx) =>
+      sql<{ id: string; to_address: string; subject: string; body: string; attempts: number }>`
       update outbox set next_attempt_at = now() + interval '5 minutes'
       where id in (
         select id from outbox where sent_at is null and next_attempt_at <= now() and attempts < ${maxAttempts}
         order by id limit ${BATCH} for update skip locked)
-      returning id, to_address, subject, body, attempts`.execute(opts.db);
+      returning id, to_address, subject, body, attempts`.execute(trx),
+    );
     for (const m of due.rows) {
       try {
         await transport.sendMail({ from: opts.from, to: m.to_address, subject: m.subject, text: m.body });
-        await sql`update outbox set sent_at = now(), attempts = attempts + 1, last_error = null where id = ${m.id}`.execute(
-          opts.db,
+        await withSystem(opts.db, (trx) =>
+          sql`update outbox set sent_at = now(), attempts = attempts + 1, last_error = null where id = ${m.id}`.execute(
+            trx,
+          ),
         );
       } catch (err) {
         const delayS = Math.min(3600, 30 * 2 ** m.attempts);
-        await sql`update outbox set attempts = attempts + 1, last_error = ${(err as Error).message.slice(0, 500)},
-                  next_attempt_at = now() + make_interval(secs => ${delayS}) where id = ${m.id}`.execute(opts.db);
+        await withSystem(opts.db, (trx) =>
+          sql`update outbox set attempts = attempts + 1, last_error = ${(err as Error).message.slice(0, 500)},
+                  next_attempt_at = now() + make_interval(secs => ${delayS}) where id = ${m.id}`.execute(trx),
+        );
         opts.log.warn({ err, mail: m.id }, 'mail delivery failed; will retry');
       }
     }

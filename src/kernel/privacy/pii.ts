@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { asSystem } from '../tenancy/site.ts';
 import type { Db } from '../db/database.ts';
 
 /** Personal data as stored in an event: `pii:<base64(iv | ciphertext | tag)>`, sealed with the subject's key. */
@@ -7,12 +8,15 @@ export type Sealed = string;
 const PREFIX = 'pii:';
 
 async function subjectKey(db: Db, subjectId: string, create: boolean): Promise<Buffer | null> {
-  if (create) {
-    await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${randomBytes(32)})
+  // Subjects are accounts, which are instance-wide: their keys are reached only under `_system`.
+  return asSystem(db, async (db) => {
+    if (create) {
+      await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${randomBytes(32)})
               on conflict (subject_id) do nothing`.execute(db);
-  }
-  const r = await sql<{ key: Buffer }>`select key from subject_keys where subject_id = ${subjectId}`.execute(db);
-  return r.rows[0]?.key ?? null;
+    }
+    const r = await sql<{ key: Buffer }>`select key from subject_keys where subject_id = ${subjectId}`.execute(db);
+    return r.rows[0]?.key ?? null;
+  });
 }
 
 /** Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use. */
@@ -38,5 +42,5 @@ export async function unseal(db: Db, subjectId: string, sealed: Sealed | null): 
 
 /** Erasure: the subject's sealed data in the log becomes unreadable for good. */
 export async function shred(db: Db, subjectId: string): Promise<void> {
-  await sql`delete from subject_keys where subject_id = ${subjectId}`.execute(db);
+  await asSystem(db, (db) => sql`delete from subject_keys where subject_id = ${subjectId}`.execute(db));
 }

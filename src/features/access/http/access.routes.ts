@@ -15,6 +15,7 @@ import { compileFilter, rootScope } from '../../../../projections/item-documents
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
 import { SYSTEM_ROLES, type PermissionDef } from '../access.types.ts';
+import { fillVars, ruleVars } from '../effective.ts';
 import { siteAccess } from '../site-access.ts';
 import {
   AttachBody,
@@ -66,7 +67,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const roleView = (s: AccessState, id: string) => {
     if ((SYSTEM_ROLES as readonly string[]).includes(id))
       return { id, name: id, description: null, parentId: null, system: true, policies: policiesOf(s, 'role', id) };
-    const r = own(s.roles, id);
+    const r = s.roles.get(id);
     if (!r) throw new DomainError('NOT_FOUND', `role ${id} not found`);
     return { ...r, system: false, policies: policiesOf(s, 'role', id) };
   };
@@ -76,7 +77,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   // Roles
   app.get('/api/v1/roles', { config, schema: { tags } }, async (req) => {
     const s = await state(req);
-    const ids = [...SYSTEM_ROLES, ...Object.keys(s.roles)];
+    const ids = [...SYSTEM_ROLES, ...s.roles.keys()];
     return { data: ids.map((id) => roleView(s, id)), meta: { total: ids.length } };
   });
   app.get('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
@@ -100,8 +101,12 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     return { data: roleView(s, req.params.id) };
   });
   app.delete('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    const holders = await sql<{ n: number }>`
-      select count(*)::int as n from user_sites where site_id = ${siteOf(req)} and role = ${req.params.id}`.execute(db);
+    const site = siteOf(req);
+    const holders = await withSite(db, site, (trx) =>
+      sql<{
+        n: number;
+      }>`select count(*)::int as n from user_sites where site_id = ${site} and role = ${req.params.id}`.execute(trx),
+    );
     if (holders.rows[0]!.n > 0)
       throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders.rows[0]!.n} user(s)`);
     await send(req, 'DeleteRole', { id: req.params.id });
@@ -110,15 +115,15 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   // Policies and their rules
   const policyView = (s: AccessState, id: string) => {
-    const p = own(s.policies, id);
+    const p = s.policies.get(id);
     if (!p) throw new DomainError('NOT_FOUND', `policy ${id} not found`);
     return { ...p, attachedTo: s.attachments.filter((a) => a.policyId === id).map((a) => a.target) };
   };
   app.get('/api/v1/policies', { config, schema: { tags } }, async (req) => {
     const s = await state(req);
     return {
-      data: Object.keys(s.policies).map((id) => policyView(s, id)),
-      meta: { total: Object.keys(s.policies).length },
+      data: [...s.policies.keys()].map((id) => policyView(s, id)),
+      meta: { total: s.policies.size },
     };
   });
   app.get('/api/v1/policies/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
@@ -150,6 +155,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     { config, schema: { tags, params: IdParams, body: PermissionBody } },
     async (req, reply) => {
       const permission: PermissionDef = { id: newId(), ...req.body };
+      policyView(await state(req), req.params.id);
       checkRule(await schemaOf(req), permission, clock.now());
       await send(req, 'AddPermission', { policyId: req.params.id, permission });
       reply.status(201);
@@ -187,13 +193,13 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   // Teams
   const teamView = (s: AccessState, id: string) => {
-    const t = own(s.teams, id);
+    const t = s.teams.get(id);
     if (!t) throw new DomainError('NOT_FOUND', `team ${id} not found`);
     return { ...t, policies: policiesOf(s, 'team', id) };
   };
   app.get('/api/v1/teams', { config, schema: { tags } }, async (req) => {
     const s = await state(req);
-    return { data: Object.keys(s.teams).map((id) => teamView(s, id)), meta: { total: Object.keys(s.teams).length } };
+    return { data: [...s.teams.keys()].map((id) => teamView(s, id)), meta: { total: s.teams.size } };
   });
   app.get('/api/v1/teams/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
     data: teamView(await state(req), req.params.id),
@@ -235,15 +241,7 @@ export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): v
   const collections = collection === '*' ? [...schema.collections.keys()] : [collection];
   if (collection !== '*' && !schema.collections.has(collection))
     throw bad(`collection ${collection} does not exist`, ['collection']);
-  const sample = { $CURRENT_USER: 'user', $CURRENT_ROLE: 'role', $NOW: now.toISOString() };
-  const fill = (v: unknown): unknown =>
-    typeof v === 'string' && v in sample
-      ? sample[v as keyof typeof sample]
-      : Array.isArray(v)
-        ? v.map(fill)
-        : v && typeof v === 'object'
-          ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]))
-          : v;
+  const sample = ruleVars('user', 'role', now);
   for (const c of collections) {
     const fields = schema.fields.get(c) ?? new Map();
     rule.fields.forEach((f, i) => {
@@ -256,7 +254,7 @@ export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): v
       const f = rule[part];
       if (!f) continue;
       try {
-        compileFilter(fill(f) as Record<string, unknown>, rootScope(schema, c));
+        compileFilter(fillVars(f, sample) as Record<string, unknown>, rootScope(schema, c));
       } catch (err) {
         if (err instanceof DomainError)
           throw bad(`${part}: ${err.message}`, [part, ...(err.options.path ?? []).slice(1)]);

@@ -1,16 +1,36 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
+import { RecordId } from '../../../kernel/safe/record-id.ts';
+import { inheritedKeyPath } from '../access.fold-guard.ts';
 import { ACTIONS } from '../access.types.ts';
 
 const Name = z.string().trim().min(1).max(100);
 const Description = z.string().max(1000).nullable().optional();
-const Filter = z.record(z.string(), z.unknown());
+/** Filters and presets of rules: no key at any depth names an inherited member (such rules are never folded). */
+const Filter = z.record(z.string(), z.unknown()).superRefine((f, ctx) => {
+  const path = inheritedKeyPath(f);
+  if (path) ctx.addIssue({ code: 'custom', message: 'keys may not name object prototype members', path });
+});
 
-/** Ids of roles, policies, teams and rules: never a name every object inherits (they were looked up in plain maps). */
-const Id = z
+const Id = RecordId;
+/** A collection named by a rule or a check: never an inherited name. */
+export const CollectionName = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'ids are 1–64 characters: letters, digits, _ and -')
-  .refine((id) => !isInheritedName(id), 'ids may not name object prototype members');
+  .min(1)
+  .max(64)
+  .refine((c) => !isInheritedName(c), 'collection names may not name object prototype members');
+/** Fields a rule lets the caller see or write: never an inherited name. */
+export const FieldList = z
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(64)
+      .refine((f) => !isInheritedName(f), 'field names may not name object prototype members'),
+  )
+  .min(1)
+  .max(500)
+  .default(['*']);
 export const IdParams = z.object({ id: Id });
 export const PermissionParams = z.object({ id: Id, permissionId: Id });
 
@@ -24,15 +44,11 @@ export const PolicyPatch = PolicyBody.partial().strict();
 
 export const PermissionBody = z
   .object({
-    collection: z
-      .string()
-      .min(1)
-      .max(64)
-      .refine((c) => !isInheritedName(c), 'collection names may not name object prototype members'),
+    collection: CollectionName,
     action: z.enum(ACTIONS),
-    fields: z.array(z.string().min(1).max(64)).min(1).max(500).default(['*']),
+    fields: FieldList,
     conditions: Filter.nullable().default(null),
-    presets: z.record(z.string(), z.unknown()).nullable().default(null),
+    presets: Filter.nullable().default(null),
     validation: Filter.nullable().default(null),
   })
   .strict();
@@ -65,13 +81,9 @@ export const TeamPatch = z
  */
 export const CheckBody = z
   .object({
-    collection: z
-      .string()
-      .min(1)
-      .max(64)
-      .refine((c) => !isInheritedName(c), 'collection names may not name object prototype members'),
+    collection: CollectionName,
     action: z.enum(ACTIONS),
     itemId: z.string().min(1).max(128).optional(),
-    userId: z.string().min(1).max(64).optional(),
+    userId: Id.optional(),
   })
   .strict();

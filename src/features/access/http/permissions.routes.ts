@@ -16,22 +16,22 @@ import { compileFilter, rootScope } from '../../../../projections/item-documents
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
 import { ACTIONS, type PermissionDef } from '../access.types.ts';
-import { effectivePermissions, scopeOf, type PermissionSet } from '../effective.ts';
+import { effectivePermissions, ruleVars, scopeOf, type PermissionSet } from '../effective.ts';
 import { permissionsOf } from '../request-permissions.ts';
 import { siteAccess } from '../site-access.ts';
-import { CheckBody } from './access.schemas.ts';
+import { CheckBody, CollectionName, FieldList } from './access.schemas.ts';
 import { checkRule } from './access.routes.ts';
 
 const SITE_ADMINS = new Set(['admin', 'site_admin']);
 const GrantBody = z
   .object({
-    collection: z.string().min(1).max(64),
+    collection: CollectionName,
     /** Only rows whose status is `published` (the default), or every row. */
     publishedOnly: z.boolean().default(true),
-    fields: z.array(z.string().min(1).max(64)).min(1).max(500).default(['*']),
+    fields: FieldList,
   })
   .strict();
-const CollectionParams = z.object({ collection: z.string().min(1).max(64) });
+const CollectionParams = z.object({ collection: CollectionName });
 /** The policy subscriber-access keeps per collection, attached to the subscriber role. */
 const grantPolicy = (collection: string) => `subscriber-access-${collection}`;
 
@@ -79,7 +79,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       const user = await findUserById(db, userId);
       const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
       if (!user || !roleId) throw new DomainError('NOT_FOUND', `user ${userId} is not a member of this site`);
-      const vars = { $CURRENT_USER: userId, $CURRENT_ROLE: roleId, $NOW: clock.now().toISOString() };
+      const vars = ruleVars(userId, roleId, clock.now());
       set = effectivePermissions((await siteAccess(deps, siteId)).state, { roleId, userId }, vars);
     }
     const scope = scopeOf(set, collection, action);
@@ -122,7 +122,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   // Subscriber access: a managed policy per collection, attached to the subscriber role.
   const site = { caller: 'site-admin' as const };
   const grants = (s: AccessState) =>
-    Object.values(s.policies)
+    [...s.policies.values()]
       .filter((p) => p.id.startsWith('subscriber-access-'))
       .map((p) => {
         const rule = p.permissions[0];
@@ -170,7 +170,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         store,
         [
           (s: AccessState): AccessCommand | null =>
-            own(s.policies, policyId) ? { type: 'DeletePolicy', data: { id: policyId, now: at } } : null,
+            s.policies.has(policyId) ? { type: 'DeletePolicy', data: { id: policyId, now: at } } : null,
           (): AccessCommand => ({
             type: 'CreatePolicy',
             data: { id: policyId, name: `Subscribers read ${collection}`, description: null, now: at },
@@ -196,7 +196,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     async (req, reply) => {
       const siteId = siteOf(req);
       const policyId = grantPolicy(req.params.collection);
-      if (!own((await siteAccess(deps, siteId)).state.policies, policyId))
+      if (!(await siteAccess(deps, siteId)).state.policies.has(policyId))
         throw new DomainError('NOT_FOUND', `subscribers have no access to ${req.params.collection}`);
       await handleCommands(
         store,
@@ -205,7 +205,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
             decider: accessDecider,
             streamId: accessStream(siteId),
             command: (s: AccessState) =>
-              own(s.policies, policyId)
+              s.policies.has(policyId)
                 ? { type: 'DeletePolicy', data: { id: policyId, now: clock.now().toISOString() } }
                 : null,
           } as unknown as StreamCommand,

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
+import { withSite } from '../../../kernel/tenancy/site.ts';
 import type { ActorRef } from '../../../kernel/es/event.ts';
 import { redactSecrets } from '../redact.ts';
 
@@ -49,7 +50,8 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
     async (req) => {
       const q = req.query;
       const site = siteOf(req);
-      const rows = await sql<Row>`
+      const rows = await withSite(db, site, (trx) =>
+        sql<Row>`
         select global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at from events
         where site_id = ${site}
           ${q.type ? sql`and type = ${q.type}` : sql``}
@@ -58,7 +60,8 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
           ${q.from ? sql`and created_at >= ${new Date(q.from).toISOString()}` : sql``}
           ${q.to ? sql`and created_at <= ${new Date(q.to).toISOString()}` : sql``}
           ${q.before ? sql`and global_position < ${q.before}::bigint` : sql``}
-        order by global_position desc limit ${q.limit + 1}`.execute(db);
+        order by global_position desc limit ${q.limit + 1}`.execute(trx),
+      );
       const page = rows.rows.slice(0, q.limit);
       return {
         data: page.map((r) => ({

@@ -75,7 +75,7 @@ describe('TOTP enrollment', () => {
       expect(res.json().errors[0].code).toBe('ENCRYPTION_NOT_CONFIGURED');
       const n = await sql<{
         n: number;
-      }>`select count(*)::int as n from events where stream_id = ${`_system/tfa/${id}`}`.execute(u.deps.db);
+      }>`select count(*)::int as n from events where stream_id = ${`_system/tfa/${id}`}`.execute(u.deps.database.owner);
       expect(n.rows[0]!.n).toBe(0);
     } finally {
       await u.close();

@@ -5,6 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { seal } from '../../../kernel/privacy/pii.ts';
+import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findUserById } from '../../../../projections/users/users.queries.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
@@ -17,8 +18,8 @@ import { Email, grantableRole } from './users.routes.ts';
 const InviteBody = z
   .object({
     email: Email,
-    roleId: z.string().min(1).max(64).optional(),
-    roleKey: z.string().min(1).max(64).optional(),
+    roleId: RecordId.optional(),
+    roleKey: RecordId.optional(),
     firstName: z.string().trim().max(200).optional(),
     lastName: z.string().trim().max(200).optional(),
   })

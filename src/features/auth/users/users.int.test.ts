@@ -241,7 +241,7 @@ describe('impersonation', () => {
     expect(written.statusCode).toBe(201);
     const events = await sql<{ actor: { type: string; id: string; onBehalfOf?: string } }>`
       select metadata->'actor' as actor from events where type = 'ItemCreated' and data->>'collection' = 'notes'`.execute(
-      t.deps.db,
+      t.deps.database.owner,
     );
     expect(events.rows[0]!.actor).toEqual({ type: 'user', id: memberId, onBehalfOf: adminId });
     expect((await call(token, 'GET', '/api/v1/site', undefined, 'other')).statusCode).toBe(403);

@@ -7,6 +7,7 @@ import { handleCommand, handleCommands } from '../../../kernel/es/handle-command
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { seal } from '../../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
@@ -26,7 +27,7 @@ import { inviteToSite } from './site-invitations.ts';
 export const Email = z.string().trim().toLowerCase().email().max(320);
 const Name = z.string().trim().max(200);
 export const RoleChoice = z
-  .object({ roleId: z.string().min(1).max(64).optional(), roleKey: z.string().min(1).max(64).optional() })
+  .object({ roleId: RecordId.optional(), roleKey: RecordId.optional() })
   .refine((b) => (b.roleId === undefined) !== (b.roleKey === undefined), {
     message: 'name exactly one of roleId and roleKey',
     path: ['roleId'],
@@ -37,16 +38,16 @@ const CreateBody = z
     password: z.string().min(1).max(1024).optional(),
     firstName: Name.optional(),
     lastName: Name.optional(),
-    roleId: z.string().min(1).max(64).optional(),
-    roleKey: z.string().min(1).max(64).optional(),
+    roleId: RecordId.optional(),
+    roleKey: RecordId.optional(),
   })
   .strict();
 const PatchBody = z
   .object({
     firstName: Name.nullable().optional(),
     lastName: Name.nullable().optional(),
-    roleId: z.string().min(1).max(64).optional(),
-    roleKey: z.string().min(1).max(64).optional(),
+    roleId: RecordId.optional(),
+    roleKey: RecordId.optional(),
   })
   .strict();
 const ListQuery = z.object({
@@ -55,7 +56,7 @@ const ListQuery = z.object({
   role: z.string().max(64).optional(),
   search: z.string().max(200).optional(),
 });
-const IdParams = z.object({ id: z.string().min(1).max(64) });
+const IdParams = z.object({ id: RecordId });
 
 const ADMINS = new Set(['admin']);
 
