@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { roleOn } from '../../kernel/auth/actor.ts';
-import { actorOf, siteOf } from '../../kernel/http/access.ts';
+import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, type Guard } from '../../../projections/item-documents/item-filter.ts';
 import type { Action } from './access.types.ts';
@@ -9,7 +8,7 @@ import { effectivePermissions, ruleVars, scopeOf, type PermissionSet, type Scope
 import { siteAccess } from './site-access.ts';
 import { stepUpError } from '../auth/index.ts';
 
-const perRequest = new WeakMap<FastifyRequest, Promise<PermissionSet>>();
+const perRequest = new WeakMap<Principal, Promise<PermissionSet>>();
 
 /**
  * The caller's effective permissions on the request's site, worked out once per request from the site's access
@@ -17,7 +16,7 @@ const perRequest = new WeakMap<FastifyRequest, Promise<PermissionSet>>();
  */
 export function permissionsOf(
   deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>,
-  req: FastifyRequest,
+  req: Principal,
 ): Promise<PermissionSet> {
   let p = perRequest.get(req);
   if (!p) {
@@ -27,7 +26,7 @@ export function permissionsOf(
   return p;
 }
 
-async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: FastifyRequest): Promise<PermissionSet> {
+async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: Principal): Promise<PermissionSet> {
   const actor = actorOf(req);
   const siteId = siteOf(req);
   const roleId = roleOn(actor, siteId);

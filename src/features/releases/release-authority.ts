@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import type { Actor } from '../../kernel/auth/actor.ts';
+import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
@@ -13,10 +13,10 @@ import { itemPermissions, type CollectionSchema } from '../items/index.ts';
 import type { ReleaseAuthor, ReleaseItem } from './release.events.ts';
 
 /**
- * Whose rights a check uses: a request's caller, or a release's author as the site knows them at publish time (an
- * object with the `actor` and `site` a request carries, so the item routes' own checks evaluate it unchanged).
+ * Whose rights a check uses: a request's caller, or a release's author as the site knows them at publish time;
+ * the item routes' own checks take either.
  */
-export type Caller = FastifyRequest;
+export type Caller = Principal;
 
 /** The item's field that a release sets to its target status. */
 export const statusFieldOf = (schema: SiteSchema, collection: string) =>
@@ -83,9 +83,8 @@ export async function authorNow(
   return { ...base, type: 'apiKey', instanceAdmin: false, roles: dictFrom([[siteId, key.role]]) };
 }
 
-/** A caller standing for an actor on a site, for the item checks (which read only `actor` and `site`). */
-export const callerFor = (actor: Actor, siteId: string): Caller =>
-  ({ actor, site: { id: siteId } }) as unknown as Caller;
+/** The principal of an actor on a site, for the item checks. */
+export const callerFor = (actor: Actor, siteId: string): Caller => ({ actor, site: { id: siteId } });
 
 /**
  * The checks of `PATCH /api/v1/items/:collection/:id` for one release item, through the item routes' own code:

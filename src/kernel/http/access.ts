@@ -70,13 +70,22 @@ function bearer(req: FastifyRequest): string | null {
   return m[1]!;
 }
 
+/**
+ * Who acts on which site: the two things a request is decorated with. Permission checks take this, not the whole
+ * request, so a process manager (release publishing, the scheduler) can ask them for the person behind it.
+ */
+export interface Principal {
+  actor: Actor | null;
+  site: { id: string } | null;
+}
+
 /** The active site of a site-scoped route (set by installAccess). */
-export function siteOf(req: FastifyRequest): string {
+export function siteOf(req: Principal): string {
   if (!req.site) throw new Error('route is not site-scoped');
   return req.site.id;
 }
 
-export function actorOf(req: FastifyRequest): Actor {
+export function actorOf(req: Principal): Actor {
   if (!req.actor) throw unauthenticated();
   return req.actor;
 }

@@ -1,7 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { actorOf, siteOf, type Principal } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { compileFilter, rootScope, type Filter } from '../../../../projections/item-documents/item-filter.ts';
@@ -26,20 +25,20 @@ import { rowsInside, type RowCondition } from './item-rows.ts';
  * existing row inside the rule's conditions (403 otherwise), and the resulting item inside its validation.
  */
 export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>) {
-  const set = (req: FastifyRequest) => permissionsOf(deps, req);
+  const set = (req: Principal) => permissionsOf(deps, req);
 
   /** The read guard, after checking that the collection may be read at all (else 403). */
-  const guardFor = async (req: FastifyRequest, collection: string) => {
+  const guardFor = async (req: Principal, collection: string) => {
     const p = await set(req);
     requireScope(p, collection, 'read');
     return readGuard(p);
   };
 
-  const scopeFor = async (req: FastifyRequest, collection: string, action: Action): Promise<Scope> =>
+  const scopeFor = async (req: Principal, collection: string, action: Action): Promise<Scope> =>
     requireScope(await set(req), collection, action);
 
   /** Whether a candidate item (values not yet written) satisfies a filter, evaluated by the same SQL compiler. */
-  const matches = async (req: FastifyRequest, s: CollectionSchema, id: string, data: object, filter: Filter) => {
+  const matches = async (req: Principal, s: CollectionSchema, id: string, data: object, filter: Filter) => {
     const siteId = siteOf(req);
     const by = actorOf(req).id;
     const r = await withSite(deps.db, siteId, (trx) =>
@@ -55,7 +54,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   };
 
   /** 403 when the existing item lies outside the scope's conditions (a missing item is the command's 404). */
-  const checkRow = async (req: FastifyRequest, s: CollectionSchema, id: string, scope: Scope, action: Action) => {
+  const checkRow = async (req: Principal, s: CollectionSchema, id: string, scope: Scope, action: Action) => {
     if (!scope.filter) return;
     const siteId = siteOf(req);
     const r = await withSite(deps.db, siteId, (trx) =>
@@ -70,7 +69,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   };
 
   /** 400 when the resulting item fails a rule's validation. */
-  const checkValidation = async (req: FastifyRequest, s: CollectionSchema, id: string, item: object, scope: Scope) => {
+  const checkValidation = async (req: Principal, s: CollectionSchema, id: string, item: object, scope: Scope) => {
     for (const v of scope.validation) {
       if (!(await matches(req, s, id, item, v)))
         throw new DomainError('VALIDATION_FAILED', `the item does not meet your permission's validation`, {
@@ -81,7 +80,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
 
   /** Everything a write checks before its command: action, fields, the row's conditions. */
   const authorizeWrite = async (
-    req: FastifyRequest,
+    req: Principal,
     s: CollectionSchema,
     action: Action,
     id: string | null,
@@ -95,14 +94,14 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   };
 
   /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.ts). */
-  const inside = (req: FastifyRequest, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
+  const inside = (req: Principal, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
     withSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
 
   /**
    * 404 RECORD_NOT_FOUND when the item lies outside what the caller may read (history, versions). A purged item is
    * judged on its last revision, so its history stays behind the conditions that hid it.
    */
-  const checkVisible = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
+  const checkVisible = async (req: Principal, s: CollectionSchema, id: string) => {
     const guard = await guardFor(req, s.collection.name);
     if (!guard) return;
     const found = await inside(req, s.schema, s.collection.name, [id], [{ guard }]);
@@ -110,7 +109,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   };
 
   /** The ids among `ids` that the caller may read (all of them for those who read everything). */
-  const readableIds = async (req: FastifyRequest, schema: SiteSchema, collection: string, ids: string[]) => {
+  const readableIds = async (req: Principal, schema: SiteSchema, collection: string, ids: string[]) => {
     const guard = readGuard(await set(req));
     if (!guard) return new Set(ids);
     const found = await inside(req, schema, collection, ids, [{ guard }]);
@@ -118,7 +117,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   };
 
   /** Dependents as the caller may see them: the counts stay (they decide a delete), samples only of readable rows. */
-  const readableSamples = async (req: FastifyRequest, schema: SiteSchema, dependents: Dependent[]) =>
+  const readableSamples = async (req: Principal, schema: SiteSchema, dependents: Dependent[]) =>
     Promise.all(
       dependents.map(async (d) => {
         const readable = await readableIds(req, schema, d.collection, d.sample);
@@ -127,13 +126,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     );
 
   /** The ids among `ids` whose rows lie outside a scope's conditions (none when it has none). */
-  const idsOutside = async (
-    req: FastifyRequest,
-    schema: SiteSchema,
-    collection: string,
-    ids: string[],
-    scope: Scope,
-  ) => {
+  const idsOutside = async (req: Principal, schema: SiteSchema, collection: string, ids: string[], scope: Scope) => {
     if (!scope.filter || !ids.length) return [];
     const found = await inside(req, schema, collection, ids, [{ filter: scope.filter }]);
     return ids.filter((id) => found.get(id) !== true);
@@ -144,7 +137,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
    * (both rules' fields and conditions); everyone else reads '***'. `wanted` names the rows per collection.
    */
   const decryptable = async (
-    req: FastifyRequest,
+    req: Principal,
     schema: SiteSchema,
     wanted: Map<string, Set<string>>,
   ): Promise<MayDecrypt> => {
