@@ -25,7 +25,7 @@ export function aggregateColumns(agg: Aggregate, scope: Scope): RawBuilder<unkno
         cols.push(sql`count(*)::float8 as ${name}`);
         continue;
       }
-      const t = target(f, scope, [f]);
+      const t = target(f, scope, key);
       if ((fn === 'sum' || fn === 'avg') && !NUMERIC_TYPES.includes(t.type ?? 'json'))
         throw bad(`${fn} needs a number field; ${f} is not one`, key);
       if ((fn === 'min' || fn === 'max') && !ORDERED.includes(t.type ?? 'json'))
@@ -54,7 +54,7 @@ export function groupColumns(
   const select: RawBuilder<unknown>[] = [];
   const by: RawBuilder<unknown>[] = [];
   groupBy.forEach((f, i) => {
-    const t = target(f, scope, [f]);
+    const t = target(f, scope, 'groupBy');
     by.push(t.json);
     select.push(sql`${t.json} as ${sql.id(`g${i}`)}`);
   });

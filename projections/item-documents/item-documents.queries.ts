@@ -3,7 +3,7 @@ import type { Db } from '../../src/kernel/db/database.ts';
 import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
 import { expandRecords, type DeepSpec } from './item-expand.ts';
 import { cachedCount } from './item-counts.ts';
-import { checkFieldTree, fieldTree } from './item-fields.ts';
+import { checkDeep, checkFieldTree, fieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
 import type { SiteSchema } from './site-schema.ts';
 
@@ -139,6 +139,7 @@ export async function listItems(
   if (q.aggregate || q.groupBy.length) return { data: await aggregate(db, q, scope, where, source), meta: page };
   const tree = fieldTree(q.fields);
   checkFieldTree(tree, schema, collection);
+  checkDeep(q.deep, schema, collection);
   const order = q.sort.map((s) =>
     s.startsWith('-') ? sql`${sortTarget(s.slice(1), scope)} desc` : sql`${sortTarget(s, scope)} asc`,
   );

@@ -1,5 +1,6 @@
 import { DomainError } from '../../src/kernel/http/errors.ts';
 import type { ItemRecord } from './item-documents.queries.ts';
+import type { DeepSpec } from './item-expand.ts';
 import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
 
 /** `fields=title,author.name,tags.*` as a tree: a leaf is `true`, a relation to expand holds its own tree. */
@@ -40,6 +41,21 @@ export function checkFieldTree(tree: FieldTree, schema: SiteSchema, collection: 
       throw bad(`${prefix}${key} is not a relation: it has no fields`);
     }
     if (r.kind !== 'm2a') checkFieldTree(sub, schema, r.target!, `${prefix}${key}.`);
+  }
+}
+
+/**
+ * Every key of `deep` names a relation of the collection (a nested key one of the related collection's; an m2a's
+ * children span several collections and are judged when read): a misspelt key is a 400, not a silent no-op.
+ */
+export function checkDeep(deep: Map<string, DeepSpec>, schema: SiteSchema, collection: string, prefix = ''): void {
+  for (const [key, spec] of deep) {
+    const r = relationOn(schema, collection, key);
+    if (!r)
+      throw new DomainError('VALIDATION_FAILED', `deep[${prefix}${key}] does not name a relation of ${collection}`, {
+        path: ['query', 'deep'],
+      });
+    if (r.kind !== 'm2a') checkDeep(spec.children, schema, r.target!, `${prefix}${key}.`);
   }
 }
 

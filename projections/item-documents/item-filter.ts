@@ -147,9 +147,10 @@ export function sortTarget(key: string, scope: Scope): RawBuilder<unknown> {
 }
 
 /** Where a value can be compared: the field of the scope, or a value of a related item. */
-export function target(key: string, scope: Scope, path: string[] = [key]): Target {
-  const r = resolve(key, scope, path, 'filter');
-  if (r.kind === 'relation') throw bad(`${key} leads through a relation`, path);
+/** A field's value for a select list (aggregates, group keys); errors name the query parameter `root`. */
+export function target(key: string, scope: Scope, root: string, path: string[] = [key]): Target {
+  const r = resolve(key, scope, path, root);
+  if (r.kind === 'relation') throw bad(`${key} leads through a relation`, path, root);
   return r.target;
 }
 

@@ -36,8 +36,10 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   const ctx = itemContext(deps);
   const { schemaOf, sendMany, read, authorizeWrite, scopeFor, mayAdminister, readableIds, readableSamples } = ctx;
 
+  /** 404 for a missing item and, alike, for one outside the caller's read conditions. */
   const liveItem = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
-    if (!(await read(req, s.collection.name, id)))
+    const name = s.collection.name;
+    if (!(await read(req, name, id)) || !(await readableIds(req, s.schema, name, [id])).has(id))
       throw new DomainError('NOT_FOUND', `item ${id} of ${s.collection.name} not found`, { path: ['id'] });
   };
 
@@ -45,8 +47,9 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   // held up) but names only those the caller may read.
   app.get('/api/v1/items/:collection/:id/dependents', { schema: { tags, params: ItemParams } }, async (req) => {
     const s = await schemaOf(req, req.params.collection);
-    await authorizeWrite(req, s, 'delete', req.params.id);
+    // A row the caller may not read answers like a missing one, before any write right is judged.
     await liveItem(req, s, req.params.id);
+    await authorizeWrite(req, s, 'delete', req.params.id);
     const dependents = await withSite(db, siteOf(req), (trx) =>
       findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
     );
@@ -63,8 +66,8 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       const body = req.body;
       // Purging erases history: site admins only, like the other irreversible acts.
       if (body.hard) mayAdminister(req);
-      await authorizeWrite(req, s, 'delete', id);
       await liveItem(req, s, id);
+      await authorizeWrite(req, s, 'delete', id);
       const refs = referencesTo(s.schema, collection).filter((r) => r.relation.id === body.relation);
       if (!refs.length)
         throw new DomainError('NOT_FOUND', `relation ${body.relation} does not point at ${collection}`, {

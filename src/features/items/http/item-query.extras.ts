@@ -34,6 +34,11 @@ export function parseAggregate(raw: Raw): Aggregate | null {
     if (!(AGGREGATES as readonly string[]).includes(fn))
       throw bad(`unknown aggregate function ${fn}; use ${AGGREGATES.join(', ')}`, key);
     if (!fields.length) throw bad(`${key} needs a field or *`, key);
+    if (fields.some(isForbiddenKey))
+      throw new DomainError('VALIDATION_FAILED', 'aggregate fields must not name prototype members', {
+        path: ['query', key],
+        extensions: { reason: 'forbidden_key' },
+      });
     out ??= {};
     out[fn as AggregateFn] = [...(out[fn as AggregateFn] ?? []), ...fields];
   };
