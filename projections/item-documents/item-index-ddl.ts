@@ -21,6 +21,9 @@ export async function createItemIndexFunction(db: Db): Promise<void> {
       expr text;
       val text := format('(data ->> %L)', field);
     begin
+      if site is distinct from current_setting('svc.site_id', true) and current_setting('svc.site_id', true) is distinct from '_system' then
+        raise exception 'not the site of this transaction: %', site;
+      end if;
       if tbl not in ('item_documents', 'item_documents__next') then raise exception 'not an item table: %', tbl; end if;
       if idx !~ ('^' || tbl || '_[xu]_[0-9a-f]{16}$') then raise exception 'not an item index name: %', idx; end if;
       if op = 'drop' then execute format('drop index if exists %I', idx); return; end if;

@@ -132,6 +132,19 @@ describe.runIf(url)('row-level security on PostgreSQL, as the serving role', () 
     expect(moved.rowCount).toBe(0);
   });
 
+  it('makes item indexes through the owner function only for the site of its transaction', async () => {
+    const other = `select svc_item_index('index', 'item_documents', 'item_documents_x_00000000000000aa', 'second', 'notes', 'title', 'text')`;
+    expect(await fails(other, 'main')).toMatch(/not the site of this transaction/);
+    expect(await fails(other)).toMatch(/not the site of this transaction/);
+    expect(await fails(other.replace("'second'", "'main'"), 'main')).toBeNull();
+    expect(
+      await fails(
+        `select svc_item_index('index', 'events', 'events_x_00000000000000aa', 'main', 'n', 't', 'text')`,
+        'main',
+      ),
+    ).toMatch(/not an item table/);
+  });
+
   it('cannot raise itself to the owner, nor lift the wall, nor read the instance secrets', async () => {
     expect(await fails('set role postgres')).toMatch(/permission denied/);
     expect(await fails(`select set_config('role', 'postgres', true)`)).toMatch(/permission denied/);
