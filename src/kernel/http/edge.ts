@@ -77,6 +77,9 @@ function frameworkErrors(err: FastifyError, _req: FastifyRequest, reply: Fastify
       );
   } else if (err.code === 'FST_ERR_BAD_URL') {
     void reply.status(400).send(failure('VALIDATION_FAILED', 'the path is not a valid URL', ['url'], 'bad_url'));
+  } else if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    // Any other client error the router reports keeps its status, in the envelope.
+    void reply.status(err.statusCode).send(failure('VALIDATION_FAILED', err.message, ['url'], 'router'));
   } else {
     void reply.status(500).send(failure('INTERNAL', 'internal error', [], 'router'));
   }
