@@ -21,7 +21,9 @@ export async function createItemIndexFunction(db: Db): Promise<void> {
       expr text;
       val text := format('(data ->> %L)', field);
     begin
-      if site is distinct from current_setting('svc.site_id', true) and current_setting('svc.site_id', true) is distinct from '_system' then
+      -- The owner itself (rebuilds) may index any site; the serving role only the site of its transaction.
+      if session_user <> current_user and site is distinct from current_setting('svc.site_id', true)
+         and current_setting('svc.site_id', true) is distinct from '_system' then
         raise exception 'not the site of this transaction: %', site;
       end if;
       if tbl not in ('item_documents', 'item_documents__next') then raise exception 'not an item table: %', tbl; end if;
