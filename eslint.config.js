@@ -6,6 +6,10 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
@@ -45,12 +49,22 @@ export default tseslint.config(
     },
   },
   {
-    // Slices talk through events and the query functions their index exports.
-    files: ['src/features/**/*.ts', 'projections/**/*.ts'],
+    // The seams between slices and read models are checked by dependency-cruiser (.dependency-cruiser.cjs);
+    // raw SQL belongs to read models (projections/<model>/*.queries.ts), never to a slice.
+    files: ['src/features/**/*.ts'],
+    ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: ['**/features/*/*.decider*', '**/features/*/http/**', '**/*.table*'] },
+        {
+          paths: [
+            {
+              name: 'kysely',
+              importNames: ['sql'],
+              message: 'Raw SQL belongs to a read model: add a query function to projections/<model>/ and export it.',
+            },
+          ],
+        },
       ],
     },
   },

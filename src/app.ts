@@ -16,7 +16,7 @@ import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
 import { DomainError } from './kernel/http/errors.ts';
-import { firstInstanceAdmin } from '../projections/users/users.queries.ts';
+import { firstInstanceAdmin } from '../projections/users/index.ts';
 
 /** Builds the HTTP application (no listen): kernel plugins, then every feature's routes. */
 export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {

@@ -3,7 +3,7 @@ import type { AppDeps } from './deps.ts';
 import { resumeSetup, runSetup } from './features/setup/index.ts';
 import type { EventMetadata } from './kernel/es/event.ts';
 import { SYSTEM_SITE } from './kernel/tenancy/site.ts';
-import { instanceState } from '../projections/instance/instance.projector.ts';
+import { instanceState } from '../projections/instance/index.ts';
 
 /** On start: finish a setup a crash interrupted, or run setup from SVC_ADMIN_EMAIL / SVC_ADMIN_PASSWORD. */
 export async function bootstrap(deps: AppDeps, log: Logger): Promise<void> {

@@ -29,6 +29,11 @@ export interface AppDeps {
   setupToken: string | null;
   /** Runs the async projectors to the head of the log (tests, admin). */
   drainAsync(): Promise<void>;
+  /**
+   * The answer to a session that lacks the second factor a policy requires (a fresh challenge, or "enroll"): the
+   * access slice decides that it is needed, the auth slice how to ask for it.
+   */
+  stepUp(userId: string): Promise<Error>;
   /** Delivers the outbox over SMTP now (SMTP_URL set); the number of mails tried. 0 without SMTP. */
   flushMail(): Promise<number>;
 }

@@ -6,7 +6,7 @@ import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
 import { startLeaderLoop } from './kernel/leader-loop.ts';
-import { AddressHasher, TokenService } from './features/auth/index.ts';
+import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
 import { createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
@@ -114,6 +114,7 @@ export async function startRuntime(
     limiter,
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
+    stepUp: (userId) => stepUpError(deps, userId),
     drainAsync: () => drainAsyncProjectors(db, asyncProjectors),
   };
   const loops =

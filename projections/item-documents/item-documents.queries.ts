@@ -6,6 +6,9 @@ import { cachedCount } from './item-counts.ts';
 import { checkDeep, checkFieldTree, fieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
 import type { SiteSchema } from './site-schema.ts';
+import { ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
+
+export { ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
 
 export interface ItemQuery {
   filter: Filter | null;
@@ -31,20 +34,6 @@ export interface ItemQuery {
   guard?: Guard;
 }
 
-export interface ItemRow {
-  id: string;
-  deleted_at?: Date | null;
-  deleted_by?: string | null;
-  data: Record<string, unknown>;
-  version: number;
-  created_at: Date;
-  created_by: string;
-  updated_at: Date;
-  updated_by: string;
-}
-
-export type ItemRecord = Record<string, unknown> & { id: string };
-
 const DELETED_COLUMNS = sql.raw(', a0.deleted_at, a0.deleted_by');
 
 /**
@@ -62,25 +51,6 @@ export function asOfDocuments(siteId: string, asOf: Date): RawBuilder<unknown> {
           where site_id = ${siteId} and at <= ${asOf.toISOString()} order by collection, item_id, version desc) r
     join item_revisions f on f.site_id = r.site_id and f.collection = r.collection and f.item_id = r.item_id
                           and f.version = 1)`;
-}
-
-export const ITEM_COLUMNS = sql.raw(
-  'a0.id, a0.data, a0.version, a0.created_at, a0.created_by, a0.updated_at, a0.updated_by',
-);
-
-/** The API shape of an item: its values, then its id and audit fields. */
-export function toItemRecord(r: ItemRow): ItemRecord {
-  return {
-    ...r.data,
-    id: r.id,
-    created_at: new Date(r.created_at).toISOString(),
-    created_by: r.created_by,
-    updated_at: new Date(r.updated_at).toISOString(),
-    updated_by: r.updated_by,
-    ...(r.deleted_at !== undefined
-      ? { deleted_at: r.deleted_at ? new Date(r.deleted_at).toISOString() : null, deleted_by: r.deleted_by ?? null }
-      : {}),
-  };
 }
 
 export async function findItem(

@@ -1,8 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { DomainError } from '../../src/kernel/http/errors.ts';
-import type { RelationRecord } from '../schema/schema.queries.ts';
-import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-documents.queries.ts';
+import type { RelationRecord } from '../schema/index.ts';
+import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-record.ts';
 import { pick, fieldTree, checkFieldTree, type FieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard } from './item-filter.ts';
 import { relationOn, type SiteSchema } from './site-schema.ts';

@@ -1,5 +1,5 @@
 import { DomainError } from '../../src/kernel/http/errors.ts';
-import type { ItemRecord } from './item-documents.queries.ts';
+import type { ItemRecord } from './item-record.ts';
 import type { DeepSpec } from './item-expand.ts';
 import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
 

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import { DomainError } from '../../src/kernel/http/errors.ts';
 import { own } from '../../src/kernel/safe/keys.ts';
 import type { FieldType } from '../../src/features/schema/schema.types.ts';
-import type { RelationRecord } from '../schema/schema.queries.ts';
+import type { RelationRecord } from '../schema/index.ts';
 import {
   NUMERIC_TYPES,
   TIME_TYPES,

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { RelationRecord } from '../schema/schema.queries.ts';
+import type { RelationRecord } from '../schema/index.ts';
 import type { SiteSchema } from './site-schema.ts';
 
 /** Live items of one relation that point at an item: where they are and which of their fields points. */

@@ -1,5 +1,5 @@
 import { own } from '../../src/kernel/safe/keys.ts';
-import type { ItemRecord } from './item-documents.queries.ts';
+import type { ItemRecord } from './item-record.ts';
 
 /**
  * Server-side translation: an item's `translations` value holds `{ <locale>: { <field>: value } }`; with a locale

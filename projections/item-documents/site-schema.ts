@@ -2,12 +2,7 @@ import { own } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { FieldDef, FieldType } from '../../src/features/schema/schema.types.ts';
-import {
-  listCollections,
-  listRelations,
-  type CollectionRecord,
-  type RelationRecord,
-} from '../schema/schema.queries.ts';
+import { listCollections, listRelations, type CollectionRecord, type RelationRecord } from '../schema/index.ts';
 
 /** What a query needs to know about a site's schema: every collection's fields and every relation. */
 export interface SiteSchema {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { LayoutConfig } from '../../src/features/pages/page.layout.ts';
+import type { LayoutConfig } from '../../src/features/pages/page.events.ts';
 import type { PageStatus } from '../../src/features/pages/page.events.ts';
 
 /** A page as the API shows it. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { RELEASE_EVENT_TYPES, type ReleaseEvent } from '../../src/features/releases/release.events.ts';
-import { evolveRelease, initialReleaseState, type ReleaseState } from '../../src/features/releases/release.state.ts';
+import { evolveRelease, initialReleaseState, type ReleaseState } from '../../src/features/releases/release.events.ts';
 
 /** Releases of each site as their streams fold them, for lists and the scheduler's due query. */
 export const releasesProjector = defineProjector({

@@ -152,3 +152,10 @@ export async function listMembers(
     };
   });
 }
+
+/** How many members of the site hold a role (a role still held cannot be deleted). */
+export async function countRoleHolders(db: Db, siteId: string, role: string): Promise<number> {
+  const r = await sql<{ n: number }>`select count(*)::int as n from user_sites
+    where site_id = ${siteId} and role = ${role}`.execute(db);
+  return r.rows[0]!.n;
+}

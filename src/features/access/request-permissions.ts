@@ -2,11 +2,10 @@ import type { AppDeps } from '../../deps.ts';
 import { roleOn } from '../../kernel/auth/actor.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { compileFilter, type Guard } from '../../../projections/item-documents/item-filter.ts';
+import { compileFilter, type Guard } from '../../../projections/item-documents/index.ts';
 import type { Action } from './access.types.ts';
 import { effectivePermissions, ruleVars, scopeOf, type PermissionSet, type Scope } from './effective.ts';
 import { siteAccess } from './site-access.ts';
-import { stepUpError } from '../auth/index.ts';
 
 const perRequest = new WeakMap<Principal, Promise<PermissionSet>>();
 
@@ -15,7 +14,7 @@ const perRequest = new WeakMap<Principal, Promise<PermissionSet>>();
  * model (cached per process, refreshed when its stream's version moves).
  */
 export function permissionsOf(
-  deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>,
+  deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp'>,
   req: Principal,
 ): Promise<PermissionSet> {
   let p = perRequest.get(req);
@@ -26,7 +25,7 @@ export function permissionsOf(
   return p;
 }
 
-async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: Principal): Promise<PermissionSet> {
+async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp'>, req: Principal): Promise<PermissionSet> {
   const actor = actorOf(req);
   const siteId = siteOf(req);
   const roleId = roleOn(actor, siteId);
@@ -35,8 +34,7 @@ async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'tokens'>, req: P
   const state = (await siteAccess(deps, siteId)).state;
   const set = effectivePermissions(state, { roleId, userId }, vars);
   // Policy step-up: a session without the second factor does not get these permissions.
-  if (set.requireMfa && actor.type === 'user' && !(actor.amr ?? []).includes('totp'))
-    throw await stepUpError(deps, actor.id);
+  if (set.requireMfa && actor.type === 'user' && !(actor.amr ?? []).includes('totp')) throw await deps.stepUp(actor.id);
   return set;
 }
 

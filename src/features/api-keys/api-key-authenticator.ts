@@ -3,11 +3,7 @@ import type { Clock } from '../../kernel/clock.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { forbidden, unauthenticated } from '../../kernel/http/errors.ts';
-import {
-  findApiKeyCredential,
-  touchApiKey,
-  type ApiKeyCredential,
-} from '../../../projections/api-keys/api-keys.queries.ts';
+import { findApiKeyCredential, touchApiKey, type ApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import { API_KEY_EVENT_TYPES } from './api-key.events.ts';
 import { API_KEY_PREFIX, parseApiKey, secretMatches } from './api-key.secrets.ts';
 

@@ -1,5 +1,5 @@
 import type { Feature } from '../../deps.ts';
-import { apiKeysProjector } from '../../../projections/api-keys/api-keys.projector.ts';
+import { apiKeysProjector } from '../../../projections/api-keys/index.ts';
 import { apiKeyAuthenticator } from './api-key-authenticator.ts';
 import { apiKeysRoutes } from './http/api-keys.routes.ts';
 

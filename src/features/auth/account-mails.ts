@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { queueMail } from '../../kernel/mail/outbox.ts';
-import type { UserRow } from '../../../projections/users/users.queries.ts';
+import type { UserRow } from '../../../projections/users/index.ts';
 
 const VERIFY_TTL_S = 24 * 3600;
 const RESET_TTL_S = 3600;

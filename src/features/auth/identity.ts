@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
-import { findUserById, type UserRow } from '../../../projections/users/users.queries.ts';
+import { findUserById, type UserRow } from '../../../projections/users/index.ts';
 import { checkPassword } from './password-policy.ts';
 import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
-import { usersProjector } from '../../../projections/users/users.projector.ts';
-import { sessionsProjector } from '../../../projections/sessions/sessions.projector.ts';
+import { usersProjector } from '../../../projections/users/index.ts';
+import { sessionsProjector } from '../../../projections/sessions/index.ts';
 import { accountRoutes } from './http/account.routes.ts';
 import { adminSessionsRoutes } from './http/admin-sessions.routes.ts';
 import { authRoutes } from './http/auth.routes.ts';
@@ -20,6 +20,8 @@ export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
 export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
+export { grantSiteRole, registerUser } from './user.commands.ts';
+export { startSession } from './sessions.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(authRoutes, deps);

@@ -2,7 +2,7 @@ import type { Authenticator } from '../../kernel/auth/actor.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { findUserForToken, type UserRow } from '../../../projections/users/users.queries.ts';
+import { findUserForToken, type UserRow } from '../../../projections/users/index.ts';
 import type { AccessClaims, TokenService } from './tokens.ts';
 
 const MAX_ENTRIES = 10_000;

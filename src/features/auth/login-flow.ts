@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
-import type { UserRow } from '../../../projections/users/users.queries.ts';
+import type { UserRow } from '../../../projections/users/index.ts';
 import { startSession, type LoginData } from './sessions.ts';
 import { tfaState } from './tfa/tfa.service.ts';
 

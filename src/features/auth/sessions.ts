@@ -8,8 +8,8 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
-import { findUserById, toProfile, type UserRow } from '../../../projections/users/users.queries.ts';
-import { findSessionOwner, liveSessions } from '../../../projections/sessions/sessions.queries.ts';
+import { findUserById, toProfile, type UserRow } from '../../../projections/users/index.ts';
+import { findSessionOwner, liveSessions } from '../../../projections/sessions/index.ts';
 import { sessionDecider } from './session.decider.ts';
 import { sessionStream, type RevokeReason, type SessionEvent } from './session.events.ts';
 

@@ -3,10 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
-import {
-  enabledIssuers,
-  type TrustedIssuerRecord,
-} from '../../../projections/trusted-issuers/trusted-issuers.queries.ts';
+import { enabledIssuers, type TrustedIssuerRecord } from '../../../projections/trusted-issuers/index.ts';
 import { provisionExternalUser } from '../auth/index.ts';
 import { ISSUER_EVENT_TYPES } from './issuer.events.ts';
 import { resolveRole, claimAt } from './external-claims.ts';

@@ -1,6 +1,6 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
 import { outboundRequest, type OutboundOptions } from '../../kernel/net/outbound-http.ts';
-import type { TrustedIssuerRecord } from '../../../projections/trusted-issuers/trusted-issuers.queries.ts';
+import type { TrustedIssuerRecord } from '../../../projections/trusted-issuers/index.ts';
 
 /** How often one issuer's keys may be fetched again (a token with an unknown `kid` asks for a refresh). */
 export const KEY_REFRESH_INTERVAL_MS = 60_000;

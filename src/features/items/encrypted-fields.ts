@@ -1,8 +1,8 @@
 import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
 import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
-import { relationOn, type SiteSchema } from '../../../projections/item-documents/site-schema.ts';
-import type { FieldDef } from '../schema/schema.types.ts';
+import { relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { FieldDef } from '../schema/index.ts';
 import type { ItemValues } from './item.events.ts';
 import { typeProblem } from './item.values.ts';
 

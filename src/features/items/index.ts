@@ -1,16 +1,17 @@
 import type { Feature } from '../../deps.ts';
-import { itemDocumentsProjector } from '../../../projections/item-documents/item-documents.projector.ts';
-import { itemRevisionsProjector } from '../../../projections/item-revisions/item-revisions.projector.ts';
-import { itemVersionsProjector } from '../../../projections/item-versions/item-versions.projector.ts';
+import { itemDocumentsProjector } from '../../../projections/item-documents/index.ts';
+import { itemRevisionsProjector } from '../../../projections/item-revisions/index.ts';
+import { itemVersionsProjector } from '../../../projections/item-versions/index.ts';
 import { itemsRoutes } from './http/items.routes.ts';
 import type { StreamCommand } from '../../kernel/es/handle-command.ts';
-import type { SiteSchema } from '../../../projections/item-documents/site-schema.ts';
+import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
 
 /** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
 export { itemPermissions } from './http/item-permissions.ts';
 export type { CollectionSchema } from './http/item-context.ts';
+export { envelopeMigration } from './envelope-migration.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',

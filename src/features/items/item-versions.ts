@@ -1,19 +1,9 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { DomainEvent } from '../../kernel/es/event.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import type { ItemValues } from './item.events.ts';
+import { type At, type ItemVersionEvent } from './item-versions.events.ts';
 
-/**
- * Named versions of one item (spec "Named version of an item"), in a stream of their own beside the item's:
- * drafts never touch main. `base` is the number of main's revisions when the version was snapshotted, so
- * `mainChanged` is "main has more revisions now".
- */
-type At = { collection: string; id: string; key: string; at: string; by: string };
-export type ItemVersionEvent =
-  | DomainEvent<'ItemVersionCreated', At & { name: string; data: ItemValues; base: number }>
-  | DomainEvent<'ItemVersionUpdated', At & { name?: string; changes?: ItemValues }>
-  | DomainEvent<'ItemVersionDeleted', At>;
-export const ITEM_VERSION_EVENT_TYPES = ['ItemVersionCreated', 'ItemVersionUpdated', 'ItemVersionDeleted'] as const;
+export { ITEM_VERSION_EVENT_TYPES, itemVersionsStream, type ItemVersionEvent } from './item-versions.events.ts';
 
 export type ItemVersionCommand =
   | { type: 'CreateVersion'; data: At & { name: string; data: ItemValues; base: number } }
@@ -21,9 +11,6 @@ export type ItemVersionCommand =
   | { type: 'DeleteVersion'; data: At };
 
 export type ItemVersionsState = Record<string, { name: string; data: ItemValues; base: number }>;
-
-export const itemVersionsStream = (site: string, collection: string, id: string) =>
-  `${site}/item-versions/${collection}/${id}`;
 
 const missing = (key: string) => new DomainError('NOT_FOUND', `version ${key} not found`, { path: ['key'] });
 

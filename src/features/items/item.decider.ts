@@ -1,7 +1,7 @@
 import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
-import type { FieldDef, Workflow } from '../schema/schema.types.ts';
+import type { FieldDef, Workflow } from '../schema/index.ts';
 import type { ItemEvent, ItemValues } from './item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 

@@ -1,5 +1,5 @@
 import { DomainError } from '../../kernel/http/errors.ts';
-import type { Dependent } from '../../../projections/item-documents/item-references.queries.ts';
+import type { Dependent } from '../../../projections/item-documents/index.ts';
 
 /**
  * A delete that restrict relations hold up: 409 DEPENDENT_RECORDS_EXIST. The dependents go both at the top of the

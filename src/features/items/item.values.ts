@@ -1,7 +1,7 @@
 import { own } from '../../kernel/safe/keys.ts';
 import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
-import type { FieldDef } from '../schema/schema.types.ts';
+import type { FieldDef } from '../schema/index.ts';
 
 /** System values every item may carry besides its collection's fields. */
 const SYSTEM: Record<string, (v: unknown) => string | null> = {

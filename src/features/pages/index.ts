@@ -1,13 +1,13 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
 import { createSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
-import { pagesProjector } from '../../../projections/pages/pages.projector.ts';
+import { pagesProjector } from '../../../projections/pages/index.ts';
 import { DeliveryCache } from './delivery-cache.ts';
 import { cacheRoutes } from './http/cache.routes.ts';
 import { deliverRoutes } from './http/deliver.routes.ts';
 import { pagesRoutes } from './http/pages.routes.ts';
 
-export { findPage, findPageBySlug, listPages, type PageRecord } from '../../../projections/pages/pages.queries.ts';
+export { findPage, findPageBySlug, listPages, type PageRecord } from '../../../projections/pages/index.ts';
 
 /** One delivery cache per application: shared by the page writes, the delivery API and the purge. */
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {

@@ -1,6 +1,8 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
 import type { LayoutConfig } from './page.layout.ts';
 
+export type { LayoutConfig };
+
 export type PageStatus = 'draft' | 'published';
 
 /** A page came into being on a site, with its slug (claimed in the same append) and layout. */

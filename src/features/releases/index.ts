@@ -1,5 +1,5 @@
 import type { Feature } from '../../deps.ts';
-import { releasesProjector } from '../../../projections/releases/releases.projector.ts';
+import { releasesProjector } from '../../../projections/releases/index.ts';
 import { releasesRoutes } from './http/releases.routes.ts';
 import { sweepDueReleases } from './scheduler.ts';
 

@@ -5,8 +5,8 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
-import { findItemsAnyState } from '../../../projections/item-documents/item-documents.queries.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/site-schema.ts';
+import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
+import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemUpdateCommand } from '../items/index.ts';
 import {
   authorNow,

@@ -5,10 +5,10 @@ import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
-import { findApiKeyCredential } from '../../../projections/api-keys/api-keys.queries.ts';
-import type { SiteSchema } from '../../../projections/item-documents/site-schema.ts';
-import { findRevision } from '../../../projections/item-revisions/item-revisions.queries.ts';
-import { findUserById } from '../../../projections/users/users.queries.ts';
+import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
+import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import { findRevision } from '../../../projections/item-revisions/index.ts';
+import { findUserById } from '../../../projections/users/index.ts';
 import { itemPermissions, type CollectionSchema } from '../items/index.ts';
 import type { ReleaseAuthor, ReleaseItem } from './release.events.ts';
 
@@ -91,7 +91,7 @@ export const callerFor = (actor: Actor, siteId: string): Caller => ({ actor, sit
  * the update rule, the changed fields writable, the current row inside the rule's conditions, and (with
  * `validation`) the resulting item inside the rule's validation. Throws the DomainError PATCH would answer.
  */
-export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>) {
+export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
   const perms = itemPermissions(deps);
   return async (
     caller: Caller,

@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from './release.state.ts';
-export type { ReleaseState } from './release.state.ts';
+import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from './release.events.ts';
+export type { ReleaseState } from './release.events.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import {
   itemKey,

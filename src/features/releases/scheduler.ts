@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { dueReleases, findRelease } from '../../../projections/releases/releases.queries.ts';
+import { dueReleases, findRelease } from '../../../projections/releases/index.ts';
 import { windowAllows } from './maintenance-window.ts';
 import { publishRelease } from './publish.process.ts';
 

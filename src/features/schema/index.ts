@@ -1,6 +1,7 @@
 import type { Feature } from '../../deps.ts';
-import { schemaProjector } from '../../../projections/schema/schema.projector.ts';
+import { schemaProjector } from '../../../projections/schema/index.ts';
 import { schemaRoutes } from './http/schema.routes.ts';
 
 export { schemaStream } from './schema.events.ts';
+export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from './schema.types.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };

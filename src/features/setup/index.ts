@@ -1,5 +1,5 @@
 import type { Feature } from '../../deps.ts';
-import { instanceProjector } from '../../../projections/instance/instance.projector.ts';
+import { instanceProjector } from '../../../projections/instance/index.ts';
 import { setupRoutes } from './http/setup.routes.ts';
 
 export { runSetup, resumeSetup } from './run-setup.process.ts';

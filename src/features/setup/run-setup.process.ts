@@ -8,10 +8,9 @@ import { newId } from '../../kernel/ids.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
 import { checkPassword, hashPassword } from '../auth/index.ts';
-import { emailClaimStream, userStream } from '../auth/user.events.ts';
-import { userDecider } from '../auth/user.decider.ts';
-import { siteDecider } from '../sites/site.decider.ts';
-import { siteStream } from '../sites/site.events.ts';
+import { emailClaimStream } from '../auth/user.events.ts';
+import { grantSiteRole, registerUser } from '../auth/index.ts';
+import { createSite } from '../sites/index.ts';
 import { setupDecider } from './setup.decider.ts';
 import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
 
@@ -101,21 +100,11 @@ async function finishSetup(deps: AppDeps, s: SetupStarted['data'], metadata: Eve
     instanceAdmin: true,
     now,
   };
-  await ignoreConflict(
-    handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'RegisterUser', data: register }, meta),
-  );
+  await ignoreConflict(registerUser(deps, register, meta.metadata));
   const site = { siteId: s.siteId, name: s.siteName, createdBy: s.adminUserId, now };
-  await ignoreConflict(
-    handleCommand(
-      deps.store,
-      siteDecider,
-      siteStream(s.siteId),
-      { type: 'CreateSite', data: site },
-      { metadata: { ...metadata, siteId: s.siteId } },
-    ),
-  );
+  await ignoreConflict(createSite(deps, site, { ...metadata, siteId: s.siteId }));
   const grant = { userId: s.adminUserId, siteId: s.siteId, role: 'admin', now };
-  await handleCommand(deps.store, userDecider, userStream(s.adminUserId), { type: 'GrantSiteRole', data: grant }, meta);
+  await grantSiteRole(deps, grant, meta.metadata);
   await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'CompleteSetup', data: { now } }, meta);
 }
 

@@ -1,9 +1,10 @@
 import type { Feature } from '../../deps.ts';
-import { sitesProjector } from '../../../projections/sites/sites.projector.ts';
-import { siteActivityProjector } from '../../../projections/site-activity/site-activity.projector.ts';
+import { sitesProjector } from '../../../projections/sites/index.ts';
+import { siteActivityProjector } from '../../../projections/site-activity/index.ts';
 import { sitesRoutes } from './http/sites.routes.ts';
 
-export { findSite } from '../../../projections/sites/sites.queries.ts';
+export { findSite } from '../../../projections/sites/index.ts';
+export { createSite } from './site.commands.ts';
 
 export const sitesFeature: Feature = {
   name: 'sites',

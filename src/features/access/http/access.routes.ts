@@ -1,7 +1,6 @@
 import { own } from '../../../kernel/safe/keys.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
@@ -9,9 +8,9 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findUserById } from '../../../../projections/users/users.queries.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
-import { compileFilter, rootScope } from '../../../../projections/item-documents/item-filter.ts';
+import { countRoleHolders, findUserById } from '../../../../projections/users/index.ts';
+import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/index.ts';
+import { compileFilter, rootScope } from '../../../../projections/item-documents/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
 import { SYSTEM_ROLES, type PermissionDef } from '../access.types.ts';
@@ -102,13 +101,8 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   });
   app.delete('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
     const site = siteOf(req);
-    const holders = await withSite(db, site, (trx) =>
-      sql<{
-        n: number;
-      }>`select count(*)::int as n from user_sites where site_id = ${site} and role = ${req.params.id}`.execute(trx),
-    );
-    if (holders.rows[0]!.n > 0)
-      throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders.rows[0]!.n} user(s)`);
+    const holders = await withSite(db, site, (trx) => countRoleHolders(trx, site, req.params.id));
+    if (holders > 0) throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders} user(s)`);
     await send(req, 'DeleteRole', { id: req.params.id });
     return reply.status(204).send();
   });

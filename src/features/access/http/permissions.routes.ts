@@ -1,7 +1,6 @@
 import { dict, own } from '../../../kernel/safe/keys.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
@@ -10,9 +9,9 @@ import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findUserById } from '../../../../projections/users/users.queries.ts';
-import { loadSiteSchema } from '../../../../projections/item-documents/site-schema.ts';
-import { compileFilter, rootScope } from '../../../../projections/item-documents/item-filter.ts';
+import { findUserById } from '../../../../projections/users/index.ts';
+import { loadSiteSchema } from '../../../../projections/item-documents/index.ts';
+import { itemInside } from '../../../../projections/item-documents/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
 import { ACTIONS, type PermissionDef } from '../access.types.ts';
@@ -100,15 +99,10 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       };
     const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
     if (!schema.collections.has(collection)) throw new DomainError('NOT_FOUND', `collection ${collection} not found`);
-    const condition = scope.filter ? compileFilter(scope.filter, rootScope(schema, collection)) : sql`true`;
-    const r = await withSite(db, siteId, (trx) =>
-      sql<{ inside: boolean }>`select ${condition} as inside from item_documents a0
-        where a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = ${itemId} and a0.deleted_at is null`.execute(
-        trx,
-      ),
+    const allowed = await withSite(db, siteId, (trx) =>
+      itemInside(trx, siteId, schema, collection, itemId, scope.filter, { live: true }),
     );
-    if (!r.rows[0]) throw new DomainError('RECORD_NOT_FOUND', `item ${itemId} not found`);
-    const allowed = r.rows[0].inside;
+    if (allowed === null) throw new DomainError('RECORD_NOT_FOUND', `item ${itemId} not found`);
     return {
       data: {
         ...base,

@@ -10,7 +10,7 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { notFound } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findApiKey, listApiKeys } from '../../../../projections/api-keys/api-keys.queries.ts';
+import { findApiKey, listApiKeys } from '../../../../projections/api-keys/index.ts';
 import { apiKeyDecider, ROLE_RANK, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
 import { apiKeyStream } from '../api-key.events.ts';
 import { generateApiKey } from '../api-key.secrets.ts';

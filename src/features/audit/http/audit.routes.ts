@@ -1,11 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import type { ActorRef } from '../../../kernel/es/event.ts';
+import { siteEvents } from '../../../../projections/event-log/index.ts';
 import { redactSecrets } from '../redact.ts';
 
 const time = z.iso.datetime({ offset: true }).or(z.iso.date());
@@ -25,18 +24,6 @@ const AuditQuery = z
   })
   .strict();
 
-interface Row {
-  /** The global position as text (a bigint), for the `before` cursor. */
-  pos: string;
-  event_id: string;
-  type: string;
-  stream_id: string;
-  stream_version: number;
-  data: unknown;
-  metadata: { actor: ActorRef; correlationId: string };
-  created_at: Date;
-}
-
 /**
  * GET /api/v1/audit (site admins): the site's events, newest first, straight from the log. Personal data inside
  * events stays out of sight, and so does every secret (hashes of keys and passwords, seeds, recovery codes, tokens,
@@ -50,19 +37,8 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
     async (req) => {
       const q = req.query;
       const site = siteOf(req);
-      const rows = await withSite(db, site, (trx) =>
-        sql<Row>`
-        select global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at from events
-        where site_id = ${site}
-          ${q.type ? sql`and type = ${q.type}` : sql``}
-          ${q.stream ? sql`and stream_id = ${q.stream}` : sql``}
-          ${q.actor ? sql`and metadata -> 'actor' ->> 'id' = ${q.actor}` : sql``}
-          ${q.from ? sql`and created_at >= ${new Date(q.from).toISOString()}` : sql``}
-          ${q.to ? sql`and created_at <= ${new Date(q.to).toISOString()}` : sql``}
-          ${q.before ? sql`and global_position < ${q.before}::bigint` : sql``}
-        order by global_position desc limit ${q.limit + 1}`.execute(trx),
-      );
-      const page = rows.rows.slice(0, q.limit);
+      const rows = await withSite(db, site, (trx) => siteEvents(trx, site, { ...q, limit: q.limit + 1 }));
+      const page = rows.slice(0, q.limit);
       return {
         data: page.map((r) => ({
           id: r.event_id,
@@ -74,7 +50,7 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
           time: new Date(r.created_at).toISOString(),
           data: redactSecrets(r.data),
         })),
-        meta: { limit: q.limit, next: rows.rows.length > q.limit ? page.at(-1)!.pos : null },
+        meta: { limit: q.limit, next: rows.length > q.limit ? page.at(-1)!.pos : null },
       };
     },
   );

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/item-revisions.queries.ts';
+import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
 
 const Page = z
   .object({

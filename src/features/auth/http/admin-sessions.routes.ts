@@ -7,8 +7,8 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
-import { findUserById, type UserRow } from '../../../../projections/users/users.queries.ts';
-import { findSessionOwner, liveSessions } from '../../../../projections/sessions/sessions.queries.ts';
+import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
+import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
 import { revokeSession } from '../sessions.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
-import { findUserByEmail, findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+import { findUserByEmail, findUserById, toProfile } from '../../../../projections/users/index.ts';
 import { authRules } from '../auth-limits.ts';
 import { completeLogin } from '../login-flow.ts';
 import { verifyPassword } from '../passwords.ts';

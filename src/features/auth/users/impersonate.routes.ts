@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
-import { findUserById, toProfile } from '../../../../projections/users/users.queries.ts';
+import { findUserById, toProfile } from '../../../../projections/users/index.ts';
 
 const IdParams = z.object({ id: RecordId });
 /** An impersonation lasts at most 15 minutes (less when access tokens are shorter); it cannot be refreshed. */

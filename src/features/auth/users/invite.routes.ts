@@ -7,7 +7,7 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { seal } from '../../../kernel/privacy/pii.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { findUserById } from '../../../../projections/users/users.queries.ts';
+import { findUserById } from '../../../../projections/users/index.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
 import { startSession } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';

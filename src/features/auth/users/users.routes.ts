@@ -11,12 +11,7 @@ import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { seal } from '../../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import {
-  findUserByEmail,
-  findUserById,
-  listMembers,
-  type UserRow,
-} from '../../../../projections/users/users.queries.ts';
+import { findUserByEmail, findUserById, listMembers, type UserRow } from '../../../../projections/users/index.ts';
 import { roleIsKnown } from '../../access/index.ts';
 import { checkPassword } from '../password-policy.ts';
 import { newIdentityCommands } from '../identity.ts';

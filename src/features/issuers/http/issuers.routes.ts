@@ -10,7 +10,7 @@ import { DomainError, forbidden, notFound } from '../../../kernel/http/errors.ts
 import { checkUrl, OutboundError, resolvePublic } from '../../../kernel/net/outbound-http.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findIssuer, listIssuers } from '../../../../projections/trusted-issuers/trusted-issuers.queries.ts';
+import { findIssuer, listIssuers } from '../../../../projections/trusted-issuers/index.ts';
 import { issuerClaimDecider } from '../issuer-claim.decider.ts';
 import { issuerDecider } from '../issuer.decider.ts';
 import { issuerClaimStream, issuerStream } from '../issuer.events.ts';

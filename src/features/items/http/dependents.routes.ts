@@ -11,7 +11,7 @@ import {
   referencingItems,
   type Dependent,
   type Reference,
-} from '../../../../projections/item-documents/item-references.queries.ts';
+} from '../../../../projections/item-documents/index.ts';
 import { dependentRecordsExist } from '../item.errors.ts';
 import type { ItemValues } from '../item.events.ts';
 import type { Scope } from '../../access/index.ts';

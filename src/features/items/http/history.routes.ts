@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findRevision, listRevisions } from '../../../../projections/item-revisions/item-revisions.queries.ts';
+import { findRevision, listRevisions } from '../../../../projections/item-revisions/index.ts';
 import { itemContext } from './item-context.ts';
 import { ItemParams } from './item-params.ts';
 

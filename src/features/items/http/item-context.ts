@@ -9,11 +9,11 @@ import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
 import { readGuard } from '../../access/index.ts';
 import { itemPermissions } from './item-permissions.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/schema.queries.ts';
+import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/index.ts';
 import { schemaStream } from '../../schema/schema.events.ts';
-import { findItem } from '../../../../projections/item-documents/item-documents.queries.ts';
-import { loadSiteSchema, relationOn, type SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
-import type { FieldDef, Workflow } from '../../schema/schema.types.ts';
+import { findItem } from '../../../../projections/item-documents/index.ts';
+import { loadSiteSchema, relationOn, type SiteSchema } from '../../../../projections/item-documents/index.ts';
+import type { FieldDef, Workflow } from '../../schema/index.ts';
 import { itemDecider, type ItemCommand, type ItemState } from '../item.decider.ts';
 import { itemStream, type ItemValues } from '../item.events.ts';
 import { revealRecords, sealItemValues } from '../encrypted-fields.ts';
@@ -74,8 +74,8 @@ export function itemContext({
   store,
   clock,
   config,
-  tokens,
-}: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'tokens'>) {
+  stepUp,
+}: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'stepUp'>) {
   // One schema per request: the routes and the commands they send see the same one.
   const perRequest = new WeakMap<FastifyRequest, Promise<SiteSchema>>();
   const requestSchema = (req: FastifyRequest) => {
@@ -101,7 +101,7 @@ export function itemContext({
   const mayAdminister = (req: FastifyRequest) => {
     if (!ADMINS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only site admins may do this');
   };
-  const permissions = itemPermissions({ db, store, clock, tokens });
+  const permissions = itemPermissions({ db, store, clock, stepUp });
   const send = async (
     req: FastifyRequest,
     collection: string,

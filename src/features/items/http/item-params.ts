@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NAME_PATTERN } from '../../schema/schema.types.ts';
+import { NAME_PATTERN } from '../../schema/index.ts';
 
 const name = z.string().regex(NAME_PATTERN);
 export const CollectionParams = z.object({ collection: name });

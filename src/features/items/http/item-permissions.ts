@@ -1,11 +1,16 @@
-import { sql } from 'kysely';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { compileFilter, rootScope, type Filter } from '../../../../projections/item-documents/item-filter.ts';
-import type { Dependent } from '../../../../projections/item-documents/item-references.queries.ts';
-import type { SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import {
+  candidateInside,
+  itemInside,
+  rowsInside,
+  type Dependent,
+  type Filter,
+  type RowCondition,
+  type SiteSchema,
+} from '../../../../projections/item-documents/index.ts';
 import {
   checkWritable,
   permissionsOf,
@@ -17,14 +22,13 @@ import {
 } from '../../access/index.ts';
 import type { MayDecrypt } from '../encrypted-fields.ts';
 import type { CollectionSchema } from './item-context.ts';
-import { rowsInside, type RowCondition } from './item-rows.ts';
 
 /**
  * Permission checks of the item routes. Reads: a guard that the query compiler turns into SQL (rows and
  * fields, on every relation followed). Writes: the action must be granted, the written fields writable, the
  * existing row inside the rule's conditions (403 otherwise), and the resulting item inside its validation.
  */
-export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>) {
+export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
   const set = (req: Principal) => permissionsOf(deps, req);
 
   /** The read guard, after checking that the collection may be read at all (else 403). */
@@ -40,31 +44,20 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
   /** Whether a candidate item (values not yet written) satisfies a filter, evaluated by the same SQL compiler. */
   const matches = async (req: Principal, s: CollectionSchema, id: string, data: object, filter: Filter) => {
     const siteId = siteOf(req);
-    const by = actorOf(req).id;
-    const r = await withSite(deps.db, siteId, (trx) =>
-      sql<{ ok: boolean }>`
-        select exists (
-          select 1 from (select ${id}::text as id, ${siteId}::text as site_id, ${s.collection.name}::text as collection,
-                                ${JSON.stringify(data)}::jsonb as data, now() as created_at, ${by}::text as created_by,
-                                now() as updated_at, ${by}::text as updated_by,
-                                null::timestamptz as deleted_at, null::text as deleted_by) a0
-          where ${compileFilter(filter, rootScope(s.schema, s.collection.name))}) as ok`.execute(trx),
+    const candidate = { id, data, by: actorOf(req).id };
+    return withSite(deps.db, siteId, (trx) =>
+      candidateInside(trx, siteId, s.schema, s.collection.name, candidate, filter),
     );
-    return r.rows[0]!.ok;
   };
 
   /** 403 when the existing item lies outside the scope's conditions (a missing item is the command's 404). */
   const checkRow = async (req: Principal, s: CollectionSchema, id: string, scope: Scope, action: Action) => {
     if (!scope.filter) return;
     const siteId = siteOf(req);
-    const r = await withSite(deps.db, siteId, (trx) =>
-      sql<{ inside: boolean }>`
-        select ${compileFilter(scope.filter!, rootScope(s.schema, s.collection.name))} as inside
-        from item_documents a0 where a0.site_id = ${siteId} and a0.collection = ${s.collection.name} and a0.id = ${id}`.execute(
-        trx,
-      ),
+    const inside = await withSite(deps.db, siteId, (trx) =>
+      itemInside(trx, siteId, s.schema, s.collection.name, id, scope.filter, { live: false }),
     );
-    if (r.rows[0] && !r.rows[0].inside)
+    if (inside === false)
       throw new DomainError('PERMISSION_DENIED', `you may not ${action} this item of ${s.collection.name}`);
   };
 
@@ -93,7 +86,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     return scope;
   };
 
-  /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.ts). */
+  /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.queries.ts). */
   const inside = (req: Principal, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
     withSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
 

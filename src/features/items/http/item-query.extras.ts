@@ -1,9 +1,9 @@
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { inspectJson } from '../../../kernel/http/input-guard.ts';
 import { dict, dictFrom, isForbiddenKey } from '../../../kernel/safe/keys.ts';
-import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/item-aggregate.ts';
-import type { DeepSpec } from '../../../../projections/item-documents/item-expand.ts';
-import { bracketFilter, coerce } from './item-query.params.ts';
+import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/index.ts';
+import type { DeepSpec } from '../../../../projections/item-documents/index.ts';
+import { bracketFilter, coerce } from './item-query.brackets.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);

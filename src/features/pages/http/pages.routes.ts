@@ -8,7 +8,7 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findPage, listPages } from '../../../../projections/pages/pages.queries.ts';
+import { findPage, listPages } from '../../../../projections/pages/index.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
 import { LayoutConfig, Slug } from '../page.layout.ts';
 import { pageWrites } from '../page.writes.ts';

@@ -4,8 +4,8 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { unprocessable } from '../../../kernel/http/unprocessable.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findItemsAnyState } from '../../../../projections/item-documents/item-documents.queries.ts';
-import { loadSiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import { findItemsAnyState } from '../../../../projections/item-documents/index.ts';
+import { loadSiteSchema } from '../../../../projections/item-documents/index.ts';
 import { pinnedValues, releaseChanges, releaseItemChecks } from '../release-authority.ts';
 import { itemKey, type ReleaseItem } from '../release.events.ts';
 
@@ -16,7 +16,7 @@ import { itemKey, type ReleaseItem } from '../release.events.ts';
  * naming the item in `path` and `extensions`. Validation and the editorial gate wait for the publish: they depend
  * on the item's values then.
  */
-export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'tokens'>) {
+export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
   const check = releaseItemChecks(deps);
   return async (req: FastifyRequest, items: ReleaseItem[]) => {
     if (!items.length) return;

@@ -9,7 +9,7 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { rejectInvalid, unprocessable } from '../../../kernel/http/unprocessable.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/releases.queries.ts';
+import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/index.ts';
 import { permissionsOf } from '../../access/index.ts';
 import { releaseDecider, type ReleaseCommand } from '../release.decider.ts';
 import { releaseStream } from '../release.events.ts';

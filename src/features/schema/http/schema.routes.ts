@@ -7,7 +7,7 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
-import * as q from '../../../../projections/schema/schema.queries.ts';
+import * as q from '../../../../projections/schema/index.ts';
 import { schemaDecider, type SchemaCommand } from '../schema.decider.ts';
 import { schemaStream } from '../schema.events.ts';
 import type { FieldDef } from '../schema.types.ts';

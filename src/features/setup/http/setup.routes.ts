@@ -6,10 +6,10 @@ import type { AppDeps } from '../../../deps.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { instanceState } from '../../../../projections/instance/instance.projector.ts';
-import { findSite } from '../../../../projections/sites/sites.queries.ts';
-import { findUserById } from '../../../../projections/users/users.queries.ts';
-import { startSession } from '../../auth/sessions.ts';
+import { instanceState } from '../../../../projections/instance/index.ts';
+import { findSite } from '../../../../projections/sites/index.ts';
+import { findUserById } from '../../../../projections/users/index.ts';
+import { startSession } from '../../auth/index.ts';
 import { setupNotFound } from '../setup.decider.ts';
 import { runSetup } from '../run-setup.process.ts';
 

@@ -8,10 +8,11 @@ import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
 import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
-import { findSite, listSites } from '../../../../projections/sites/sites.queries.ts';
-import { siteActivity } from '../../../../projections/site-activity/site-activity.projector.ts';
+import { findSite, listSites } from '../../../../projections/sites/index.ts';
+import { siteActivity } from '../../../../projections/site-activity/index.ts';
 import { siteDecider } from '../site.decider.ts';
 import { siteStream } from '../site.events.ts';
+import { createSite } from '../site.commands.ts';
 
 const CreateSiteBody = z.object({
   id: z.string().regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -'),
@@ -37,15 +38,8 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     async (req, reply) => {
       const now = clock.now();
       const { id, name } = req.body;
-      await handleCommand(
-        store,
-        siteDecider,
-        siteStream(id),
-        { type: 'CreateSite', data: { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() } },
-        {
-          metadata: commandMeta(req, id, now),
-        },
-      );
+      const site = { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() };
+      await createSite({ store }, site, commandMeta(req, id, now));
       reply.status(201);
       return { data: await findSite(db, id) };
     },

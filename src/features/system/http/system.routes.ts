@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
+import { ping } from '../../../kernel/db/ping.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
 
@@ -37,7 +37,7 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
 
   app.get('/api/v1/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async () => {
-    await sql`select 1`.execute(db);
+    await ping(db);
     return { data: { status: 'ok' } };
   });
 
@@ -65,7 +65,7 @@ async function subsystems(deps: AppDeps) {
   const started = Date.now();
   let database: { status: string; kind: string; latencyMs?: number; error?: string };
   try {
-    await sql`select 1`.execute(deps.db);
+    await ping(deps.db);
     database = { status: 'ok', kind: deps.database.kind, latencyMs: Date.now() - started };
   } catch (err) {
     database = { status: 'down', kind: deps.database.kind, error: (err as Error).message };

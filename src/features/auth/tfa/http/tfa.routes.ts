@@ -6,7 +6,7 @@ import { sealValue } from '../../../../kernel/crypto/envelope.ts';
 import { handleCommand } from '../../../../kernel/es/handle-command.ts';
 import { DomainError } from '../../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
-import { findUserById } from '../../../../../projections/users/users.queries.ts';
+import { findUserById } from '../../../../../projections/users/index.ts';
 import { authRules } from '../../auth-limits.ts';
 import { currentUser, passwordStepUp } from '../../http/me.routes.ts';
 import { revokeAllSessions, startSession, userMeta } from '../../sessions.ts';

@@ -1,12 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../../kernel/db/database.ts';
-import {
-  compileFilter,
-  rootScope,
-  type Filter,
-  type Guard,
-} from '../../../../projections/item-documents/item-filter.ts';
-import type { SiteSchema } from '../../../../projections/item-documents/site-schema.ts';
+import type { Db } from '../../src/kernel/db/database.ts';
+import { compileFilter, rootScope, type Filter, type Guard } from './item-filter.ts';
+import type { SiteSchema } from './site-schema.ts';
 
 /**
  * The rows of some items as a permission condition sees them, under the alias a0: the item's document, or, for an
@@ -60,4 +55,47 @@ export async function rowsInside(
     select a0.id, coalesce(${inside}, false) as inside from ${rowsOf(siteId, collection, ids)}`.execute(db);
   for (const row of r.rows) out.set(row.id, row.inside === true);
   return out;
+}
+
+/**
+ * Whether one item lies inside a filter: null when there is no such item (`live`: no live one), else the answer.
+ * The filter is compiled by the list-query compiler, so a rule's conditions mean the same here as in a list.
+ */
+export async function itemInside(
+  db: Db,
+  siteId: string,
+  schema: SiteSchema,
+  collection: string,
+  id: string,
+  filter: Filter | null,
+  opts: { live: boolean },
+): Promise<boolean | null> {
+  const condition = filter ? compileFilter(filter, rootScope(schema, collection)) : sql`true`;
+  const r = await sql<{ inside: boolean }>`select ${condition} as inside from item_documents a0
+    where a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = ${id}
+      ${opts.live ? sql`and a0.deleted_at is null` : sql``}`.execute(db);
+  return r.rows[0] ? r.rows[0].inside === true : null;
+}
+
+/**
+ * Whether values not yet written (a create or update about to be sent) satisfy a filter, as a row of `collection`
+ * by `by` now: the same compiler judges them as it will judge the stored item.
+ */
+export async function candidateInside(
+  db: Db,
+  siteId: string,
+  schema: SiteSchema,
+  collection: string,
+  candidate: { id: string; data: object; by: string },
+  filter: Filter,
+): Promise<boolean> {
+  const { id, data, by } = candidate;
+  const r = await sql<{ ok: boolean }>`
+    select exists (
+      select 1 from (select ${id}::text as id, ${siteId}::text as site_id, ${collection}::text as collection,
+                            ${JSON.stringify(data)}::jsonb as data, now() as created_at, ${by}::text as created_by,
+                            now() as updated_at, ${by}::text as updated_by,
+                            null::timestamptz as deleted_at, null::text as deleted_by) a0
+      where ${compileFilter(filter, rootScope(schema, collection))}) as ok`.execute(db);
+  return r.rows[0]!.ok;
 }

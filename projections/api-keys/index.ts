@@ -1,0 +1,11 @@
+/**
+ * The public surface of the api-keys read model: what slices and other read models may use.
+ */
+export { apiKeysProjector } from './api-keys.projector.ts';
+export {
+  findApiKey,
+  findApiKeyCredential,
+  listApiKeys,
+  touchApiKey,
+  type ApiKeyCredential,
+} from './api-keys.queries.ts';

@@ -1,0 +1,24 @@
+/**
+ * The public surface of the item-documents read model: what slices and other read models may use.
+ */
+export { AGGREGATES, type Aggregate, type AggregateFn } from './item-aggregate.ts';
+export { itemDocumentsProjector } from './item-documents.projector.ts';
+export { findItem, findItemsAnyState, listItems, type ItemQuery, type ItemRecord } from './item-documents.queries.ts';
+export { type DeepSpec } from './item-expand.ts';
+export { compileFilter, rootScope, type Filter, type Guard } from './item-filter.ts';
+export {
+  findDependents,
+  referencesTo,
+  referencingItems,
+  type Dependent,
+  type Reference,
+} from './item-references.queries.ts';
+export { translateRecord } from './item-translate.ts';
+export { loadSiteSchema, relationOn, type SiteSchema } from './site-schema.ts';
+export {
+  countSealedOutside,
+  countSealedUnder,
+  itemsSealedUnder,
+  type EncryptedFields,
+} from './item-envelopes.queries.ts';
+export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';

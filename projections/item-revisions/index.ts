@@ -1,0 +1,5 @@
+/**
+ * The public surface of the item-revisions read model: what slices and other read models may use.
+ */
+export { deltaOf, itemRevisionsProjector } from './item-revisions.projector.ts';
+export { agentRevisionsOfCreator, findRevision, listRevisions, revisionAt } from './item-revisions.queries.ts';

@@ -1,0 +1,5 @@
+/**
+ * The public surface of the sites read model: what slices and other read models may use.
+ */
+export { sitesProjector } from './sites.projector.ts';
+export { findSite, listSites } from './sites.queries.ts';

@@ -1,0 +1,14 @@
+/**
+ * The public surface of the users read model: what slices and other read models may use.
+ */
+export { usersProjector } from './users.projector.ts';
+export {
+  findUserByEmail,
+  findUserById,
+  findUserForToken,
+  firstInstanceAdmin,
+  listMembers,
+  toProfile,
+  type UserRow,
+} from './users.queries.ts';
+export { countRoleHolders } from './users.queries.ts';
