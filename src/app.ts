@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.ts';
 import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
@@ -11,6 +11,12 @@ import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
 import { givenId } from './kernel/http/request-ids.ts';
 import { installPressureLimiter } from './kernel/http/pressure.ts';
 import { installMetrics } from './kernel/http/metrics.ts';
+import {
+  installOpenApiRoutes,
+  openApiTransform,
+  openApiTransformObject,
+  securitySchemes,
+} from './kernel/http/openapi.ts';
 import { installDeprecation } from './kernel/http/deprecation.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
@@ -66,9 +72,22 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   });
   await app.register(cookie);
   await app.register(swagger, {
-    openapi: { openapi: '3.1.0', info: { title: 'Content service', version: '1.0.0' }, servers: [] },
-    transform: jsonSchemaTransform,
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Content service',
+        version: '1.0.0',
+        description:
+          'Multi-tenant, event-sourced headless content service. Every answer is `{ data, meta? }` or `{ errors }`.',
+      },
+      servers: [{ url: c.SVC_PUBLIC_URL ?? '/' }],
+      components: { securitySchemes },
+    },
+    stripBasePath: false,
+    transform: openApiTransform,
+    transformObject: openApiTransformObject,
   });
+  installOpenApiRoutes(app);
   installAccess(app, {
     authenticate: authenticator(deps),
     siteExists: siteCache(deps),

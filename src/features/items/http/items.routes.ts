@@ -15,6 +15,7 @@ import { parseAsOf, parseVersion, parseWithDeleted } from './item-history.params
 import { revisionAt } from '../../../../projections/item-revisions/index.ts';
 import { translateRecord } from '../../../../projections/item-documents/index.ts';
 import { itemWriteRoutes } from './items.write.routes.ts';
+import { ItemBody, ItemListBody, ItemRecord, ItemWriteBody } from './items.schemas.ts';
 import { dependentsRoutes } from './dependents.routes.ts';
 import { historyRoutes } from './history.routes.ts';
 import { versionsRoutes } from './versions.routes.ts';
@@ -56,36 +57,44 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     return { asOf: parseAsOf(raw), withDeleted };
   };
 
-  app.get('/api/v1/items/:collection', { schema: { tags, params: CollectionParams } }, async (req) => {
-    const s = await schemaOf(req, req.params.collection);
-    // The caller's words are parsed only once the caller may read the collection at all.
-    await guardFor(req, s.collection.name);
-    if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
-    return query(req, s, { ...parseItemQuery(req.query as Raw), ...readOptions(req) });
-  });
+  app.get(
+    '/api/v1/items/:collection',
+    { schema: { tags, summary: 'List items', params: CollectionParams, response: { 200: ItemListBody } } },
+    async (req) => {
+      const s = await schemaOf(req, req.params.collection);
+      // The caller's words are parsed only once the caller may read the collection at all.
+      await guardFor(req, s.collection.name);
+      if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
+      return query(req, s, { ...parseItemQuery(req.query as Raw), ...readOptions(req) });
+    },
+  );
 
-  app.get('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req) => {
-    const s = await schemaOf(req, req.params.collection);
-    await guardFor(req, s.collection.name);
-    const raw = req.query as Raw;
-    const { asOf, withDeleted } = readOptions(req);
-    const version = parseVersion(raw);
-    if (asOf || version) {
-      // A past state is shown only while the item is visible to the caller now.
-      if (!(await one(req, s, req.params.id, {}, true)))
-        throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
-      return { data: await present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
-    }
-    const item = await one(req, s, req.params.id, raw, withDeleted);
-    if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
-    if (!readHeaders(req).draft) return { data: item };
-    // X-Svc-Draft: true reads the item's `draft` version over main (main when it has none).
-    const [draft] = await withSite(db, siteOf(req), (trx) =>
-      listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
-    );
-    if (!draft) return { data: item, meta: { draft: false } };
-    return { data: { ...item, ...(await present(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
-  });
+  app.get(
+    '/api/v1/items/:collection/:id',
+    { schema: { tags, summary: 'Read an item', params: ItemParams, response: { 200: ItemBody } } },
+    async (req) => {
+      const s = await schemaOf(req, req.params.collection);
+      await guardFor(req, s.collection.name);
+      const raw = req.query as Raw;
+      const { asOf, withDeleted } = readOptions(req);
+      const version = parseVersion(raw);
+      if (asOf || version) {
+        // A past state is shown only while the item is visible to the caller now.
+        if (!(await one(req, s, req.params.id, {}, true)))
+          throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+        return { data: await present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
+      }
+      const item = await one(req, s, req.params.id, raw, withDeleted);
+      if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+      if (!readHeaders(req).draft) return { data: item };
+      // X-Svc-Draft: true reads the item's `draft` version over main (main when it has none).
+      const [draft] = await withSite(db, siteOf(req), (trx) =>
+        listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
+      );
+      if (!draft) return { data: item, meta: { draft: false } };
+      return { data: { ...item, ...(await present(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
+    },
+  );
 
   /** The item as it was (DESIGN §5 time travel): 404 before it existed and while it was deleted. */
   const itemAsOf = async (
@@ -119,7 +128,15 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   // A singleton's one record: PATCH creates it on first write (defaults and required fields apply), then updates it.
   app.patch(
     '/api/v1/items/:collection',
-    { schema: { tags, params: CollectionParams, body: z.record(z.string(), z.unknown()) } },
+    {
+      schema: {
+        tags,
+        summary: "Write a singleton's record",
+        params: CollectionParams,
+        body: z.record(z.string(), z.unknown()),
+        response: { 200: ItemWriteBody.extend({ data: ItemRecord.nullable() }) },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       if (!s.collection.singleton)

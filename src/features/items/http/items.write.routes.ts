@@ -15,6 +15,8 @@ import { findDependents } from '../../../../projections/item-documents/index.ts'
 import { dependentRecordsExist } from '../item.errors.ts';
 import { itemContext, withNullFields } from './item-context.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
+import { ItemsCreatedBody, ItemWriteBody } from './items.schemas.ts';
+import { NoContent } from '../../../kernel/http/envelope.ts';
 
 const Values = z.record(z.string(), z.unknown());
 const CreateBody = z.union([Values, z.array(Values).min(1).max(500)]);
@@ -28,7 +30,15 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
 
   app.post(
     '/api/v1/items/:collection',
-    { schema: { tags, params: CollectionParams, body: CreateBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Create an item (or several: an array body)',
+        params: CollectionParams,
+        body: CreateBody,
+        response: { 201: ItemsCreatedBody },
+      },
+    },
     async (req, reply) => {
       const s = await schemaOf(req, req.params.collection);
       const { collection, fields } = s;
@@ -96,7 +106,15 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
   ] as const) {
     app[method](
       '/api/v1/items/:collection/:id',
-      { schema: { tags, params: ItemParams, body: Values } },
+      {
+        schema: {
+          tags,
+          summary: method === 'patch' ? 'Update an item' : 'Replace an item',
+          params: ItemParams,
+          body: Values,
+          response: { 200: ItemWriteBody },
+        },
+      },
       async (req) => {
         const s = await schemaOf(req, req.params.collection);
         const { collection, id } = req.params;
@@ -125,20 +143,24 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
     );
   }
 
-  app.delete('/api/v1/items/:collection/:id', { schema: { tags, params: ItemParams } }, async (req, reply) => {
-    const s = await schemaOf(req, req.params.collection);
-    await authorizeWrite(req, s, 'delete', req.params.id);
-    const { fields, schema } = s;
-    // Restrict relations block; set null and cascade wait for resolve-dependents (spec "Items").
-    const dependents = await withSite(deps.db, siteOf(req), (trx) =>
-      findDependents(trx, siteOf(req), schema, req.params.collection, req.params.id),
-    );
-    // An item that is not there answers 404 (from the command) even when references to its id remain.
-    if (dependents.some((d) => d.onDelete === 'restrict') && (await read(req, req.params.collection, req.params.id)))
-      throw dependentRecordsExist(await readableSamples(req, schema, dependents));
-    await send(req, req.params.collection, req.params.id, (ctx) => ({ type: 'DeleteItem', data: ctx }), fields);
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/api/v1/items/:collection/:id',
+    { schema: { tags, summary: 'Delete an item', params: ItemParams, response: { 204: NoContent } } },
+    async (req, reply) => {
+      const s = await schemaOf(req, req.params.collection);
+      await authorizeWrite(req, s, 'delete', req.params.id);
+      const { fields, schema } = s;
+      // Restrict relations block; set null and cascade wait for resolve-dependents (spec "Items").
+      const dependents = await withSite(deps.db, siteOf(req), (trx) =>
+        findDependents(trx, siteOf(req), schema, req.params.collection, req.params.id),
+      );
+      // An item that is not there answers 404 (from the command) even when references to its id remain.
+      if (dependents.some((d) => d.onDelete === 'restrict') && (await read(req, req.params.collection, req.params.id)))
+        throw dependentRecordsExist(await readableSamples(req, schema, dependents));
+      await send(req, req.params.collection, req.params.id, (ctx) => ({ type: 'DeleteItem', data: ctx }), fields);
+      return reply.status(204).send();
+    },
+  );
 };
 
 /** The record id: random by default, a UUID for uuid keys, given by the client for integer keys. */

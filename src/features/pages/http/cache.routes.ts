@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import type { DeliveryCache, Invalidation } from '../delivery-cache.ts';
 
 const Body = z
@@ -44,7 +45,15 @@ export const cacheRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/api/v1/utils/cache/purge',
-    { config: { caller: 'admin' }, schema: { body: Body, tags: ['pages'] } },
+    {
+      config: { caller: 'admin' },
+      schema: {
+        body: Body,
+        tags: ['pages'],
+        summary: 'Purge delivery cache entries by tag or key',
+        response: { 200: dataEnvelope(z.object({ purged: z.number().int() })) },
+      },
+    },
     async (req) => {
       const site = siteOf(req);
       const all = [

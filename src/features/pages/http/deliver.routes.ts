@@ -37,7 +37,10 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
 
   app.get(
     '/api/v1/deliver/page/:site_id/*',
-    { config: { caller: 'public', site: false }, schema: { params: Params, tags: ['pages'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: { params: Params, tags: ['pages'], summary: 'Deliver a published page (public)' },
+    },
     async (req, reply) => {
       if (rule.max > 0) await enforceRate(limiter, reply, [{ key: `deliver:ip:${req.ip}`, rule }]);
       const site = req.params.site_id;

@@ -2,19 +2,18 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { roleOn } from '../../../kernel/auth/actor.ts';
+import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findPage, listPages } from '../../../../projections/pages/index.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
 import { LayoutConfig, Slug } from '../page.layout.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { PageListMeta, PageRecord } from './pages.schemas.ts';
 import { pageWrites } from '../page.writes.ts';
-
-/** Roles that may write pages; every member of the site may read them. */
-const WRITERS = new Set(['admin', 'site_admin', 'editor']);
 
 const Title = z.string().min(1).max(300);
 const Status = z.enum(['draft', 'published']);
@@ -40,14 +39,13 @@ const ListQuery = z.object({
 
 export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache }> = async (
   plain,
-  { db, store, clock, delivery },
+  { db, store, clock, delivery, authorizer },
 ) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const writes = pageWrites(store);
-  const mayWrite = (req: FastifyRequest) => {
-    if (!WRITERS.has(roleOn(actorOf(req), siteOf(req)) ?? ''))
-      throw forbidden('only admins and editors may edit pages');
-  };
+  // Writes need the rule's action on pages (editors have it through `*`); every member of the site may read them.
+  const mayWrite = (req: FastifyRequest, action: 'create' | 'update' | 'delete') =>
+    authorizer.require(req, RESOURCES.pages, action);
   const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findPage(trx, siteId, id));
   const existing = async (siteId: string, id: string) => {
     const page = await read(siteId, id);
@@ -59,59 +57,108 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
     return { now: now.toISOString(), by: actorOf(req).id, meta: commandMeta(req, siteOf(req), now) };
   };
 
-  app.get('/api/v1/pages', { schema: { querystring: ListQuery, tags: ['pages'] } }, async (req) => {
-    const siteId = siteOf(req);
-    const { page, limit, status } = req.query;
-    const r = await withSite(db, siteId, (trx) =>
-      listPages(trx, siteId, { limit, offset: (page - 1) * limit, status }),
-    );
-    return { data: r.data, meta: { total: r.total, page, pageSize: limit } };
-  });
+  app.get(
+    '/api/v1/pages',
+    {
+      schema: {
+        querystring: ListQuery,
+        tags: ['pages'],
+        summary: 'List pages',
+        response: { 200: listEnvelope(PageRecord, PageListMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { page, limit, status } = req.query;
+      const r = await withSite(db, siteId, (trx) =>
+        listPages(trx, siteId, { limit, offset: (page - 1) * limit, status }),
+      );
+      return { data: r.data, meta: { total: r.total, page, pageSize: limit } };
+    },
+  );
 
-  app.post('/api/v1/pages', { schema: { body: CreateBody, tags: ['pages'] } }, async (req, reply) => {
-    mayWrite(req);
-    const siteId = siteOf(req);
-    const { now, by, meta } = at(req);
-    const pageId = newId();
-    const b = req.body;
-    const data = {
-      pageId,
-      slug: b.slug,
-      title: b.title,
-      status: b.status,
-      layoutConfig: b.layoutConfig ?? null,
-      now,
-      by,
-    };
-    await writes.create(siteId, { type: 'CreatePage', data }, meta);
-    await delivery.invalidate({ site: siteId, slugs: [b.slug], pageIds: [pageId] });
-    reply.status(201);
-    return { data: await read(siteId, pageId) };
-  });
+  app.post(
+    '/api/v1/pages',
+    {
+      schema: {
+        body: CreateBody,
+        tags: ['pages'],
+        summary: 'Create a page',
+        response: { 201: dataEnvelope(PageRecord.nullable(), 'Created') },
+      },
+    },
+    async (req, reply) => {
+      await mayWrite(req, 'create');
+      const siteId = siteOf(req);
+      const { now, by, meta } = at(req);
+      const pageId = newId();
+      const b = req.body;
+      const data = {
+        pageId,
+        slug: b.slug,
+        title: b.title,
+        status: b.status,
+        layoutConfig: b.layoutConfig ?? null,
+        now,
+        by,
+      };
+      await writes.create(siteId, { type: 'CreatePage', data }, meta);
+      await delivery.invalidate({ site: siteId, slugs: [b.slug], pageIds: [pageId] });
+      reply.status(201);
+      return { data: await read(siteId, pageId) };
+    },
+  );
 
-  app.get('/api/v1/pages/:id', { schema: { params: IdParams, tags: ['pages'] } }, async (req) => ({
-    data: await existing(siteOf(req), req.params.id),
-  }));
+  app.get(
+    '/api/v1/pages/:id',
+    {
+      schema: {
+        params: IdParams,
+        tags: ['pages'],
+        summary: 'Read a page',
+        response: { 200: dataEnvelope(PageRecord) },
+      },
+    },
+    async (req) => ({
+      data: await existing(siteOf(req), req.params.id),
+    }),
+  );
 
-  app.patch('/api/v1/pages/:id', { schema: { params: IdParams, body: PatchBody, tags: ['pages'] } }, async (req) => {
-    mayWrite(req);
-    const siteId = siteOf(req);
-    const pageId = req.params.id;
-    const before = await existing(siteId, pageId);
-    const { now, by, meta } = at(req);
-    await writes.update(siteId, before.slug, { type: 'UpdatePage', data: { pageId, ...req.body, now, by } }, meta);
-    const slugs = [...new Set([before.slug, req.body.slug ?? before.slug])];
-    await delivery.invalidate({ site: siteId, slugs, pageIds: [pageId] });
-    return { data: await read(siteId, pageId) };
-  });
+  app.patch(
+    '/api/v1/pages/:id',
+    {
+      schema: {
+        params: IdParams,
+        body: PatchBody,
+        tags: ['pages'],
+        summary: 'Update a page',
+        response: { 200: dataEnvelope(PageRecord.nullable()) },
+      },
+    },
+    async (req) => {
+      await mayWrite(req, 'update');
+      const siteId = siteOf(req);
+      const pageId = req.params.id;
+      const before = await existing(siteId, pageId);
+      const { now, by, meta } = at(req);
+      await writes.update(siteId, before.slug, { type: 'UpdatePage', data: { pageId, ...req.body, now, by } }, meta);
+      const slugs = [...new Set([before.slug, req.body.slug ?? before.slug])];
+      await delivery.invalidate({ site: siteId, slugs, pageIds: [pageId] });
+      return { data: await read(siteId, pageId) };
+    },
+  );
 
-  app.delete('/api/v1/pages/:id', { schema: { params: IdParams, tags: ['pages'] } }, async (req, reply) => {
-    mayWrite(req);
-    const siteId = siteOf(req);
-    const before = await existing(siteId, req.params.id);
-    const { now, by, meta } = at(req);
-    await writes.remove(siteId, before.slug, before.id, { now, by }, meta);
-    await delivery.invalidate({ site: siteId, slugs: [before.slug], pageIds: [before.id] });
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/api/v1/pages/:id',
+    { schema: { params: IdParams, tags: ['pages'], summary: 'Delete a page', response: { 204: NoContent } } },
+    async (req, reply) => {
+      await mayWrite(req, 'delete');
+      const siteId = siteOf(req);
+      const before = await existing(siteId, req.params.id);
+      const { now, by, meta } = at(req);
+      await writes.remove(siteId, before.slug, before.id, { now, by }, meta);
+      await delivery.invalidate({ site: siteId, slugs: [before.slug], pageIds: [before.id] });
+      return reply.status(204).send();
+    },
+  );
 };

@@ -10,10 +10,11 @@ import { rejectInvalid, unprocessable } from '../../../kernel/http/unprocessable
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/index.ts';
-import { permissionsOf } from '../../access/index.ts';
 import { releaseDecider, type ReleaseCommand } from '../release.decider.ts';
 import { releaseStream } from '../release.events.ts';
 import { publishRelease } from '../publish.process.ts';
+import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { PublishResult, ReleaseListMeta, ReleaseRecord as ReleaseBody } from './releases.schemas.ts';
 import { addedItemsCheck } from './release-items.ts';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)');
@@ -93,10 +94,8 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   /** Releases are for those who may update items somewhere on the site. */
   const mayRelease = async (req: FastifyRequest) => {
-    const set = await permissionsOf(deps, req);
-    if (!set.full && !set.rules.some((r) => r.action === 'update'))
+    if (!(await deps.authorizer.rights(req)).any('update'))
       throw new DomainError('PERMISSION_DENIED', 'your role may not manage releases');
-    return set;
   };
   const send = (req: FastifyRequest, releaseId: string, command: ReleaseCommand) =>
     handleCommand(store, releaseDecider, releaseStream(siteOf(req), releaseId), command, {
@@ -115,48 +114,93 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   };
   const checkItems = addedItemsCheck(deps);
 
-  app.get('/api/v1/releases', { attachValidation: true, schema: { tags, querystring: ListQuery } }, async (req) => {
-    rejectInvalid(req);
-    const { status, page, limit } = req.query;
-    const { rows, total } = await withSite(db, siteOf(req), (trx) =>
-      listReleases(trx, siteOf(req), { status, limit, offset: (page - 1) * limit }),
-    );
-    return { data: rows.map(view), meta: { total, page, limit } };
-  });
-
-  app.get('/api/v1/releases/:id', { attachValidation: true, schema: { tags, params: IdParams } }, async (req) => {
-    rejectInvalid(req);
-    return { data: view(await read(req, req.params.id)) };
-  });
-
-  app.post('/api/v1/releases', { attachValidation: true, schema: { tags, body: CreateBody } }, async (req, reply) => {
-    rejectInvalid(req);
-    await mayRelease(req);
-    const b = req.body;
-    const publishAt = checkPublishAt(b.publishAt);
-    await checkItems(req, b.addItems);
-    const id = newId();
-    await send(req, id, {
-      type: 'CreateRelease',
-      data: {
-        releaseId: id,
-        name: b.name,
-        atomicityMode: b.atomicityMode,
-        publishAt,
-        maintenanceWindow: b.maintenanceWindow ?? null,
-        items: b.addItems,
-        by: req.actor!.id,
-        author: authorOf(req),
-        now: clock.now().toISOString(),
+  app.get(
+    '/api/v1/releases',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'List releases',
+        querystring: ListQuery,
+        response: { 200: listEnvelope(ReleaseBody, ReleaseListMeta), 422: errorEnvelope(422) },
       },
-    });
-    reply.status(201);
-    return { data: view(await read(req, id)) };
-  });
+    },
+    async (req) => {
+      rejectInvalid(req);
+      const { status, page, limit } = req.query;
+      const { rows, total } = await withSite(db, siteOf(req), (trx) =>
+        listReleases(trx, siteOf(req), { status, limit, offset: (page - 1) * limit }),
+      );
+      return { data: rows.map(view), meta: { total, page, limit } };
+    },
+  );
+
+  app.get(
+    '/api/v1/releases/:id',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Read a release and its items',
+        params: IdParams,
+        response: { 200: dataEnvelope(ReleaseBody), 422: errorEnvelope(422) },
+      },
+    },
+    async (req) => {
+      rejectInvalid(req);
+      return { data: view(await read(req, req.params.id)) };
+    },
+  );
+
+  app.post(
+    '/api/v1/releases',
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Create a release',
+        body: CreateBody,
+        response: { 201: dataEnvelope(ReleaseBody, 'Created'), 422: errorEnvelope(422) },
+      },
+    },
+    async (req, reply) => {
+      rejectInvalid(req);
+      await mayRelease(req);
+      const b = req.body;
+      const publishAt = checkPublishAt(b.publishAt);
+      await checkItems(req, b.addItems);
+      const id = newId();
+      await send(req, id, {
+        type: 'CreateRelease',
+        data: {
+          releaseId: id,
+          name: b.name,
+          atomicityMode: b.atomicityMode,
+          publishAt,
+          maintenanceWindow: b.maintenanceWindow ?? null,
+          items: b.addItems,
+          by: req.actor!.id,
+          author: authorOf(req),
+          now: clock.now().toISOString(),
+        },
+      });
+      reply.status(201);
+      return { data: view(await read(req, id)) };
+    },
+  );
 
   app.patch(
     '/api/v1/releases/:id',
-    { attachValidation: true, schema: { tags, params: IdParams, body: PatchBody } },
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Update a release and its items',
+        params: IdParams,
+        body: PatchBody,
+        response: { 200: dataEnvelope(ReleaseBody), 422: errorEnvelope(422) },
+      },
+    },
     async (req) => {
       rejectInvalid(req);
       await mayRelease(req);
@@ -176,7 +220,15 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.delete(
     '/api/v1/releases/:id',
-    { attachValidation: true, schema: { tags, params: IdParams } },
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Delete a release',
+        params: IdParams,
+        response: { 204: NoContent, 422: errorEnvelope(422) },
+      },
+    },
     async (req, reply) => {
       rejectInvalid(req);
       await mayRelease(req);
@@ -190,7 +242,15 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.post(
     '/api/v1/releases/:id/publish',
-    { attachValidation: true, schema: { tags, params: IdParams } },
+    {
+      attachValidation: true,
+      schema: {
+        tags,
+        summary: 'Publish a release now',
+        params: IdParams,
+        response: { 200: dataEnvelope(PublishResult), 422: errorEnvelope(422) },
+      },
+    },
     async (req) => {
       rejectInvalid(req);
       await mayRelease(req);

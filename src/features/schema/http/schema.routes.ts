@@ -5,6 +5,7 @@ import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import * as q from '../../../../projections/schema/index.ts';
@@ -37,19 +38,42 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   ) => withSite(db, siteOf(req), (trx) => fn(trx, siteOf(req)));
   const tags = ['schema'];
 
-  app.get('/api/v1/collections', { schema: { tags } }, async (req) => {
-    const data = await read(req, (trx, site) => q.listCollections(trx, site));
-    return { data, meta: { total: data.length } };
-  });
-  app.get('/api/v1/collections/:name', { schema: { tags, params: s.CollectionParams } }, async (req) => ({
-    data: found(
-      await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)),
-      `collection ${req.params.name}`,
-    ),
-  }));
+  app.get(
+    '/api/v1/collections',
+    { schema: { tags, summary: 'List collections', response: { 200: listEnvelope(s.CollectionRecord, s.TotalMeta) } } },
+    async (req) => {
+      const data = await read(req, (trx, site) => q.listCollections(trx, site));
+      return { data, meta: { total: data.length } };
+    },
+  );
+  app.get(
+    '/api/v1/collections/:name',
+    {
+      schema: {
+        tags,
+        summary: 'Read a collection',
+        params: s.CollectionParams,
+        response: { 200: dataEnvelope(s.CollectionRecord) },
+      },
+    },
+    async (req) => ({
+      data: found(
+        await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)),
+        `collection ${req.params.name}`,
+      ),
+    }),
+  );
   app.post(
     '/api/v1/collections',
-    { config: admin, schema: { tags, body: s.CreateCollectionBody } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Create a collection',
+        body: s.CreateCollectionBody,
+        response: { 201: dataEnvelope(s.CollectionRecord.nullable(), 'Created') },
+      },
+    },
     async (req, reply) => {
       const b = req.body;
       const collection = { displayName: null, icon: null, note: null, status_field: null, sort_field: null, ...b };
@@ -60,7 +84,16 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.patch(
     '/api/v1/collections/:name',
-    { config: admin, schema: { tags, params: s.CollectionParams, body: s.UpdateCollectionBody } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Update a collection',
+        params: s.CollectionParams,
+        body: s.UpdateCollectionBody,
+        response: { 200: dataEnvelope(s.CollectionRecord.nullable()) },
+      },
+    },
     async (req) => {
       await run(req, (now) => ({ type: 'UpdateCollection', data: { name: req.params.name, changes: req.body, now } }));
       return { data: await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)) };
@@ -68,29 +101,63 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.delete(
     '/api/v1/collections/:name',
-    { config: admin, schema: { tags, params: s.CollectionParams } },
+    {
+      config: admin,
+      schema: { tags, summary: 'Delete a collection (soft)', params: s.CollectionParams, response: { 204: NoContent } },
+    },
     async (req, reply) => {
       await run(req, (now) => ({ type: 'DeleteCollection', data: { name: req.params.name, now } }));
       return reply.status(204).send();
     },
   );
 
-  app.get('/api/v1/fields/:collection', { schema: { tags, params: s.FieldParams } }, async (req) => {
-    const data = await read(req, async (trx, site) => {
-      found(await q.findCollection(trx, site, req.params.collection), `collection ${req.params.collection}`);
-      return q.listFields(trx, site, req.params.collection);
-    });
-    return { data, meta: { total: data.length } };
-  });
-  app.get('/api/v1/fields/:collection/:field', { schema: { tags, params: s.FieldItemParams } }, async (req) => ({
-    data: found(
-      await read(req, (trx, site) => q.findField(trx, site, req.params.collection, req.params.field)),
-      `field ${req.params.field}`,
-    ),
-  }));
+  app.get(
+    '/api/v1/fields/:collection',
+    {
+      schema: {
+        tags,
+        summary: 'List the fields of a collection',
+        params: s.FieldParams,
+        response: { 200: listEnvelope(s.FieldRecord, s.TotalMeta) },
+      },
+    },
+    async (req) => {
+      const data = await read(req, async (trx, site) => {
+        found(await q.findCollection(trx, site, req.params.collection), `collection ${req.params.collection}`);
+        return q.listFields(trx, site, req.params.collection);
+      });
+      return { data, meta: { total: data.length } };
+    },
+  );
+  app.get(
+    '/api/v1/fields/:collection/:field',
+    {
+      schema: {
+        tags,
+        summary: 'Read a field',
+        params: s.FieldItemParams,
+        response: { 200: dataEnvelope(s.FieldRecord) },
+      },
+    },
+    async (req) => ({
+      data: found(
+        await read(req, (trx, site) => q.findField(trx, site, req.params.collection, req.params.field)),
+        `field ${req.params.field}`,
+      ),
+    }),
+  );
   app.post(
     '/api/v1/fields/:collection',
-    { config: admin, schema: { tags, params: s.FieldParams, body: s.CreateFieldBody } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Add a field',
+        params: s.FieldParams,
+        body: s.CreateFieldBody,
+        response: { 201: dataEnvelope(s.FieldRecord.nullable(), 'Created') },
+      },
+    },
     async (req, reply) => {
       const b = req.body;
       const field: FieldDef = {
@@ -114,7 +181,16 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.patch(
     '/api/v1/fields/:collection/:field',
-    { config: admin, schema: { tags, params: s.FieldItemParams, body: s.UpdateFieldBody } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Update a field',
+        params: s.FieldItemParams,
+        body: s.UpdateFieldBody,
+        response: { 200: dataEnvelope(s.FieldRecord.nullable()) },
+      },
+    },
     async (req) => {
       const { collection, field } = req.params;
       await run(req, (now) => ({ type: 'UpdateField', data: { collection, field, changes: req.body, now } }));
@@ -123,26 +199,54 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.delete(
     '/api/v1/fields/:collection/:field',
-    { config: admin, schema: { tags, params: s.FieldItemParams } },
+    {
+      config: admin,
+      schema: { tags, summary: 'Remove a field', params: s.FieldItemParams, response: { 204: NoContent } },
+    },
     async (req, reply) => {
       await run(req, (now) => ({ type: 'DeleteField', data: { ...req.params, now } }));
       return reply.status(204).send();
     },
   );
 
-  app.get('/api/v1/relations', { schema: { tags } }, async (req) => {
-    const data = await read(req, (trx, site) => q.listRelations(trx, site));
-    return { data, meta: { total: data.length } };
-  });
-  app.post('/api/v1/relations', { config: admin, schema: { tags, body: CreateRelationBody } }, async (req, reply) => {
-    const relation = relationFromBody(req.body, newId());
-    await run(req, (now) => ({ type: 'CreateRelation', data: { relation, now } }));
-    reply.status(201);
-    return { data: await read(req, (trx, site) => q.findRelation(trx, site, relation.id)) };
-  });
+  app.get(
+    '/api/v1/relations',
+    { schema: { tags, summary: 'List relations', response: { 200: listEnvelope(s.RelationRecord, s.TotalMeta) } } },
+    async (req) => {
+      const data = await read(req, (trx, site) => q.listRelations(trx, site));
+      return { data, meta: { total: data.length } };
+    },
+  );
+  app.post(
+    '/api/v1/relations',
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Create a relation',
+        body: CreateRelationBody,
+        response: { 201: dataEnvelope(s.RelationRecord.nullable(), 'Created') },
+      },
+    },
+    async (req, reply) => {
+      const relation = relationFromBody(req.body, newId());
+      await run(req, (now) => ({ type: 'CreateRelation', data: { relation, now } }));
+      reply.status(201);
+      return { data: await read(req, (trx, site) => q.findRelation(trx, site, relation.id)) };
+    },
+  );
   app.patch(
     '/api/v1/relations/:id',
-    { config: admin, schema: { tags, params: s.RelationParams, body: s.UpdateRelationBody } },
+    {
+      config: admin,
+      schema: {
+        tags,
+        summary: 'Update a relation',
+        params: s.RelationParams,
+        body: s.UpdateRelationBody,
+        response: { 200: dataEnvelope(s.RelationRecord.nullable()) },
+      },
+    },
     async (req) => {
       await run(req, (now) => ({ type: 'UpdateRelation', data: { id: req.params.id, changes: req.body, now } }));
       return { data: await read(req, (trx, site) => q.findRelation(trx, site, req.params.id)) };
@@ -150,7 +254,10 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.delete(
     '/api/v1/relations/:id',
-    { config: admin, schema: { tags, params: s.RelationParams } },
+    {
+      config: admin,
+      schema: { tags, summary: 'Remove a relation', params: s.RelationParams, response: { 204: NoContent } },
+    },
     async (req, reply) => {
       await run(req, (now) => ({ type: 'DeleteRelation', data: { id: req.params.id, now } }));
       return reply.status(204).send();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
-import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES } from '../schema.types.ts';
+import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema.types.ts';
 
 const name = z
   .string()
@@ -88,3 +88,69 @@ export const UpdateFieldBody = z
 
 export const RelationParams = z.object({ id: z.string().min(1).max(64) });
 export const UpdateRelationBody = z.object({ onDelete: z.enum(ON_DELETE) }).strict();
+
+/** A collection as the API returns it: its definition plus lifecycle timestamps. */
+export const CollectionRecord = z
+  .object({
+    name: z.string(),
+    displayName: z.string().nullable(),
+    icon: z.string().nullable(),
+    note: z.string().nullable(),
+    singleton: z.boolean(),
+    status_field: z.string().nullable(),
+    sort_field: z.string().nullable(),
+    primaryKeyType: z.enum(PRIMARY_KEY_TYPES),
+    workflow: z
+      .object({
+        field: z.string(),
+        transitions: z.record(z.string(), z.array(z.string())),
+        initial: z.array(z.string()).optional(),
+      })
+      .nullable()
+      .optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    deletedAt: z.string().nullable(),
+  })
+  .meta({ id: 'Collection' });
+
+/** A field of a collection. */
+export const FieldRecord = z
+  .object({
+    collection: z.string(),
+    field: z.string(),
+    type: z.enum(FIELD_TYPES),
+    choices: z.array(z.string()).nullable(),
+    interface: z.string().nullable(),
+    display: z.string().nullable(),
+    options: z.record(z.string(), z.unknown()),
+    required: z.boolean(),
+    nullable: z.boolean(),
+    readonly: z.boolean(),
+    encrypted: z.boolean(),
+    unique: z.boolean(),
+    sort: z.number().nullable(),
+    default: z.unknown(),
+  })
+  .meta({ id: 'Field' });
+
+/** A relation with its many and one sides spelled out. */
+export const RelationRecord = z
+  .object({
+    id: z.string(),
+    kind: z.enum(RELATION_KINDS),
+    collection: z.string(),
+    field: z.string(),
+    target: z.string().nullable(),
+    junctionCollection: z.string().nullable(),
+    targetField: z.string().nullable(),
+    junctionField: z.string().nullable(),
+    onDelete: z.enum(ON_DELETE),
+    manyCollection: z.string().nullable(),
+    manyField: z.string().nullable(),
+    oneCollection: z.string().nullable(),
+    oneField: z.string().nullable(),
+  })
+  .meta({ id: 'Relation' });
+
+export const TotalMeta = z.object({ total: z.number().int() });
