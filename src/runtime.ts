@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
@@ -12,9 +12,9 @@ import { createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
 import { migrate } from './kernel/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
-import { withSystem } from './kernel/tenancy/site.ts';
 import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
-import { catchUpOnce, startAsyncProjections } from './kernel/es/async-projections.ts';
+import { catchUpOnce, projectionState, startAsyncProjections } from './kernel/es/async-projections.ts';
+import type { GlobalLog } from './kernel/es/event-store.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
@@ -67,15 +67,16 @@ export async function startRuntime(
   const servingRole = await prepareRoles(database, log);
   if (servingRole) await grantServing(database.owner, servingRole);
   const projectors = allProjectors();
-  const engine = new ProjectionEngine(database.owner, projectors, { serving: db, servingRole });
-  await engine.setup();
   const store = new PgEventStore(
     db,
     projectors.filter((p) => p.mode === 'inline'),
   );
+  const engine = new ProjectionEngine(database.owner, projectors, { events: store, serving: db, servingRole });
+  await engine.setup();
   const asyncProjectors = projectors.filter((p) => p.mode === 'async');
   const worker = startAsyncProjections({
     db,
+    events: store,
     lockPool: database.kind === 'postgres' ? database.pool : null,
     projectors: opts.asyncWorker === false ? [] : asyncProjectors,
     log,
@@ -115,7 +116,7 @@ export async function startRuntime(
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
-    drainAsync: () => drainAsyncProjectors(db, asyncProjectors),
+    drainAsync: () => drainAsyncProjectors(db, store, asyncProjectors),
   };
   const loops =
     opts.asyncWorker === false
@@ -136,29 +137,17 @@ export async function startRuntime(
 
 /**
  * Projects every event committed before the call. The global reader holds back events newer than the oldest open
- * transaction of the database (so none is ever skipped), so "no batch" can mean "not yet visible": drain until none
- * of the events up to the log's head at the call is left, giving such a transaction up to 30 s to end.
+ * transaction of the database (so none is ever skipped), so "no batch" can mean "not yet visible": drain until each
+ * checkpoint reaches the log's head at the call, giving such a transaction up to 30 s to end.
  */
-async function drainAsyncProjectors(db: Kysely<DB>, projectors: Projector[]): Promise<void> {
-  const head = await withSystem(db, (trx) =>
-    sql<{ n: string | null }>`select max(global_position)::text as n from events`.execute(trx),
-  );
-  const target = head.rows[0]?.n ?? null;
+async function drainAsyncProjectors(db: Kysely<DB>, events: GlobalLog, projectors: Projector[]): Promise<void> {
+  const target = await events.headPosition();
   if (target === null) return;
   for (const p of projectors) {
     for (let i = 0; i < 1500; i++) {
-      while ((await catchUpOnce(db, p)) > 0);
-      const left = await withSystem(db, (trx) =>
-        sql<{ left: boolean }>`
-        select exists (
-          select 1 from events e, projection_state s
-          where s.name = ${p.name} and s.status = 'live' and e.global_position <= ${target}::bigint
-            and (s.checkpoint is null
-                 or (e.transaction_id, e.global_position) >
-                    (split_part(s.checkpoint, ':', 1)::xid8, split_part(s.checkpoint, ':', 2)::bigint))
-        ) as left`.execute(trx),
-      );
-      if (!left.rows[0]!.left) break;
+      while ((await catchUpOnce(db, events, p)) > 0);
+      const state = await projectionState(db, p.name);
+      if (state?.status !== 'live' || events.comparePositions(state.checkpoint, target) >= 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
   }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventMetadata, NewEvent, StoredEvent } from '../../src/kernel/es/event.ts';
 import { collect, WrongExpectedVersion, type EventStore } from '../../src/kernel/es/event-store.ts';
+import { Upcasters } from '../../src/kernel/es/upcast.ts';
 
 export interface ContractSubject {
   store: EventStore;
@@ -25,17 +26,27 @@ const ev = (n: number, siteId = 'contract', occurredAt?: string): NewEvent => ({
 
 const uniqueStream = (site = 'contract') => `${site}/thing/${randomUUID()}`;
 
+/**
+ * The upcasters every subject is opened with: `ThingRenamed` v1 `{ name }` became v2 `{ title }`, and the retired
+ * type `ThingNamedOld` became `ThingRenamed` v2.
+ */
+export const contractUpcasters = (): Upcasters =>
+  new Upcasters().register(
+    { type: 'ThingRenamed', fromVersion: 1, up: (d) => ({ title: (d as { name: string }).name }) },
+    { type: 'ThingNamedOld', fromVersion: 1, toType: 'ThingRenamed', toVersion: 2, up: (d) => d },
+  );
+
 /** The behaviour every event-store adapter must have (DESIGN §3); each adapter's test file runs it. */
 export function eventStoreContract(
   name: string,
-  open: () => Promise<ContractSubject>,
+  open: (opts: { upcasters: Upcasters }) => Promise<ContractSubject>,
   traits: { multiStreamAtomic: boolean } = { multiStreamAtomic: true },
 ): void {
   describe(`${name} event store contract`, () => {
     let subject: ContractSubject;
     let store: EventStore;
     beforeAll(async () => {
-      subject = await open();
+      subject = await open({ upcasters: contractUpcasters() });
       store = subject.store;
     });
     afterAll(() => subject.close());
@@ -330,6 +341,69 @@ export function eventStoreContract(
         expect(ours()).toHaveLength(writers * perWriter);
         expect(new Set(ours().map((e) => e.eventId)).size).toBe(writers * perWriter);
       }, 60_000);
+    });
+
+    describe('global log', () => {
+      it('names its head and counts the events after a position', async () => {
+        const s = uniqueStream();
+        await store.append(s, [ev(1), ev(2), ev(3)], { expectedVersion: 'no_stream' });
+        const mine = (await store.readAll({ limit: 100_000 })).filter((e) => e.streamId === s);
+        const head = await store.headPosition();
+        expect(head).not.toBeNull();
+        expect(store.comparePositions(head, mine[2]!.checkpoint)).toBeGreaterThanOrEqual(0);
+        expect(await store.countAfter(mine[0]!.checkpoint)).toBeGreaterThanOrEqual(2);
+        expect(await store.countAfter(head)).toBe(0);
+        expect(await store.countAfter(null)).toBeGreaterThanOrEqual(3);
+      });
+
+      it('orders positions as the global order does, null first', async () => {
+        const s = uniqueStream();
+        await store.append(s, [ev(1), ev(2)], { expectedVersion: 'no_stream' });
+        const [a, b] = (await store.readAll({ limit: 100_000 })).filter((e) => e.streamId === s);
+        expect(store.comparePositions(a!.checkpoint, b!.checkpoint)).toBeLessThan(0);
+        expect(store.comparePositions(b!.checkpoint, a!.checkpoint)).toBeGreaterThan(0);
+        expect(store.comparePositions(a!.checkpoint, a!.checkpoint)).toBe(0);
+        expect(store.comparePositions(null, a!.checkpoint)).toBeLessThan(0);
+        expect(store.comparePositions(null, null)).toBe(0);
+      });
+    });
+
+    describe('schema versions and upcasting', () => {
+      const named = (type: string, data: unknown, schemaVersion?: number): NewEvent => ({
+        type,
+        data,
+        metadata: meta('contract'),
+        ...(schemaVersion === undefined ? {} : { schemaVersion }),
+      });
+
+      it("stamps a new event with its type's current schema version, 1 for a type never changed", async () => {
+        const s = uniqueStream();
+        const res = await store.append(s, [named('ThingRenamed', { title: 'a' }), ev(1)], {
+          expectedVersion: 'no_stream',
+        });
+        expect(res.events.map((e) => e.schemaVersion)).toEqual([2, 1]);
+        expect((await read(s)).map((e) => [e.type, e.schemaVersion, e.data])).toEqual([
+          ['ThingRenamed', 2, { title: 'a' }],
+          ['ThingHappened', 1, { n: 1 }],
+        ]);
+      });
+
+      it("reads an event stored in an old shape in today's, on every read path", async () => {
+        const s = uniqueStream();
+        const res = await store.append(
+          s,
+          [named('ThingRenamed', { name: 'old' }, 1), named('ThingNamedOld', { title: 'older' }, 1)],
+          { expectedVersion: 'no_stream' },
+        );
+        const today = [
+          ['ThingRenamed', 2, { title: 'old' }],
+          ['ThingRenamed', 2, { title: 'older' }],
+        ];
+        const shape = (es: StoredEvent[]) => es.map((e) => [e.type, e.schemaVersion, e.data]);
+        expect(shape(res.events)).toEqual(today);
+        expect(shape(await read(s))).toEqual(today);
+        expect(shape((await store.readAll({ limit: 100_000 })).filter((e) => e.streamId === s))).toEqual(today);
+      });
     });
   });
 }

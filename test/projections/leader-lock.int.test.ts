@@ -23,6 +23,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     const log = pino({ level: 'silent' });
     const opts = {
       db: t.deps.db,
+      events: t.deps.store,
       lockPool: t.deps.database.pool,
       projectors: [siteActivityProjector],
       log,

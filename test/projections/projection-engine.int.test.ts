@@ -67,7 +67,10 @@ describe('ProjectionEngine', () => {
   it('rebuilds a projector whose version changed, and only that one', async () => {
     await sql`update sites set name = 'drifted' where site_id = 'main'`.execute(t.deps.database.owner);
     const bumped = { ...sitesProjector, version: sitesProjector.version + 1 };
-    const engine = new ProjectionEngine(t.deps.database.owner, [bumped], { servingRole: t.deps.database.servingRole });
+    const engine = new ProjectionEngine(t.deps.database.owner, [bumped], {
+      events: t.deps.store,
+      servingRole: t.deps.database.servingRole,
+    });
     await engine.setup();
     expect((await snapshot('sites')).find((r) => r.site_id === 'main')!.name).toBe('Main');
     const state = await t.deps.db
@@ -77,6 +80,7 @@ describe('ProjectionEngine', () => {
       .executeTakeFirstOrThrow();
     expect(state.version).toBe(bumped.version);
     await new ProjectionEngine(t.deps.database.owner, [sitesProjector], {
+      events: t.deps.store,
       servingRole: t.deps.database.servingRole,
     }).setup();
   });
@@ -95,8 +99,8 @@ describe('ProjectionEngine', () => {
     expect((await status()).lag).toBe(1);
     // Two workers race over the same batch: the compare-and-set lets one commit.
     const applied = await Promise.all([
-      catchUpOnce(t.deps.db, siteActivityProjector),
-      catchUpOnce(t.deps.db, siteActivityProjector),
+      catchUpOnce(t.deps.db, t.deps.store, siteActivityProjector),
+      catchUpOnce(t.deps.db, t.deps.store, siteActivityProjector),
     ]);
     expect(applied.filter((n) => n > 0).length).toBeGreaterThanOrEqual(1);
     expect((await status()).lag).toBe(0);

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { fold } from '../../kernel/es/decider.ts';
+import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import { accessDecider, roleChain, roleExists, type AccessState } from './access.decider.ts';
 import { accessStream, type AccessEvent } from './access.events.ts';
 
@@ -21,17 +21,13 @@ export async function siteAccess(
   const version = (await deps.store.streamVersion(stream)) ?? 0;
   const hit = cache.get(siteId);
   if (hit && hit.version === version) return hit;
-  let state = hit?.state ?? accessDecider.initialState();
-  let at = hit?.version ?? 0;
-  const events: AccessEvent[] = [];
-  for await (const e of deps.store.readStream<AccessEvent>(stream, { fromVersion: at + 1 })) {
-    events.push({ type: e.type, data: e.data } as AccessEvent);
-    at = e.streamVersion;
-  }
-  state = fold(accessDecider, events, state);
-  const entry = { version: at, state };
-  cache.set(siteId, entry);
-  return entry;
+  return aggregateStream<AccessState, AccessEvent>(
+    deps.store,
+    stream,
+    accessDecider.evolve,
+    () => accessDecider.initialState(),
+    { cache: { get: () => hit, set: (_, v, state) => cache.set(siteId, { version: v, state }) } },
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Decider } from '../../kernel/es/decider.ts';
 import type { DomainEvent, EventMetadata } from '../../kernel/es/event.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -46,10 +47,13 @@ export interface ExternalUserInput {
 
 /** The user bound to an external identity, or null when none was provisioned. */
 export async function externalUserId(store: EventStore, issuerId: string, subject: string): Promise<string | null> {
-  let userId: string | null = null;
-  for await (const e of store.readStream<ExternalIdentityClaimed>(externalIdentityStream(issuerId, subject)))
-    if (e.type === 'ExternalIdentityClaimed') userId = e.data.userId;
-  return userId;
+  const { state } = await aggregateStream<string | null, ExternalIdentityClaimed>(
+    store,
+    externalIdentityStream(issuerId, subject),
+    (userId, e) => (e.type === 'ExternalIdentityClaimed' ? e.data.userId : userId),
+    () => null,
+  );
+  return state;
 }
 
 const metadataFor = (issuerId: string, now: Date): EventMetadata => ({

@@ -1,6 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { collect } from '../../kernel/es/event-store.ts';
-import { fold } from '../../kernel/es/decider.ts';
+import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
@@ -42,17 +41,19 @@ export interface PublishInput {
 type Prepared = { item: ReleaseItem; command: StreamCommand | null; blocked: string | null };
 
 async function load(deps: AppDeps, siteId: string, releaseId: string) {
-  const events = await collect(deps.store.readStream<ReleaseEvent>(releaseStream(siteId, releaseId)));
-  const s = fold(
-    releaseDecider,
-    events.map((e) => ({ type: e.type, data: e.data }) as ReleaseEvent),
+  let author: ReleaseAuthor | null = null;
+  const { state: s } = await aggregateStream<ReleaseState, ReleaseEvent>(
+    deps.store,
+    releaseStream(siteId, releaseId),
+    (state, e, stored) => {
+      if (e.type === 'ReleaseCreated') author = authorOf(e.data, stored.metadata.actor.type);
+      return releaseDecider.evolve(state, e);
+    },
+    () => releaseDecider.initialState(),
   );
   if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${releaseId} not found`);
-  const created = events.find((e) => e.type === 'ReleaseCreated');
-  return {
-    ...s,
-    author: created ? authorOf(created.data as ReleaseCreated['data'], created.metadata.actor.type) : null,
-  };
+  // Set inside the fold, which the compiler does not follow: the annotation keeps both possibilities.
+  return { ...s, author: author as ReleaseAuthor | null };
 }
 
 /** The release's author; for releases created before it was recorded, `by` and the creating event's actor. */

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
-import { collect, WrongExpectedVersion } from '../../kernel/es/event-store.ts';
-import { fold } from '../../kernel/es/decider.ts';
+import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
+import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -11,7 +11,7 @@ import { checkPassword, hashPassword } from '../auth/index.ts';
 import { emailClaimStream } from '../auth/user.events.ts';
 import { grantSiteRole, registerUser } from '../auth/index.ts';
 import { createSite } from '../sites/index.ts';
-import { setupDecider } from './setup.decider.ts';
+import { setupDecider, type SetupState } from './setup.decider.ts';
 import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
 
 export interface SetupInput {
@@ -69,10 +69,8 @@ export async function runSetup(
 
 /** Finishes a setup that was claimed but not completed (a crash mid-way). */
 export async function resumeSetup(deps: AppDeps, metadata: EventMetadata): Promise<boolean> {
-  const events = await collect(deps.store.readStream<SetupEvent>(SETUP_STREAM));
-  const state = fold(
-    setupDecider,
-    events.map((e) => ({ type: e.type, data: e.data }) as SetupEvent),
+  const { state } = await aggregateStream<SetupState, SetupEvent>(deps.store, SETUP_STREAM, setupDecider.evolve, () =>
+    setupDecider.initialState(),
   );
   if (state.phase !== 'started') return false;
   await finishSetup(deps, state.started, metadata);

@@ -3,8 +3,8 @@ import type pg from 'pg';
 import { LeaderLock } from '../db/leader-lock.ts';
 import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
+import type { GlobalLog } from './event-store.ts';
 import { applyAll } from './projection-engine.ts';
-import { readGlobal } from './pg-event-store.ts';
 import { withSystem } from '../tenancy/site.ts';
 import type { Projector } from './projector.ts';
 
@@ -19,18 +19,12 @@ class CheckpointMoved extends Error {}
  * winner may have read a shorter batch than this one and the caller must look again before it calls the
  * projection drained.
  */
-export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number> {
+export async function catchUpOnce(db: Kysely<DB>, events: GlobalLog, p: Projector): Promise<number> {
   // Projectors read the whole log and write every site's rows: instance-level work.
-  const { state, batch } = await withSystem(db, async (trx) => {
-    const state = await trx
-      .selectFrom('projection_state')
-      .select(['checkpoint', 'status'])
-      .where('name', '=', p.name)
-      .executeTakeFirst();
-    if (!state || state.status !== 'live') return { state, batch: [] };
-    return { state, batch: await readGlobal(trx, state.checkpoint ?? undefined, BATCH, true) };
-  });
-  if (!state || batch.length === 0) return 0;
+  const state = await projectionState(db, p.name);
+  if (!state || state.status !== 'live') return 0;
+  const batch = await events.readAll({ after: state.checkpoint ?? undefined, limit: BATCH });
+  if (batch.length === 0) return 0;
   const next = batch[batch.length - 1]!.checkpoint;
   try {
     await withSystem(db, async (trx) => {
@@ -50,8 +44,20 @@ export async function catchUpOnce(db: Kysely<DB>, p: Projector): Promise<number>
   return batch.length;
 }
 
+/** A projector's stored checkpoint and status; undefined before its first build. */
+export function projectionState(
+  db: Kysely<DB>,
+  name: string,
+): Promise<{ checkpoint: string | null; status: string } | undefined> {
+  return withSystem(db, (trx) =>
+    trx.selectFrom('projection_state').select(['checkpoint', 'status']).where('name', '=', name).executeTakeFirst(),
+  );
+}
+
 export interface AsyncRunnerOptions {
   db: Kysely<DB>;
+  /** The log, read through the event store port. */
+  events: GlobalLog;
   /** PostgreSQL pool for the leader lock; null on PGlite (one process owns the data directory). */
   lockPool: pg.Pool | null;
   projectors: readonly Projector[];
@@ -72,7 +78,7 @@ export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promi
 
   const drain = async (): Promise<void> => {
     if (!(await lock.acquire())) return;
-    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, p)) > 0);
+    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, opts.events, p)) > 0);
   };
 
   const tick = (): void => {

@@ -15,6 +15,8 @@ import {
 import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
 import {
   AppendListeners,
+  comparePairPositions,
+  parsePair,
   siteOfStream,
   WrongExpectedVersion,
   type AppendListener,
@@ -22,9 +24,11 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
+  type GlobalPosition,
   type ReadAllOptions,
   type ReadStreamOptions,
 } from './event-store.ts';
+import { upcasters as serviceUpcasters, type Upcasters } from './upcast.ts';
 
 const PAGE = 500;
 
@@ -35,9 +39,26 @@ const PAGE = 500;
 export class EsdbEventStore implements EventStore {
   readonly kind = 'eventstoredb';
   private readonly client: EventStoreDBClient;
+  private readonly upcasters: Upcasters;
+  private readonly prefix: string;
 
-  constructor(connectionString: string) {
+  /**
+   * `prefix` is put before every stream name in EventStoreDB and only its streams are read back, so several
+   * instances (or test files) can share one server without seeing each other's events.
+   */
+  constructor(connectionString: string, opts: { upcasters?: Upcasters; prefix?: string } = {}) {
     this.client = EventStoreDBClient.connectionString(connectionString);
+    this.upcasters = opts.upcasters ?? serviceUpcasters;
+    this.prefix = opts.prefix ?? '';
+  }
+
+  /** Whether a recorded event of $all is one of this store's (not EventStoreDB's own, not another prefix's). */
+  private ours(e: { type: string; streamId: string }): boolean {
+    return !e.type.startsWith('$') && !e.streamId.startsWith('$') && e.streamId.startsWith(this.prefix);
+  }
+
+  private stored<E extends DomainEvent>(e: JSONRecordedEvent): StoredEvent<E> {
+    return this.upcasters.upcast(toStored<E>(e, e.streamId.slice(this.prefix.length)));
   }
 
   /** EventStoreDB has no multi-stream transaction: the streams are appended one after another (not atomic). */
@@ -67,10 +88,13 @@ export class EsdbEventStore implements EventStore {
       contentType: 'application/json' as const,
       type: e.type,
       data: (e.data ?? {}) as JSONType,
-      metadata: { ...e.metadata, schemaVersion: e.schemaVersion ?? 1 } as unknown as JSONType,
+      metadata: {
+        ...e.metadata,
+        schemaVersion: e.schemaVersion ?? this.upcasters.currentVersion(e.type),
+      } as unknown as JSONType,
     }));
     try {
-      const res = await this.client.appendToStream(streamId, data, {
+      const res = await this.client.appendToStream(this.prefix + streamId, data, {
         expectedRevision: toRevision(opts.expectedVersion),
       });
       const last = Number(res.nextExpectedRevision) + 1;
@@ -102,14 +126,14 @@ export class EsdbEventStore implements EventStore {
     const maxCount = opts.toVersion !== undefined ? Math.max(0, opts.toVersion - from + 1) : undefined;
     if (maxCount === 0) return;
     try {
-      const reading = this.client.readStream(streamId, {
+      const reading = this.client.readStream(this.prefix + streamId, {
         fromRevision: BigInt(from - 1),
         ...(maxCount ? { maxCount } : {}),
       });
       for await (const resolved of reading) {
         const e = resolved.event as JSONRecordedEvent | undefined;
         if (!e) continue;
-        const stored = toStored<E>(e);
+        const stored = this.stored<E>(e);
         if (opts.until && stored.createdAt > opts.until) return;
         yield stored;
       }
@@ -119,24 +143,62 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
+  /**
+   * $all holds EventStoreDB's own ($) events too, and a read cannot filter them out on the server: it reads on in
+   * windows past them until it has `limit` of ours or reaches the end, so a run of them never stalls a reader.
+   */
   async readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {
     const limit = opts.limit ?? PAGE;
-    const after = opts.after ? parsePosition(opts.after) : null;
+    let from = opts.after ? parsePosition(opts.after) : null;
     const out: StoredEvent[] = [];
-    const reading = this.client.readAll({ fromPosition: after ?? START, maxCount: limit + 1 });
-    for await (const resolved of reading) {
-      const e = resolved.event as (JSONRecordedEvent & { position: { commit: bigint; prepare: bigint } }) | undefined;
-      if (!e || e.type.startsWith('$') || e.streamId.startsWith('$')) continue;
-      if (after && e.position.commit === after.commit && e.position.prepare === after.prepare) continue;
-      out.push(toStored(e));
-      if (out.length >= limit) break;
+    for (;;) {
+      let seen = 0;
+      let last: { commit: bigint; prepare: bigint } | null = null;
+      for await (const resolved of this.client.readAll({ fromPosition: from ?? START, maxCount: limit + 1 })) {
+        seen++;
+        const e = resolved.event as
+          (JSONRecordedEvent & { position?: { commit: bigint; prepare: bigint } }) | undefined;
+        if (!e?.position) continue;
+        last = e.position;
+        // A read from a position starts at the event there, which the caller already has.
+        if (from && e.position.commit === from.commit && e.position.prepare === from.prepare) continue;
+        if (!this.ours(e)) continue;
+        out.push(this.stored(e));
+        if (out.length >= limit) return out;
+      }
+      if (seen < limit + 1 || !last) return out;
+      from = last;
     }
-    return out;
+  }
+
+  async headPosition(): Promise<GlobalPosition | null> {
+    // Backwards from the end, past EventStoreDB's own ($) events, to the last one of ours.
+    for await (const resolved of this.client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 4096 })) {
+      const e = resolved.event as (JSONRecordedEvent & { position?: { commit: bigint; prepare: bigint } }) | undefined;
+      if (!e?.position || !this.ours(e)) continue;
+      return `${e.position.commit}:${e.position.prepare}`;
+    }
+    return null;
+  }
+
+  /** EventStoreDB keeps no count of $all: the events after the position are read through and counted. */
+  async countAfter(after: GlobalPosition | null): Promise<number> {
+    let n = 0;
+    for (let cp = after ?? undefined; ;) {
+      const page = await this.readAll({ after: cp, limit: PAGE });
+      n += page.length;
+      if (page.length < PAGE) return n;
+      cp = page[page.length - 1]!.checkpoint;
+    }
+  }
+
+  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
+    return comparePairPositions(a, b);
   }
 
   async streamVersion(streamId: string): Promise<number | null> {
     try {
-      for await (const resolved of this.client.readStream(streamId, {
+      for await (const resolved of this.client.readStream(this.prefix + streamId, {
         fromRevision: END,
         direction: BACKWARDS,
         maxCount: 1,
@@ -162,12 +224,11 @@ function toRevision(v: ExpectedVersion): AppendExpectedRevision {
 }
 
 function parsePosition(cp: string): { commit: bigint; prepare: bigint } {
-  const m = /^(\d+):(\d+)$/.exec(cp);
-  if (!m) throw new Error(`invalid checkpoint ${cp}`);
-  return { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
+  const [commit, prepare] = parsePair(cp);
+  return { commit, prepare };
 }
 
-function toStored<E extends DomainEvent>(e: JSONRecordedEvent): StoredEvent<E> {
+function toStored<E extends DomainEvent>(e: JSONRecordedEvent, streamId: string): StoredEvent<E> {
   const { schemaVersion, ...metadata } = (e.metadata ?? {}) as unknown as EventMetadata & { schemaVersion?: number };
   const position = e.position ?? { commit: 0n, prepare: 0n };
   return {
@@ -176,8 +237,8 @@ function toStored<E extends DomainEvent>(e: JSONRecordedEvent): StoredEvent<E> {
     eventId: e.id,
     schemaVersion: schemaVersion ?? 1,
     metadata,
-    streamId: e.streamId,
-    siteId: siteOfStream(e.streamId),
+    streamId,
+    siteId: siteOfStream(streamId),
     streamVersion: Number(e.revision) + 1,
     globalPosition: position.commit,
     checkpoint: `${position.commit}:${position.prepare}`,

@@ -1,3 +1,5 @@
+import type { Transaction } from 'kysely';
+import type { DB } from '../db/database.ts';
 import type { DomainEvent, NewEvent, StoredEvent } from './event.ts';
 
 /** `no_stream`: the stream must not exist; a number: its current version (0 = empty); `any`: no check. */
@@ -23,10 +25,45 @@ export interface ReadStreamOptions {
   until?: Date;
 }
 
+/**
+ * A place in the global order, opaque outside the adapter that made it: PostgreSQL's
+ * `<transaction id>:<global position>`, EventStoreDB's `<commit>:<prepare>`. Every stored event carries its own
+ * as `checkpoint`; only the adapter orders two of them (`comparePositions`).
+ */
+export type GlobalPosition = string;
+
 export interface ReadAllOptions {
   /** An event's `checkpoint`: read strictly after it. */
-  after?: string;
+  after?: GlobalPosition;
   limit?: number;
+}
+
+/**
+ * The log in global order, the only way projections and process workers read it: pages after a checkpoint,
+ * the head, the distance to it, and the order of two positions. Catch-up, rebuilds and the async worker depend on
+ * this, never on one adapter's tables.
+ */
+export interface GlobalLog {
+  /** Events in global order; never skips an event that a slower concurrent append commits later. */
+  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
+  /**
+   * The position of the last event committed so far; null on an empty log. A reader may not see it yet (a slower
+   * append still open before it holds it back), but once a checkpoint reaches it, every event committed before
+   * the call has been read.
+   */
+  headPosition(): Promise<GlobalPosition | null>;
+  /** How many events lie after `after` (all of them for null). */
+  countAfter(after: GlobalPosition | null): Promise<number>;
+  /** Negative, zero or positive as `a` comes before, at or after `b`; null is before every event. */
+  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number;
+  /**
+   * Only where the log and the read models share one database (PostgreSQL, PGlite): inside `trx`, holds every
+   * append back until `trx` ends and returns a reader of what is left of the log. A rebuild swaps its tables in
+   * under it, so that nothing is appended between its last read and the swap.
+   */
+  holdAppends?(
+    trx: Transaction<DB>,
+  ): Promise<(after: GlobalPosition | undefined, limit: number) => Promise<StoredEvent[]>>;
 }
 
 /** Raised when the expected version does not match; maps to 409 CONFLICT. */
@@ -42,7 +79,7 @@ export class WrongExpectedVersion extends Error {
 }
 
 /** The append-only event store port (DESIGN §3); every adapter passes test/contracts/event-store.contract.ts. */
-export interface EventStore {
+export interface EventStore extends GlobalLog {
   readonly kind: string;
   append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
   /**
@@ -54,8 +91,6 @@ export interface EventStore {
     streamId: string,
     opts?: ReadStreamOptions,
   ): AsyncIterable<StoredEvent<E>>;
-  /** Events in global order; never skips an event that a slower concurrent append commits later. */
-  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
   /** The stream's current version, or null when it does not exist. */
   streamVersion(streamId: string): Promise<number | null>;
   /**
@@ -94,6 +129,23 @@ export function siteOfStream(streamId: string): string {
   const i = streamId.indexOf('/');
   if (i <= 0) throw new Error(`stream id ${streamId} has no site part`);
   return streamId.slice(0, i);
+}
+
+/** Orders two `<bigint>:<bigint>` positions as pairs (the form both adapters use); null comes first. */
+export function comparePairPositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  const [a1, a2] = parsePair(a);
+  const [b1, b2] = parsePair(b);
+  if (a1 !== b1) return a1 < b1 ? -1 : 1;
+  return a2 === b2 ? 0 : a2 < b2 ? -1 : 1;
+}
+
+export function parsePair(position: GlobalPosition): [bigint, bigint] {
+  const m = /^(\d+):(\d+)$/.exec(position);
+  if (!m) throw new Error(`invalid position ${position}`);
+  return [BigInt(m[1]!), BigInt(m[2]!)];
 }
 
 export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {

@@ -1,4 +1,5 @@
 import { DomainError } from '../http/errors.ts';
+import { aggregateStream } from './aggregate-stream.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent, EventMetadata, StoredEvent } from './event.ts';
 import { WrongExpectedVersion, type EventStore } from './event-store.ts';
@@ -60,17 +61,18 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   const retries = opts.expectedVersion === undefined ? (opts.retries ?? 5) : 0;
   const cache = stateCache(store, decider as Decider<S, never, never>);
   for (let attempt = 0; ; attempt++) {
-    const cached = cache.get(streamId);
-    let state = cached?.state ?? decider.initialState();
-    let version = cached?.version ?? 0;
-    for await (const e of store.readStream<E>(streamId, { fromVersion: version + 1 })) {
-      state = decider.evolve(state, { type: e.type, data: e.data } as E);
-      version = e.streamVersion;
-    }
+    const loaded = await aggregateStream(
+      store,
+      streamId,
+      (st: S, e: E) => decider.evolve(st, e),
+      () => decider.initialState(),
+      { cache },
+    );
+    let state = loaded.state;
+    const version = loaded.version;
     if (opts.expectedVersion !== undefined && opts.expectedVersion !== version) {
       throw versionConflict(streamId, opts.expectedVersion, version);
     }
-    cache.set(streamId, version, state);
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { state, version, events: [] };
     try {
@@ -117,14 +119,16 @@ async function loadStreams(store: EventStore, commands: StreamCommand[]): Promis
   await Promise.all(
     [...streams].map(async ([streamId, s]) => {
       const cache = stateCache(store, s.decider as Decider<unknown, never, never>);
-      const cached = cache.get(streamId);
-      s.state = cached?.state ?? s.decider.initialState();
-      s.version = cached?.version ?? 0;
-      for await (const e of store.readStream(streamId, { fromVersion: s.version + 1 })) {
-        s.state = s.decider.evolve(s.state, { type: e.type, data: e.data });
-        s.version = e.streamVersion;
-      }
-      cache.set(streamId, s.version, s.state);
+      const { decider } = s;
+      const loaded = await aggregateStream(
+        store,
+        streamId,
+        (st: unknown, e: DomainEvent) => decider.evolve(st, e),
+        () => decider.initialState(),
+        { cache },
+      );
+      s.state = loaded.state;
+      s.version = loaded.version;
     }),
   );
   return streams;

@@ -4,6 +4,8 @@ import type { DB, EventsTable } from '../db/database.ts';
 import type { DomainEvent, EventMetadata, NewEvent, StoredEvent } from './event.ts';
 import {
   AppendListeners,
+  comparePairPositions,
+  parsePair,
   siteOfStream,
   WrongExpectedVersion,
   type AppendListener,
@@ -11,12 +13,14 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
+  type GlobalPosition,
   type ReadAllOptions,
   type ReadStreamOptions,
 } from './event-store.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { asSystem, scopeTo, withSite, withSystem } from '../tenancy/site.ts';
 import { handlesEvent, liveTable, type Projector } from './projector.ts';
+import { upcasters as serviceUpcasters, type Upcasters } from './upcast.ts';
 
 const PAGE = 500;
 
@@ -40,22 +44,25 @@ export function toStoredEvent<E extends DomainEvent = DomainEvent>(r: EventRow):
 
 export function parseCheckpoint(cp: string | null | undefined): [string, string] {
   if (!cp) return ['0', '0'];
-  const m = /^(\d+):(\d+)$/.exec(cp);
-  if (!m) throw new Error(`invalid checkpoint ${cp}`);
-  return [m[1]!, m[2]!];
+  const [tx, pos] = parsePair(cp);
+  return [String(tx), String(pos)];
 }
 
 /**
  * Event store on PostgreSQL or PGlite: one `events` table, a `streams` table for the version check,
- * and inline projectors applied in the append transaction (read-your-writes).
+ * and inline projectors applied in the append transaction (read-your-writes). Without inline projectors (the
+ * subscription mode) the read models follow the log through the global reader instead.
  */
 export class PgEventStore implements EventStore {
   readonly kind = 'postgres';
+  private readonly upcasters: Upcasters;
   constructor(
     private readonly db: Kysely<DB>,
     private readonly inline: readonly Projector[] = [],
+    opts: { upcasters?: Upcasters } = {},
   ) {
     this.committer = new GroupCommitter(db);
+    this.upcasters = opts.upcasters ?? serviceUpcasters;
   }
 
   private readonly committer: GroupCommitter;
@@ -82,7 +89,12 @@ export class PgEventStore implements EventStore {
           // Each stream's rows, and what the inline projectors write for it, are its site's alone.
           await scopeTo(trx, siteId);
           const last = await bumpVersion(trx, siteId, streamId, events.length, expectedVersion);
-          const stored = await insertEvents(trx, siteId, streamId, last - events.length + 1, events);
+          const stamped = events.map((e) => ({
+            ...e,
+            schemaVersion: e.schemaVersion ?? this.upcasters.currentVersion(e.type),
+          }));
+          const inserted = await insertEvents(trx, siteId, streamId, last - events.length + 1, stamped);
+          const stored = inserted.map((e) => this.upcasters.upcast(e));
           for (const p of this.inline) await applyInline(trx, p, stored);
           results.push({ nextExpectedVersion: last, events: stored });
         }
@@ -122,14 +134,46 @@ export class PgEventStore implements EventStore {
         return q.execute() as Promise<EventRow[]>;
       };
       const rows = await withSite(this.db, siteId, page);
-      for (const r of rows) yield toStoredEvent<E>(r);
+      for (const r of rows) yield this.upcasters.upcast(toStoredEvent<E>(r));
       if (rows.length < PAGE) return;
       from = rows[rows.length - 1]!.stream_version + 1;
     }
   }
 
-  readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {
-    return withSystem(this.db, (trx) => readGlobal(trx, opts.after, opts.limit ?? PAGE, true));
+  async readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {
+    const page = await withSystem(this.db, (trx) => readGlobal(trx, opts.after, opts.limit ?? PAGE, true));
+    return page.map((e) => this.upcasters.upcast(e));
+  }
+
+  async headPosition(): Promise<GlobalPosition | null> {
+    const head = await withSystem(this.db, (trx) =>
+      sql<{ cp: string }>`
+        select transaction_id || ':' || global_position as cp from events
+        order by transaction_id desc, global_position desc limit 1`.execute(trx),
+    );
+    return head.rows[0]?.cp ?? null;
+  }
+
+  async countAfter(after: GlobalPosition | null): Promise<number> {
+    const [tx, pos] = parseCheckpoint(after);
+    const r = await withSystem(this.db, (trx) =>
+      sql<{ n: string }>`
+        select count(*)::text as n from events
+        where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(trx),
+    );
+    return Number(r.rows[0]!.n);
+  }
+
+  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
+    return comparePairPositions(a, b);
+  }
+
+  async holdAppends(
+    trx: Transaction<DB>,
+  ): Promise<(after: GlobalPosition | undefined, limit: number) => Promise<StoredEvent[]>> {
+    // Appends wait for this lock; everything committed before it is read without the snapshot guard.
+    await sql`lock table events in exclusive mode`.execute(trx);
+    return async (after, limit) => (await readGlobal(trx, after, limit, false)).map((e) => this.upcasters.upcast(e));
   }
 
   async streamVersion(streamId: string): Promise<number | null> {

@@ -1,9 +1,9 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Db, DB } from '../db/database.ts';
+import type { DB } from '../db/database.ts';
 import { grantReadModel, secureTable } from '../db/row-security.ts';
 import { withSystem } from '../tenancy/site.ts';
 import type { StoredEvent } from './event.ts';
-import { readGlobal } from './pg-event-store.ts';
+import type { GlobalLog } from './event-store.ts';
 import { handlesEvent, liveTable, type Projector, type TableName } from './projector.ts';
 
 const BATCH = 500;
@@ -18,6 +18,20 @@ export interface ProjectionStatus {
   lag: number;
 }
 
+export interface ProjectionEngineOptions {
+  /** The log the projectors read, through the event store port (whatever the adapter). */
+  events: GlobalLog;
+  /** The connection that reads status; the owner's when left out. */
+  serving?: Kysely<DB>;
+  /** The role every read-model table is granted to (none when the owner serves). */
+  servingRole?: string | null;
+  /**
+   * Whether inline projectors run inside each append (PostgreSQL/PGlite, the default) or follow the log from a
+   * checkpoint like async ones (the subscription mode: EventStoreDB, or SVC_PROJECTION_MODE=subscription).
+   */
+  inlineInAppends?: boolean;
+}
+
 /**
  * Owns every projector's tables and state: creates them, rebuilds a projector from the log into fresh
  * tables and swaps them in (on first start and when its version changes), and reports checkpoints and lag.
@@ -26,18 +40,19 @@ export class ProjectionEngine {
   private readonly byName: Map<string, Projector>;
   private readonly serving: Kysely<DB>;
   private readonly servingRole: string | null;
-  /**
-   * `db` is the owner's connection (tables, rebuilds, swaps); `serving` the one that reads status, and
-   * `servingRole` the role that every read-model table is granted to (none when the owner serves).
-   */
+  private readonly events: GlobalLog;
+  private readonly inlineInAppends: boolean;
+  /** `db` is the owner's connection (tables, rebuilds, swaps). */
   constructor(
     private readonly db: Kysely<DB>,
     readonly projectors: readonly Projector[],
-    opts: { serving?: Kysely<DB>; servingRole?: string | null } = {},
+    opts: ProjectionEngineOptions,
   ) {
     this.byName = new Map(projectors.map((p) => [p.name, p]));
     this.serving = opts.serving ?? db;
     this.servingRole = opts.servingRole ?? null;
+    this.events = opts.events;
+    this.inlineInAppends = opts.inlineInAppends ?? true;
   }
 
   get(name: string): Projector | undefined {
@@ -64,7 +79,11 @@ export class ProjectionEngine {
     if (this.servingRole) await grantReadModel(this.db, table, this.servingRole);
   }
 
-  /** Replays the whole log into fresh tables, then swaps them in under a short lock that holds back appends. */
+  /**
+   * Replays the whole log into fresh tables, then swaps them in with the checkpoint of the last event they hold.
+   * Where appends share the database (PostgreSQL, PGlite) the swap holds them back for a moment, so inline
+   * projectors miss nothing; elsewhere whatever follows the checkpoint is projected from it after the swap.
+   */
   async rebuild(name: string): Promise<ProjectionStatus> {
     const p = this.byName.get(name);
     if (!p) throw new Error(`unknown projection ${name}`);
@@ -75,17 +94,16 @@ export class ProjectionEngine {
 
     let checkpoint: string | undefined;
     for (;;) {
-      const batch = await readGlobal(this.db, checkpoint, BATCH, true);
+      const batch = await this.events.readAll({ after: checkpoint, limit: BATCH });
       if (batch.length === 0) break;
       await this.db.transaction().execute((trx) => applyAll(trx, p, batch, next));
       checkpoint = batch[batch.length - 1]!.checkpoint;
     }
 
     await this.db.transaction().execute(async (trx) => {
-      // Appends wait for this lock; everything committed before it is read without the snapshot guard.
-      await sql`lock table events in exclusive mode`.execute(trx);
+      const readHeld = await this.events.holdAppends?.(trx);
       for (;;) {
-        const batch = await readGlobal(trx, checkpoint, BATCH, false);
+        const batch = readHeld ? await readHeld(checkpoint, BATCH) : [];
         if (batch.length === 0) break;
         await applyAll(trx, p, batch, next);
         checkpoint = batch[batch.length - 1]!.checkpoint;
@@ -114,48 +132,28 @@ export class ProjectionEngine {
   }
 
   async status(): Promise<ProjectionStatus[]> {
-    return withSystem(this.serving, async (trx) => {
-      const out: ProjectionStatus[] = [];
-      for (const p of this.projectors) out.push(await this.statusOf(p, trx));
-      return out;
-    });
+    const states = await withSystem(this.serving, (trx) => trx.selectFrom('projection_state').selectAll().execute());
+    const out: ProjectionStatus[] = [];
+    for (const p of this.projectors) out.push(await this.statusOf(p, states));
+    return out;
   }
 
-  private async statusOf(p: Projector, db: Db = this.db): Promise<ProjectionStatus> {
-    const state = await db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
-    if (p.mode === 'inline') {
+  private async statusOf(
+    p: Projector,
+    states?: { name: string; status: string; checkpoint: string | null }[],
+  ): Promise<ProjectionStatus> {
+    // Read before the log is (never inside a transaction around it: PGlite has one connection).
+    const state = states
+      ? states.find((s) => s.name === p.name)
+      : await this.db.selectFrom('projection_state').selectAll().where('name', '=', p.name).executeTakeFirst();
+    const base = { name: p.name, version: p.version, mode: p.mode, status: state?.status ?? 'new' };
+    if (p.mode === 'inline' && this.inlineInAppends) {
       // Inline projectors commit with each append: no lag, and their position is the head of the log.
-      const head = await sql<{ cp: string | null }>`
-        select transaction_id || ':' || global_position as cp from events
-        order by transaction_id desc, global_position desc limit 1`.execute(db);
-      return {
-        name: p.name,
-        version: p.version,
-        mode: p.mode,
-        status: state?.status ?? 'new',
-        checkpoint: head.rows[0]?.cp ?? null,
-        lag: 0,
-      };
+      return { ...base, checkpoint: await this.events.headPosition(), lag: 0 };
     }
-    const lag = await countAfter(db, state?.checkpoint ?? null);
-    return {
-      name: p.name,
-      version: p.version,
-      mode: p.mode,
-      status: state?.status ?? 'new',
-      checkpoint: state?.checkpoint ?? null,
-      lag,
-    };
+    const checkpoint = state?.checkpoint ?? null;
+    return { ...base, checkpoint, lag: await this.events.countAfter(checkpoint) };
   }
-}
-
-export async function countAfter(db: Db, checkpoint: string | null): Promise<number> {
-  const [tx, pos] = (checkpoint ?? '0:0').split(':');
-  const r = await sql<{ n: string }>`
-    select count(*)::text as n from events where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)`.execute(
-    db,
-  );
-  return Number(r.rows[0]!.n);
 }
 
 export async function applyAll(

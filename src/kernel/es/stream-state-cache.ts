@@ -1,3 +1,4 @@
+import type { StreamStateCache } from './aggregate-stream.ts';
 import type { Decider } from './decider.ts';
 import type { EventStore } from './event-store.ts';
 
@@ -14,16 +15,15 @@ const caches = new WeakMap<EventStore, WeakMap<object, Map<string, Entry>>>();
  * (a long-lived stream is not replayed from the start on every write). States are immutable values;
  * entries are dropped oldest-first past a bound, and a miss just folds from the log.
  */
-export function stateCache<S>(store: EventStore, decider: Decider<S, never, never>) {
+export function stateCache<S>(store: EventStore, decider: Decider<S, never, never>): StreamStateCache<S> {
   let byDecider = caches.get(store);
   if (!byDecider) caches.set(store, (byDecider = new WeakMap()));
   let map = byDecider.get(decider);
   if (!map) byDecider.set(decider, (map = new Map()));
   const m = map;
   return {
-    get: (streamId: string): { version: number; state: S } | undefined =>
-      m.get(streamId) as { version: number; state: S } | undefined,
-    set: (streamId: string, version: number, state: S): void => {
+    get: (streamId) => m.get(streamId) as { version: number; state: S } | undefined,
+    set: (streamId, version, state) => {
       m.delete(streamId);
       m.set(streamId, { version, state });
       if (m.size > MAX_PER_DECIDER) m.delete(m.keys().next().value!);

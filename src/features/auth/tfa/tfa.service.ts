@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
-import { fold } from '../../../kernel/es/decider.ts';
+import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { openValue } from '../../../kernel/crypto/envelope.ts';
@@ -12,10 +12,10 @@ import { codeStep, findRecoveryCode } from './totp.ts';
 export const seedAad = (userId: string) => `tfa:${userId}`;
 
 export async function tfaState(deps: Pick<AppDeps, 'store'>, userId: string): Promise<TfaState> {
-  const events: TfaEvent[] = [];
-  for await (const e of deps.store.readStream<TfaEvent>(tfaStream(userId)))
-    events.push({ type: e.type, data: e.data } as TfaEvent);
-  return fold(tfaDecider, events);
+  const { state } = await aggregateStream<TfaState, TfaEvent>(deps.store, tfaStream(userId), tfaDecider.evolve, () =>
+    tfaDecider.initialState(),
+  );
+  return state;
 }
 
 /** The seed in clear, or 409 TFA_KEY_UNAVAILABLE when the key that sealed it is not configured (fail closed). */

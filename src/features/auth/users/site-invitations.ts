@@ -13,10 +13,9 @@ import { findUserByEmail, findUserById, type UserRow } from '../../../../project
 import { publicUrl } from '../account-mails.ts';
 import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
 import { verifyPassword } from '../passwords.ts';
-import { userDecider, type UserCommand } from '../user.decider.ts';
+import { userDecider, type UserCommand, type UserState } from '../user.decider.ts';
 import { userStream, type UserEvent } from '../user.events.ts';
-import { collect } from '../../../kernel/es/event-store.ts';
-import { fold } from '../../../kernel/es/decider.ts';
+import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { own } from '../../../kernel/safe/keys.ts';
 
 const INVITE_TTL_S = 7 * 24 * 3600;
@@ -113,10 +112,11 @@ async function mailInvitation(
 }
 
 async function hasOpenInvitation(deps: AppDeps, userId: string, siteId: string): Promise<boolean> {
-  const events = await collect(deps.store.readStream<UserEvent>(userStream(userId)));
-  const state = fold(
-    userDecider,
-    events.map((e) => ({ type: e.type, data: e.data }) as UserEvent),
+  const { state } = await aggregateStream<UserState, UserEvent>(
+    deps.store,
+    userStream(userId),
+    userDecider.evolve,
+    () => userDecider.initialState(),
   );
   return state.exists && own(state.invitations, siteId) !== undefined;
 }
