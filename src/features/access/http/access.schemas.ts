@@ -87,3 +87,76 @@ export const CheckBody = z
     userId: Id.optional(),
   })
   .strict();
+
+/** A role: a system role (admin, site_admin, …) or a custom one, with the policies attached to it. */
+export const RoleRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    parentId: z.string().nullable(),
+    system: z.boolean(),
+    policies: z.array(z.string()),
+  })
+  .meta({ id: 'Role' });
+
+/** One rule of a policy (the spec's permission rule). */
+export const PermissionRecord = z
+  .object({
+    id: z.string(),
+    collection: z.string(),
+    action: z.string(),
+    fields: z.array(z.string()),
+    conditions: z.record(z.string(), z.unknown()).nullable(),
+    presets: z.record(z.string(), z.unknown()).nullable(),
+    validation: z.record(z.string(), z.unknown()).nullable(),
+  })
+  .meta({ id: 'PermissionRule' });
+
+const Target = z.object({ kind: z.enum(['role', 'user', 'team']), id: z.string() });
+
+/** A policy with its rules and what it is attached to. */
+export const PolicyRecord = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    description: z.string().nullable(),
+    requireMfa: z.boolean().optional(),
+    permissions: z.array(PermissionRecord),
+    attachedTo: z.array(Target),
+  })
+  .meta({ id: 'Policy' });
+
+/** A team with its members and policies. */
+export const TeamRecord = z
+  .object({ id: z.string(), name: z.string(), members: z.array(z.string()), policies: z.array(z.string()) })
+  .meta({ id: 'Team' });
+
+export const Total = z.object({ total: z.number().int() });
+
+/** The read grant subscribers have on a collection. */
+export const SubscriberGrant = z.object({
+  collection: z.string(),
+  publishedOnly: z.boolean(),
+  fields: z.array(z.string()),
+});
+
+/** The outcome of a permission check, with the rule's fields and conditions. */
+export const CheckResult = z.object({
+  collection: z.string(),
+  action: z.string(),
+  fields: z.array(z.string()),
+  conditions: z.unknown(),
+  itemId: z.string().optional(),
+  allowed: z.boolean(),
+  reason: z.string(),
+});
+
+/** The caller's effective permissions on the site. */
+export const PermissionMatrix = z.object({
+  role: z.string().nullable(),
+  roleChain: z.array(z.string()),
+  admin: z.boolean(),
+  policies: z.array(z.string()),
+  collections: z.record(z.string(), z.unknown()),
+});

@@ -13,6 +13,8 @@ import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findApiKey, listApiKeys } from '../../../../projections/api-keys/index.ts';
 import { apiKeyDecider, ROLE_RANK, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
 import { apiKeyStream } from '../api-key.events.ts';
+import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
+import { ApiKeyRecord, CreatedApiKey } from './api-keys.schemas.ts';
 import { generateApiKey } from '../api-key.secrets.ts';
 
 /** `scheme://host[:port]` as browsers send it in Origin; stored in its canonical form. */
@@ -51,47 +53,85 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
   const schema = { tags: ['api-keys'] };
   const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findApiKey(trx, siteId, id));
 
-  app.post('/api/v1/api-keys', { config, schema: { ...schema, body: CreateApiKeyBody } }, async (req, reply) => {
-    const siteId = siteOf(req);
-    const now = clock.now();
-    const keyId = newId();
-    const { key, prefix, secretHash } = generateApiKey(keyId, req.body.publishable);
-    const role = (req.body.roleKey ?? req.body.roleId)!;
-    const cmd = createCommand(req.body, { keyId, siteId, prefix, secretHash, actor: actorOf(req), now });
-    // A custom role of the site ranks as the system role it stands on; an unknown one stays unknown (400).
-    if (!(ROLE_RANK as readonly string[]).includes(role)) cmd.data.roleBase = await roleBase({ store }, siteId, role);
-    await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, keyId), cmd, {
-      metadata: commandMeta(req, siteId, now),
-    });
-    reply.status(201);
-    return { data: { ...(await read(siteId, keyId))!, key } };
-  });
+  app.post(
+    '/api/v1/api-keys',
+    {
+      config,
+      schema: {
+        ...schema,
+        summary: 'Create an API key (the plaintext key is in this answer only)',
+        body: CreateApiKeyBody,
+        response: { 201: dataEnvelope(CreatedApiKey, 'Created') },
+      },
+    },
+    async (req, reply) => {
+      const siteId = siteOf(req);
+      const now = clock.now();
+      const keyId = newId();
+      const { key, prefix, secretHash } = generateApiKey(keyId, req.body.publishable);
+      const role = (req.body.roleKey ?? req.body.roleId)!;
+      const cmd = createCommand(req.body, { keyId, siteId, prefix, secretHash, actor: actorOf(req), now });
+      // A custom role of the site ranks as the system role it stands on; an unknown one stays unknown (400).
+      if (!(ROLE_RANK as readonly string[]).includes(role)) cmd.data.roleBase = await roleBase({ store }, siteId, role);
+      await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, keyId), cmd, {
+        metadata: commandMeta(req, siteId, now),
+      });
+      reply.status(201);
+      return { data: { ...(await read(siteId, keyId))!, key } };
+    },
+  );
 
-  app.get('/api/v1/api-keys', { config, schema: { ...schema, querystring: ListQuery } }, async (req) => {
-    const siteId = siteOf(req);
-    const keys = await withSite(db, siteId, (trx) => listApiKeys(trx, siteId, req.query.includeRevoked));
-    return { data: keys, meta: { total: keys.length } };
-  });
+  app.get(
+    '/api/v1/api-keys',
+    {
+      config,
+      schema: {
+        ...schema,
+        summary: 'List API keys',
+        querystring: ListQuery,
+        response: { 200: listEnvelope(ApiKeyRecord, z.object({ total: z.number().int() })) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const keys = await withSite(db, siteId, (trx) => listApiKeys(trx, siteId, req.query.includeRevoked));
+      return { data: keys, meta: { total: keys.length } };
+    },
+  );
 
-  app.get('/api/v1/api-keys/:id', { config, schema: { ...schema, params: Id } }, async (req) => {
-    const found = await read(siteOf(req), req.params.id);
-    if (!found) throw notFound('API key', req.params.id);
-    return { data: found };
-  });
+  app.get(
+    '/api/v1/api-keys/:id',
+    {
+      config,
+      schema: { ...schema, summary: 'Read an API key', params: Id, response: { 200: dataEnvelope(ApiKeyRecord) } },
+    },
+    async (req) => {
+      const found = await read(siteOf(req), req.params.id);
+      if (!found) throw notFound('API key', req.params.id);
+      return { data: found };
+    },
+  );
 
-  app.delete('/api/v1/api-keys/:id', { config, schema: { ...schema, params: Id } }, async (req) => {
-    const siteId = siteOf(req);
-    const now = clock.now();
-    const id = req.params.id;
-    const cmd: RevokeApiKey = {
-      type: 'RevokeApiKey',
-      data: { keyId: id, siteId, by: actorOf(req).id, now: now.toISOString() },
-    };
-    await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, id), cmd, {
-      metadata: commandMeta(req, siteId, now),
-    });
-    return { data: (await read(siteId, id))! };
-  });
+  app.delete(
+    '/api/v1/api-keys/:id',
+    {
+      config,
+      schema: { ...schema, summary: 'Revoke an API key', params: Id, response: { 200: dataEnvelope(ApiKeyRecord) } },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const now = clock.now();
+      const id = req.params.id;
+      const cmd: RevokeApiKey = {
+        type: 'RevokeApiKey',
+        data: { keyId: id, siteId, by: actorOf(req).id, now: now.toISOString() },
+      };
+      await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, id), cmd, {
+        metadata: commandMeta(req, siteId, now),
+      });
+      return { data: (await read(siteId, id))! };
+    },
+  );
 };
 
 /** The creation command: the body's fields, the generated id and secret hash, and who creates the key. */

@@ -17,6 +17,8 @@ import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
 import { hashPassword } from '../passwords.ts';
 import { revokeAllSessions, userMeta } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { Accepted } from './auth.schemas.ts';
 import { userStream } from '../user.events.ts';
 
 const Email = z.string().trim().toLowerCase().email().max(320);
@@ -50,7 +52,15 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/auth/register',
-    { config: { caller: 'public' }, schema: { body: RegisterBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public' },
+      schema: {
+        body: RegisterBody,
+        tags: ['auth'],
+        summary: 'Sign up as a subscriber of the site',
+        response: { 202: dataEnvelope(Accepted, 'Accepted (the same answer whether or not the address is known)') },
+      },
+    },
     async (req, reply) => {
       const siteId = siteOf(req);
       await limitByIp(limiter, req, reply, 'register', rules.register);
@@ -104,7 +114,15 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/auth/verify-email',
-    { config: { caller: 'public', site: false }, schema: { body: TokenBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: TokenBody,
+        tags: ['auth'],
+        summary: 'Verify an email address from the emailed token',
+        response: { 200: dataEnvelope(z.object({ verified: z.boolean() })) },
+      },
+    },
     async (req) => {
       const claims = await tokens.verifyPurpose('verify-email', req.body.token);
       const user = claims ? await findUserById(db, claims.sub) : null;
@@ -122,7 +140,15 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/auth/resend-verification',
-    { config: { caller: 'public', site: false }, schema: { body: EmailBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: EmailBody,
+        tags: ['auth'],
+        summary: 'Send the verification email again',
+        response: { 202: dataEnvelope(Accepted, 'Accepted (the same answer whether or not the address is known)') },
+      },
+    },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'resend', rules.resend);
       const user = await findUserByEmail(db, req.body.email);
@@ -136,7 +162,15 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/auth/forgot-password',
-    { config: { caller: 'public', site: false }, schema: { body: EmailBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: EmailBody,
+        tags: ['auth'],
+        summary: 'Email a password reset link',
+        response: { 202: dataEnvelope(Accepted, 'Accepted (the same answer whether or not the address is known)') },
+      },
+    },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'recovery', rules.recovery);
       const user = await findUserByEmail(db, req.body.email);
@@ -156,7 +190,15 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/auth/reset-password',
-    { config: { caller: 'public', site: false }, schema: { body: ResetBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: ResetBody,
+        tags: ['auth'],
+        summary: 'Set a new password with a reset token',
+        response: { 200: dataEnvelope(z.object({ reset: z.boolean() })) },
+      },
+    },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'reset', rules.reset);
       const metadataFor = (userId: string) => ({

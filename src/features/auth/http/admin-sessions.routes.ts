@@ -9,6 +9,8 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { SessionRecord } from './auth.schemas.ts';
 import { revokeSession } from '../sessions.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -42,7 +44,15 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
 
   app.get(
     '/api/v1/users/:id/sessions',
-    { config: { caller: 'site-admin' }, schema: { params: Id, tags: ['users'] } },
+    {
+      config: { caller: 'site-admin' },
+      schema: {
+        params: Id,
+        tags: ['users'],
+        summary: "List a user's live sessions",
+        response: { 200: dataEnvelope(z.array(SessionRecord)) },
+      },
+    },
     async (req) => {
       const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
       if (!user) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
@@ -53,7 +63,15 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
 
   app.delete(
     '/api/v1/sessions/:id',
-    { config: { caller: 'site-admin' }, schema: { params: Id, tags: ['users'] } },
+    {
+      config: { caller: 'site-admin' },
+      schema: {
+        params: Id,
+        tags: ['users'],
+        summary: 'Revoke a session',
+        response: { 200: dataEnvelope(z.object({ id: z.string(), revoked: z.boolean() })) },
+      },
+    },
     async (req) => {
       const siteId = siteOf(req);
       const owner = await findSessionOwner(db, req.params.id);
@@ -68,7 +86,10 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
 
   app.get(
     '/api/v1/admin/outbox',
-    { config: { caller: 'admin', site: false }, schema: { querystring: OutboxQuery, tags: ['admin'] } },
+    {
+      config: { caller: 'admin', site: false },
+      schema: { querystring: OutboxQuery, tags: ['admin'], summary: 'List outgoing mail (instance admins)' },
+    },
     async (req) => ({ data: await listOutbox(db, req.query) }),
   );
 };

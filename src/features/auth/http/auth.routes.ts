@@ -8,6 +8,8 @@ import { findUserByEmail, findUserById, toProfile } from '../../../../projection
 import { authRules } from '../auth-limits.ts';
 import { completeLogin } from '../login-flow.ts';
 import { verifyPassword } from '../passwords.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { LoginResult, Me, Session } from './auth.schemas.ts';
 import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, userMeta } from '../sessions.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
@@ -20,7 +22,15 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.post(
     '/api/v1/auth/login',
-    { config: { caller: 'public', site: false }, schema: { body: LoginBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: LoginBody,
+        tags: ['auth'],
+        summary: 'Log in with email and password',
+        response: { 200: dataEnvelope(LoginResult, 'A session, or the second-factor challenge') },
+      },
+    },
     async (req, reply) => {
       // Attempts per IP, and per address whether it exists or not (so a lockout reveals nothing either).
       const account = `auth:login:acct:${deps.addresses.hash(req.body.email)}`;
@@ -43,7 +53,15 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.post(
     '/api/v1/auth/refresh',
-    { config: { caller: 'public', site: false }, schema: { body: RefreshBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: RefreshBody,
+        tags: ['auth'],
+        summary: 'Rotate the refresh token for a fresh access token',
+        response: { 200: dataEnvelope(Session) },
+      },
+    },
     async (req, reply) => {
       const token = presentedRefresh(req, req.body?.refreshToken);
       if (!token) throw new DomainError('UNAUTHENTICATED', 'no refresh token: send refreshToken or the cookie');
@@ -53,7 +71,15 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.post(
     '/api/v1/auth/logout',
-    { config: { caller: 'public', site: false }, schema: { body: RefreshBody, tags: ['auth'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: RefreshBody,
+        tags: ['auth'],
+        summary: 'End a session',
+        response: { 200: dataEnvelope(z.object({ loggedOut: z.boolean() })) },
+      },
+    },
     async (req, reply) => {
       const token = presentedRefresh(req, req.body?.refreshToken);
       const parsed = token ? tokens.parseRefresh(token) : null;
@@ -78,7 +104,14 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
     return { data: { ...toProfile(user), instanceAdmin: user.instanceAdmin, sites: user.roles, amr: actor.amr ?? [] } };
   };
-  app.get('/api/v1/auth/me', { config: { site: false }, schema: { tags: ['auth'] } }, me);
+  app.get(
+    '/api/v1/auth/me',
+    {
+      config: { site: false },
+      schema: { tags: ['auth'], summary: 'Read the caller profile', response: { 200: dataEnvelope(Me) } },
+    },
+    me,
+  );
   // The profile's former address, kept for older clients until its sunset.
   app.get(
     '/api/v1/auth/profile',
@@ -87,7 +120,12 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         site: false,
         retiring: { since: '2026-11-01', sunset: '2027-06-30', changelog: '/CHANGELOG.md#api-v1-auth-profile' },
       },
-      schema: { tags: ['auth'], deprecated: true },
+      schema: {
+        tags: ['auth'],
+        summary: 'Read the caller profile (retiring: use /auth/me)',
+        deprecated: true,
+        response: { 200: dataEnvelope(Me) },
+      },
     },
     me,
   );

@@ -16,6 +16,8 @@ import { verifyPassword } from '../passwords.ts';
 import { setPassword } from '../identity.ts';
 import { revokeAllSessions, revokeSession, startSession, userMeta } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
+import { dataEnvelope, metaEnvelope } from '../../../kernel/http/envelope.ts';
+import { Preferences, PreferencesMeta, Session, SessionRecord } from './auth.schemas.ts';
 import { userStream } from '../user.events.ts';
 
 const ChangePasswordBody = z.object({
@@ -83,7 +85,15 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.post(
     '/api/v1/me/change-password',
-    { config: { site: false }, schema: { body: ChangePasswordBody, tags: ['me'] } },
+    {
+      config: { site: false },
+      schema: {
+        body: ChangePasswordBody,
+        tags: ['me'],
+        summary: 'Change the password (ends every session; answers a new one)',
+        response: { 200: dataEnvelope(Session) },
+      },
+    },
     async (req, reply) => {
       const user = await currentUser(deps, req);
       await passwordStepUp(deps, req, reply, user, req.body.currentPassword, ['currentPassword']);
@@ -97,15 +107,34 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
   );
 
-  app.get('/api/v1/me/sessions', { config: { site: false }, schema: { tags: ['me'] } }, async (req) => {
-    const user = await currentUser(deps, req);
-    const sessions = await liveSessions(db, user.userId, clock.now());
-    return { data: sessions.map((s) => ({ ...s, current: s.id === req.actor!.sessionId })) };
-  });
+  app.get(
+    '/api/v1/me/sessions',
+    {
+      config: { site: false },
+      schema: {
+        tags: ['me'],
+        summary: "List the caller's live sessions",
+        response: { 200: dataEnvelope(z.array(SessionRecord.extend({ current: z.boolean() }))) },
+      },
+    },
+    async (req) => {
+      const user = await currentUser(deps, req);
+      const sessions = await liveSessions(db, user.userId, clock.now());
+      return { data: sessions.map((s) => ({ ...s, current: s.id === req.actor!.sessionId })) };
+    },
+  );
 
   app.delete(
     '/api/v1/me/sessions/:id',
-    { config: { site: false }, schema: { params: SessionParams, tags: ['me'] } },
+    {
+      config: { site: false },
+      schema: {
+        params: SessionParams,
+        tags: ['me'],
+        summary: 'Revoke one of the caller sessions',
+        response: { 200: dataEnvelope(z.object({ id: z.string(), revoked: z.boolean() })) },
+      },
+    },
     async (req) => {
       const user = await currentUser(deps, req);
       const mine = (await liveSessions(db, user.userId, clock.now())).some((s) => s.id === req.params.id);
@@ -115,20 +144,50 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
   );
 
-  app.delete('/api/v1/me/sessions', { config: { site: false }, schema: { tags: ['me'] } }, async (req) => {
-    const user = await currentUser(deps, req);
-    const n = await revokeAllSessions(deps, userMeta(req, deps, user.userId), user.userId, 'user', user.userId);
-    return { data: { revoked: n } };
-  });
+  app.delete(
+    '/api/v1/me/sessions',
+    {
+      config: { site: false },
+      schema: {
+        tags: ['me'],
+        summary: 'Revoke every session of the caller',
+        response: { 200: dataEnvelope(z.object({ revoked: z.number().int() })) },
+      },
+    },
+    async (req) => {
+      const user = await currentUser(deps, req);
+      const n = await revokeAllSessions(deps, userMeta(req, deps, user.userId), user.userId, 'user', user.userId);
+      return { data: { revoked: n } };
+    },
+  );
 
-  app.get('/api/v1/me/preferences', { config: { site: false }, schema: { tags: ['me'] } }, async (req) => {
-    const user = await currentUser(deps, req);
-    return { data: user.preferences, meta: await effectivePreferences(deps, req, user) };
-  });
+  app.get(
+    '/api/v1/me/preferences',
+    {
+      config: { site: false },
+      schema: {
+        tags: ['me'],
+        summary: 'Read the caller preferences',
+        response: { 200: metaEnvelope(Preferences, PreferencesMeta) },
+      },
+    },
+    async (req) => {
+      const user = await currentUser(deps, req);
+      return { data: user.preferences, meta: await effectivePreferences(deps, req, user) };
+    },
+  );
 
   app.patch(
     '/api/v1/me/preferences',
-    { config: { site: false }, schema: { body: PreferencesPatch, tags: ['me'] } },
+    {
+      config: { site: false },
+      schema: {
+        body: PreferencesPatch,
+        tags: ['me'],
+        summary: 'Merge a patch into the caller preferences',
+        response: { 200: metaEnvelope(Preferences, PreferencesMeta) },
+      },
+    },
     async (req) => {
       const user = await currentUser(deps, req);
       await handleCommand(

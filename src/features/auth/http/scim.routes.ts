@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 export const scimRoutes: FastifyPluginAsync<AppDeps> = async (app) => {
   app.get(
     '/scim/v2/ServiceProviderConfig',
-    { config: { caller: 'scim' }, schema: { tags: ['scim'] } },
+    { config: { caller: 'scim' }, schema: { tags: ['scim'], summary: 'SCIM service provider configuration' } },
     async (_req, reply) => {
       void reply.type('application/scim+json');
       return {

@@ -5,6 +5,8 @@ import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { Profile } from '../http/auth.schemas.ts';
 import { findUserById, toProfile } from '../../../../projections/users/index.ts';
 
 const IdParams = z.object({ id: RecordId });
@@ -20,7 +22,19 @@ export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.post(
     '/api/v1/users/:id/impersonate',
-    { config: { caller: 'admin' }, schema: { tags: ['users'], params: IdParams } },
+    {
+      config: { caller: 'admin' },
+      schema: {
+        tags: ['users'],
+        summary: 'Impersonate a member (a short-lived token acting as them)',
+        params: IdParams,
+        response: {
+          200: dataEnvelope(
+            z.object({ token: z.string(), expiresIn: z.number().int(), user: Profile, impersonator: z.string() }),
+          ),
+        },
+      },
+    },
     async (req) => {
       const siteId = siteOf(req);
       const target = await findUserById(deps.db, req.params.id);

@@ -13,6 +13,9 @@ import { startSession } from '../sessions.ts';
 import { userDecider } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
 import { acceptInvitation, inviteToSite } from './site-invitations.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { Session } from '../http/auth.schemas.ts';
+import { InvitationRecord } from './users.schemas.ts';
 import { Email, grantableRole } from './users.routes.ts';
 
 const InviteBody = z
@@ -45,7 +48,15 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   app.post(
     '/api/v1/users/invite',
-    { config: { caller: 'site-admin' }, schema: { tags: ['users'], body: InviteBody } },
+    {
+      config: { caller: 'site-admin' },
+      schema: {
+        tags: ['users'],
+        summary: 'Invite someone to the site by email',
+        body: InviteBody,
+        response: { 202: dataEnvelope(InvitationRecord, 'Accepted') },
+      },
+    },
     async (req, reply) => {
       const role = await grantableRole(deps, req, req.body);
       const data = await inviteToSite(deps, req, { ...req.body, role });
@@ -56,7 +67,15 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   app.post(
     '/api/v1/auth/accept-invite',
-    { config: { caller: 'public', site: false }, schema: { tags: ['auth'], body: AcceptBody } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        tags: ['auth'],
+        summary: 'Accept an invitation (sets the password; answers a session)',
+        body: AcceptBody,
+        response: { 200: dataEnvelope(Session) },
+      },
+    },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'accept-invite', rules.reset);
       const metadata = (userId: string) => ({

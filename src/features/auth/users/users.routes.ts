@@ -17,6 +17,8 @@ import { checkPassword } from '../password-policy.ts';
 import { newIdentityCommands } from '../identity.ts';
 import { userDecider, type UserCommand } from '../user.decider.ts';
 import { userStream } from '../user.events.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { InvitationRecord, ListMeta, MemberListRow, MemberRecord } from './users.schemas.ts';
 import { inviteToSite } from './site-invitations.ts';
 
 export const Email = z.string().trim().toLowerCase().email().max(320);
@@ -150,72 +152,126 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       metadata: commandMeta(req, SYSTEM_SITE, clock.now()),
     });
 
-  app.get('/api/v1/users', { config, schema: { tags, querystring: ListQuery } }, async (req) => {
-    const { rows, total } = await listMembers(db, siteOf(req), {
-      ...req.query,
-      withInstanceAdmins: actorOf(req).instanceAdmin,
-    });
-    return {
-      data: rows.map(({ instanceAdmin: _i, ...r }) => r),
-      meta: { total, limit: req.query.limit, offset: req.query.offset },
-    };
-  });
-
-  app.post('/api/v1/users', { config, schema: { tags, body: CreateBody } }, async (req, reply) => {
-    const role = await grantableRole(deps, req, req.body);
-    if (req.body.password) checkPassword(req.body.password, req.body.email);
-    const userId = await createMember(deps, req, req.body, role);
-    if (!userId) {
-      // An existing account is never attached: its owner is invited, and the answer is an invitation's.
-      reply.status(202);
-      return { data: await inviteToSite(deps, req, { email: req.body.email, role }) };
-    }
-    reply.status(201);
-    return { data: view(await member(deps, req, userId)) };
-  });
-
-  app.get('/api/v1/users/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
-    data: view(await member(deps, req, req.params.id)),
-  }));
-
-  app.patch('/api/v1/users/:id', { config, schema: { tags, params: IdParams, body: PatchBody } }, async (req) => {
-    const target = await member(deps, req, req.params.id);
-    const { firstName, lastName, roleId, roleKey } = req.body;
-    const now = clock.now().toISOString();
-    const renames = firstName !== undefined || lastName !== undefined;
-    // Checked before anything changes, so a refused rename changes no role either.
-    if (renames) mayRename(req, target, firstName !== undefined ? 'firstName' : 'lastName');
-    if (roleId !== undefined || roleKey !== undefined) {
-      mayManage(req, target, 'change the role of');
-      const role = await grantableRole(deps, req, { roleId, roleKey });
-      await userCommand(req, target.userId, {
-        type: 'GrantSiteRole',
-        data: { userId: target.userId, siteId: siteOf(req), role, now },
+  app.get(
+    '/api/v1/users',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'List the members of the site',
+        querystring: ListQuery,
+        response: { 200: listEnvelope(MemberListRow, ListMeta) },
+      },
+    },
+    async (req) => {
+      const { rows, total } = await listMembers(db, siteOf(req), {
+        ...req.query,
+        withInstanceAdmins: actorOf(req).instanceAdmin,
       });
-    }
-    if (renames) {
-      const keep = (given: string | null | undefined, old: string | null) => (given === undefined ? old : given);
-      const sealed = async (v: string | null) => (v ? seal(db, target.userId, v) : null);
-      await userCommand(req, target.userId, {
-        type: 'ChangeProfile',
-        data: {
-          userId: target.userId,
-          firstName: await sealed(keep(firstName, target.firstName)),
-          lastName: await sealed(keep(lastName, target.lastName)),
-          now,
+      return {
+        data: rows.map(({ instanceAdmin: _i, ...r }) => r),
+        meta: { total, limit: req.query.limit, offset: req.query.offset },
+      };
+    },
+  );
+
+  app.post(
+    '/api/v1/users',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Create a member (an existing account is invited instead: 202)',
+        body: CreateBody,
+        response: {
+          201: dataEnvelope(MemberRecord, 'Created'),
+          202: dataEnvelope(InvitationRecord, 'The address has an account: it was invited'),
         },
-      });
-    }
-    return { data: view(await member(deps, req, target.userId)) };
-  });
+      },
+    },
+    async (req, reply) => {
+      const role = await grantableRole(deps, req, req.body);
+      if (req.body.password) checkPassword(req.body.password, req.body.email);
+      const userId = await createMember(deps, req, req.body, role);
+      if (!userId) {
+        // An existing account is never attached: its owner is invited, and the answer is an invitation's.
+        reply.status(202);
+        return { data: await inviteToSite(deps, req, { email: req.body.email, role }) };
+      }
+      reply.status(201);
+      return { data: view(await member(deps, req, userId)) };
+    },
+  );
 
-  app.delete('/api/v1/users/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    const target = await member(deps, req, req.params.id);
-    mayManage(req, target, 'remove');
-    await userCommand(req, target.userId, {
-      type: 'RevokeSiteRole',
-      data: { userId: target.userId, siteId: siteOf(req), now: clock.now().toISOString() },
-    });
-    return reply.status(204).send();
-  });
+  app.get(
+    '/api/v1/users/:id',
+    {
+      config,
+      schema: { tags, summary: 'Read a member', params: IdParams, response: { 200: dataEnvelope(MemberRecord) } },
+    },
+    async (req) => ({
+      data: view(await member(deps, req, req.params.id)),
+    }),
+  );
+
+  app.patch(
+    '/api/v1/users/:id',
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Update a member',
+        params: IdParams,
+        body: PatchBody,
+        response: { 200: dataEnvelope(MemberRecord) },
+      },
+    },
+    async (req) => {
+      const target = await member(deps, req, req.params.id);
+      const { firstName, lastName, roleId, roleKey } = req.body;
+      const now = clock.now().toISOString();
+      const renames = firstName !== undefined || lastName !== undefined;
+      // Checked before anything changes, so a refused rename changes no role either.
+      if (renames) mayRename(req, target, firstName !== undefined ? 'firstName' : 'lastName');
+      if (roleId !== undefined || roleKey !== undefined) {
+        mayManage(req, target, 'change the role of');
+        const role = await grantableRole(deps, req, { roleId, roleKey });
+        await userCommand(req, target.userId, {
+          type: 'GrantSiteRole',
+          data: { userId: target.userId, siteId: siteOf(req), role, now },
+        });
+      }
+      if (renames) {
+        const keep = (given: string | null | undefined, old: string | null) => (given === undefined ? old : given);
+        const sealed = async (v: string | null) => (v ? seal(db, target.userId, v) : null);
+        await userCommand(req, target.userId, {
+          type: 'ChangeProfile',
+          data: {
+            userId: target.userId,
+            firstName: await sealed(keep(firstName, target.firstName)),
+            lastName: await sealed(keep(lastName, target.lastName)),
+            now,
+          },
+        });
+      }
+      return { data: view(await member(deps, req, target.userId)) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/users/:id',
+    {
+      config,
+      schema: { tags, summary: 'Remove a member from the site', params: IdParams, response: { 204: NoContent } },
+    },
+    async (req, reply) => {
+      const target = await member(deps, req, req.params.id);
+      mayManage(req, target, 'remove');
+      await userCommand(req, target.userId, {
+        type: 'RevokeSiteRole',
+        data: { userId: target.userId, siteId: siteOf(req), now: clock.now().toISOString() },
+      });
+      return reply.status(204).send();
+    },
+  );
 };

@@ -12,6 +12,8 @@ import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
 import { siteDecider } from '../site.decider.ts';
 import { siteStream } from '../site.events.ts';
+import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
+import { ActiveSite, SiteRecord } from './sites.schemas.ts';
 import { createSite } from '../site.commands.ts';
 
 const CreateSiteBody = z.object({
@@ -34,7 +36,15 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
 
   app.post(
     '/api/v1/sites',
-    { config: { caller: 'admin', site: false }, schema: { body: CreateSiteBody, tags: ['sites'] } },
+    {
+      config: { caller: 'admin', site: false },
+      schema: {
+        body: CreateSiteBody,
+        tags: ['sites'],
+        summary: 'Create a site',
+        response: { 201: dataEnvelope(SiteRecord.nullable(), 'Created') },
+      },
+    },
     async (req, reply) => {
       const now = clock.now();
       const { id, name } = req.body;
@@ -45,24 +55,47 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     },
   );
 
-  app.get('/api/v1/sites', { config: { site: false }, schema: { tags: ['sites'] } }, async (req) => {
-    const actor = actorOf(req);
-    const sites = await listSites(db, actor.instanceAdmin ? null : Object.keys(actor.roles));
-    return { data: sites, meta: { total: sites.length } };
-  });
+  app.get(
+    '/api/v1/sites',
+    {
+      config: { site: false },
+      schema: {
+        tags: ['sites'],
+        summary: "List the caller's sites (every site for instance admins)",
+        response: { 200: listEnvelope(SiteRecord, z.object({ total: z.number().int() })) },
+      },
+    },
+    async (req) => {
+      const actor = actorOf(req);
+      const sites = await listSites(db, actor.instanceAdmin ? null : Object.keys(actor.roles));
+      return { data: sites, meta: { total: sites.length } };
+    },
+  );
 
-  app.get('/api/v1/site', { schema: { tags: ['sites'] } }, async (req) => {
-    const siteId = siteOf(req);
-    return withSite(db, siteId, async (trx) => {
-      const site = await findSite(trx, siteId);
-      if (!site) throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`);
-      return { data: { ...site, activity: await siteActivity(trx, siteId) } };
-    });
-  });
+  app.get(
+    '/api/v1/site',
+    { schema: { tags: ['sites'], summary: 'Read the active site', response: { 200: dataEnvelope(ActiveSite) } } },
+    async (req) => {
+      const siteId = siteOf(req);
+      return withSite(db, siteId, async (trx) => {
+        const site = await findSite(trx, siteId);
+        if (!site) throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`);
+        return { data: { ...site, activity: await siteActivity(trx, siteId) } };
+      });
+    },
+  );
 
   app.patch(
     '/api/v1/site',
-    { config: { caller: 'site-admin' }, schema: { body: PatchSiteBody, tags: ['sites'] } },
+    {
+      config: { caller: 'site-admin' },
+      schema: {
+        body: PatchSiteBody,
+        tags: ['sites'],
+        summary: 'Update the active site (name, settings)',
+        response: { 200: dataEnvelope(SiteRecord.nullable()) },
+      },
+    },
     async (req) => {
       const siteId = siteOf(req);
       const now = clock.now();

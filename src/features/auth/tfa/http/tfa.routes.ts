@@ -13,6 +13,8 @@ import { revokeAllSessions, startSession, userMeta } from '../../sessions.ts';
 import { userDecider } from '../../user.decider.ts';
 import { userStream } from '../../user.events.ts';
 import { openSeed, proofFrom, seedAad, sendTfa, tfaState } from '../tfa.service.ts';
+import { dataEnvelope } from '../../../../kernel/http/envelope.ts';
+import { Session } from '../../http/auth.schemas.ts';
 import { codeStep, hashRecoveryCode, newRecoveryCodes, newSeed, otpauthUrl } from '../totp.ts';
 
 const Code = z.string().min(1).max(16);
@@ -37,47 +39,98 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     return { codes, hashes: codes.map(hashRecoveryCode) };
   };
 
-  app.get('/api/v1/me/tfa', me, async (req) => {
-    const user = await currentUser(deps, req);
-    const s = await tfaState(deps, user.userId);
-    return {
-      data: {
-        enabled: s.status === 'enrolled',
-        enrolledAt: s.enrolledAt,
-        recoveryCodesRemaining: s.recoveryCodes.filter(Boolean).length,
+  app.get(
+    '/api/v1/me/tfa',
+    {
+      ...me,
+      schema: {
+        ...me.schema,
+        summary: 'Read the two-factor status',
+        response: {
+          200: dataEnvelope(
+            z.object({
+              enabled: z.boolean(),
+              enrolledAt: z.string().nullable(),
+              recoveryCodesRemaining: z.number().int(),
+            }),
+          ),
+        },
       },
-    };
-  });
+    },
+    async (req) => {
+      const user = await currentUser(deps, req);
+      const s = await tfaState(deps, user.userId);
+      return {
+        data: {
+          enabled: s.status === 'enrolled',
+          enrolledAt: s.enrolledAt,
+          recoveryCodesRemaining: s.recoveryCodes.filter(Boolean).length,
+        },
+      };
+    },
+  );
 
-  app.post('/api/v1/me/tfa/setup', { ...me, schema: { ...me.schema, body: SetupBody } }, async (req, reply) => {
-    const user = await currentUser(deps, req);
-    if (!config.keyring.activeKeyId)
-      throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'two-factor setup needs ENCRYPTION_KEY on the server');
-    await passwordStepUp(deps, req, reply, user, req.body.password);
-    const secret = newSeed();
-    const seed = sealValue(config.keyring, secret, seedAad(user.userId));
-    await sendTfa(deps, req, user.userId, { type: 'IssueSetup', data: { userId: user.userId, seed, now: now() } });
-    return { data: { secret, otpauthUrl: otpauthUrl(secret, user.email ?? user.userId) } };
-  });
+  app.post(
+    '/api/v1/me/tfa/setup',
+    {
+      ...me,
+      schema: {
+        ...me.schema,
+        summary: 'Start TOTP enrollment (password step-up; the secret is shown once)',
+        body: SetupBody,
+        response: { 200: dataEnvelope(z.object({ secret: z.string(), otpauthUrl: z.string() })) },
+      },
+    },
+    async (req, reply) => {
+      const user = await currentUser(deps, req);
+      if (!config.keyring.activeKeyId)
+        throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'two-factor setup needs ENCRYPTION_KEY on the server');
+      await passwordStepUp(deps, req, reply, user, req.body.password);
+      const secret = newSeed();
+      const seed = sealValue(config.keyring, secret, seedAad(user.userId));
+      await sendTfa(deps, req, user.userId, { type: 'IssueSetup', data: { userId: user.userId, seed, now: now() } });
+      return { data: { secret, otpauthUrl: otpauthUrl(secret, user.email ?? user.userId) } };
+    },
+  );
 
-  app.post('/api/v1/me/tfa/confirm', { ...me, schema: { ...me.schema, body: ConfirmBody } }, async (req) => {
-    const user = await currentUser(deps, req);
-    const s = await tfaState(deps, user.userId);
-    if (s.status !== 'pending') throw new DomainError('CONFLICT', 'start with POST /api/v1/me/tfa/setup');
-    const step = codeStep(openSeed(deps, s, user.userId), req.body.code, clock.now().getTime());
-    if (step === null)
-      throw new DomainError('VALIDATION_FAILED', 'the code does not match; try the current one', { path: ['code'] });
-    const { codes, hashes } = recoveryCodes();
-    await sendTfa(deps, req, user.userId, {
-      type: 'ConfirmSetup',
-      data: { userId: user.userId, step, recoveryCodes: hashes, now: now() },
-    });
-    return { data: { enabled: true, recoveryCodes: codes } };
-  });
+  app.post(
+    '/api/v1/me/tfa/confirm',
+    {
+      ...me,
+      schema: {
+        ...me.schema,
+        summary: 'Confirm TOTP enrollment with a live code; answers the recovery codes',
+        body: ConfirmBody,
+        response: { 200: dataEnvelope(z.object({ enabled: z.boolean(), recoveryCodes: z.array(z.string()) })) },
+      },
+    },
+    async (req) => {
+      const user = await currentUser(deps, req);
+      const s = await tfaState(deps, user.userId);
+      if (s.status !== 'pending') throw new DomainError('CONFLICT', 'start with POST /api/v1/me/tfa/setup');
+      const step = codeStep(openSeed(deps, s, user.userId), req.body.code, clock.now().getTime());
+      if (step === null)
+        throw new DomainError('VALIDATION_FAILED', 'the code does not match; try the current one', { path: ['code'] });
+      const { codes, hashes } = recoveryCodes();
+      await sendTfa(deps, req, user.userId, {
+        type: 'ConfirmSetup',
+        data: { userId: user.userId, step, recoveryCodes: hashes, now: now() },
+      });
+      return { data: { enabled: true, recoveryCodes: codes } };
+    },
+  );
 
   app.post(
     '/api/v1/me/tfa/recovery-codes',
-    { ...me, schema: { ...me.schema, body: RegenerateBody } },
+    {
+      ...me,
+      schema: {
+        ...me.schema,
+        summary: 'Regenerate the recovery codes',
+        body: RegenerateBody,
+        response: { 200: dataEnvelope(z.object({ recoveryCodes: z.array(z.string()) })) },
+      },
+    },
     async (req, reply) => {
       const user = await currentUser(deps, req);
       await passwordStepUp(deps, req, reply, user, req.body.password);
@@ -95,29 +148,49 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
   );
 
-  app.delete('/api/v1/me/tfa', { ...me, schema: { ...me.schema, body: DisableBody } }, async (req, reply) => {
-    const user = await currentUser(deps, req);
-    await passwordStepUp(deps, req, reply, user, req.body.password);
-    const s = await tfaState(deps, user.userId);
-    if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
-    const proof = proofFrom(deps, s, user.userId, req.body);
-    await sendTfa(deps, req, user.userId, { type: 'DisableTotp', data: { userId: user.userId, proof, now: now() } });
-    // Every token issued before is void, and every session ends.
-    const meta = userMeta(req, deps, user.userId);
-    await handleCommand(
-      deps.store,
-      userDecider,
-      userStream(user.userId),
-      { type: 'RevokeTokens', data: { userId: user.userId, reason: 'tfa', now: now() } },
-      { metadata: meta },
-    );
-    await revokeAllSessions(deps, meta, user.userId, 'tfa', user.userId);
-    return { data: { enabled: false } };
-  });
+  app.delete(
+    '/api/v1/me/tfa',
+    {
+      ...me,
+      schema: {
+        ...me.schema,
+        summary: 'Turn two-factor authentication off',
+        body: DisableBody,
+        response: { 200: dataEnvelope(z.object({ enabled: z.boolean() })) },
+      },
+    },
+    async (req, reply) => {
+      const user = await currentUser(deps, req);
+      await passwordStepUp(deps, req, reply, user, req.body.password);
+      const s = await tfaState(deps, user.userId);
+      if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+      const proof = proofFrom(deps, s, user.userId, req.body);
+      await sendTfa(deps, req, user.userId, { type: 'DisableTotp', data: { userId: user.userId, proof, now: now() } });
+      // Every token issued before is void, and every session ends.
+      const meta = userMeta(req, deps, user.userId);
+      await handleCommand(
+        deps.store,
+        userDecider,
+        userStream(user.userId),
+        { type: 'RevokeTokens', data: { userId: user.userId, reason: 'tfa', now: now() } },
+        { metadata: meta },
+      );
+      await revokeAllSessions(deps, meta, user.userId, 'tfa', user.userId);
+      return { data: { enabled: false } };
+    },
+  );
 
   app.post(
     '/api/v1/auth/verify-totp',
-    { config: { caller: 'public', site: false }, schema: { tags: ['auth'], body: VerifyBody } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        tags: ['auth'],
+        summary: 'Answer the second-factor challenge with a code or a recovery code',
+        body: VerifyBody,
+        response: { 200: dataEnvelope(Session) },
+      },
+    },
     async (req, reply) => {
       const claims = await tokens.verifyPurpose('mfa-challenge', req.body.challengeToken);
       const rules = authRules(config);
