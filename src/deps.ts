@@ -10,6 +10,8 @@ import type { Projector } from './kernel/es/projector.ts';
 import type { TokenService } from './features/auth/tokens.ts';
 import type { AddressHasher } from './features/auth/address-hash.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
+import type { Authorizer } from './kernel/auth/authorizer.ts';
+import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
@@ -23,6 +25,10 @@ export interface AppDeps {
   tokens: TokenService;
   /** Keyed hashes of email addresses (claim streams, limiter keys), under the instance's `email_hash_key`. */
   addresses: AddressHasher;
+  /** The one answer to "may this principal do this" (the site's access model), for every slice. */
+  authorizer: Authorizer;
+  /** Each site's schema, cached by schema version: the one way slices read it. */
+  schemas: SchemaReader;
   /** Counts requests per key (in-process, or shared in Redis). */
   limiter: RateLimiter;
   /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */

@@ -5,6 +5,8 @@ import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
+import { createAuthorizer } from './features/access/index.ts';
+import { schemaReader } from '../projections/item-documents/index.ts';
 import { startLeaderLoop } from './kernel/leader-loop.ts';
 import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
@@ -116,6 +118,8 @@ export async function startRuntime(
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
+    schemas: schemaReader(db, store),
+    authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
     drainAsync: () => drainAsyncProjectors(db, store, asyncProjectors),
   };
   const loops =

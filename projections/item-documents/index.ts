@@ -22,3 +22,4 @@ export {
   type EncryptedFields,
 } from './item-envelopes.queries.ts';
 export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';
+export { schemaReader, type SchemaReader } from './schema-reader.ts';

@@ -1,6 +1,8 @@
+import type { Action } from '../../kernel/auth/authorizer.ts';
+
 /** The actions a permission rule grants (spec "Permission rule"). */
-export const ACTIONS = ['create', 'read', 'update', 'delete', 'share'] as const;
-export type Action = (typeof ACTIONS)[number];
+export const ACTIONS = ['create', 'read', 'update', 'delete', 'share'] as const satisfies readonly Action[];
+export type { Action };
 
 /** Keys of the system roles every site has (DESIGN §5). Their ids are their keys. */
 export const SYSTEM_ROLES = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;

@@ -1,3 +1,4 @@
+import { SITE_ADMIN_ROLES, type AccessScope } from '../../kernel/auth/authorizer.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { roleChain, type AccessState } from './access.decider.ts';
 import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
@@ -27,7 +28,6 @@ const BUILT_IN = new Map<string, PermissionDef[]>([
   ['editor', everything(ACTIONS)],
   ['viewer', everything(['read'])],
 ]);
-const FULL = new Set(['admin', 'site_admin']);
 
 /**
  * The effective permissions of a principal on a site: the union of the rules of every policy attached to its
@@ -77,7 +77,7 @@ export function effectivePermissions(state: AccessState, who: Principal, vars: R
     ...policyIds.flatMap((id) => state.policies.get(id)?.permissions ?? []),
   ].map((r) => substitute(r, vars));
   const requireMfa = policyIds.some((id) => state.policies.get(id)?.requireMfa === true);
-  return { full: chain.some((r) => FULL.has(r)), roleChain: chain, policyIds, rules, requireMfa };
+  return { full: chain.some((r) => SITE_ADMIN_ROLES.has(r)), roleChain: chain, policyIds, rules, requireMfa };
 }
 
 /**
@@ -106,13 +106,8 @@ function substitute(rule: PermissionDef, vars: RuleVars): PermissionDef {
 }
 
 /** What a principal may do with one collection and action: rows (a filter, or null for all) and fields. */
-export interface Scope {
-  filter: Record<string, unknown> | null;
-  /** null: every field. */
-  fields: Set<string> | null;
-  presets: Record<string, unknown>;
-  validation: Record<string, unknown>[];
-}
+/** The scope of an action: rows, fields, presets and validation (the kernel's AccessScope). */
+export type Scope = AccessScope;
 
 /** The scope of an action on a collection, or null when no rule allows it at all. */
 export function scopeOf(set: PermissionSet, collection: string, action: Action): Scope | null {

@@ -4,6 +4,8 @@ import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, type Guard } from '../../../projections/item-documents/index.ts';
 import type { Action } from './access.types.ts';
+
+export { checkWritable } from '../../kernel/auth/authorizer.ts';
 import { effectivePermissions, ruleVars, scopeOf, type PermissionSet, type Scope } from './effective.ts';
 import { siteAccess } from './site-access.ts';
 
@@ -43,15 +45,6 @@ export function requireScope(set: PermissionSet, collection: string, action: Act
   const scope = scopeOf(set, collection, action);
   if (!scope) throw new DomainError('PERMISSION_DENIED', `you may not ${action} ${collection}`);
   return scope;
-}
-
-/** 403 naming the first field the scope does not let the caller write. */
-export function checkWritable(scope: Scope, values: Record<string, unknown>, path: string[] = []): void {
-  if (!scope.fields) return;
-  for (const key of Object.keys(values)) {
-    if (key === 'id' || scope.fields.has(key)) continue;
-    throw new DomainError('PERMISSION_DENIED', `you may not write ${key}`, { path: [...path, key] });
-  }
 }
 
 /** The read guard for item queries: undefined when the caller may read everything. */

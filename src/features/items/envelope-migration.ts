@@ -8,7 +8,6 @@ import {
   countSealedOutside,
   countSealedUnder,
   itemsSealedUnder,
-  loadSiteSchema,
   type EncryptedFields,
 } from '../../../projections/item-documents/index.ts';
 import { placeOf } from './encrypted-fields.ts';
@@ -32,7 +31,7 @@ export function envelopeMigration(deps: AppDeps) {
     if (!active) throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'no encryption key is configured (ENCRYPTION_KEY)');
     const site = siteOf(req);
     const others = [...ring.keys.keys()].filter((k) => k !== active);
-    const schema = await withSite(db, site, (trx) => loadSiteSchema(trx, site));
+    const schema = await deps.schemas.read(site);
     const fields: EncryptedFields = new Map();
     for (const [collection, defs] of schema.fields) {
       const names = [...defs.values()].filter((f) => f.encrypted).map((f) => f.field);

@@ -1,6 +1,7 @@
 import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
+import type { ErrorObject } from '../../kernel/http/errors.ts';
+import { EditorialGateRequired, InvalidValues, ItemExists, ItemNotFound } from './item.errors.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
 import type { ItemEvent, ItemValues } from './item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
@@ -27,12 +28,10 @@ export type ItemCommand =
   /** A singleton's one record: created with these values when absent, else updated with them. */
   | { type: 'UpsertItem'; data: Ctx & { changes: ItemValues } };
 
-const notFound = (c: Ctx) => new DomainError('RECORD_NOT_FOUND', `item ${c.id} of ${c.collection} not found`);
+const notFound = (c: Ctx) => new ItemNotFound(c);
 
 function check(problems: ErrorObject[]): void {
-  if (problems.length) {
-    throw new DomainError('VALIDATION_FAILED', problems.map((p) => p.message).join('; '), { errors: problems });
-  }
+  if (problems.length) throw new InvalidValues(problems);
 }
 
 function liveValues(s: ItemState, c: Ctx): ItemValues {
@@ -53,10 +52,7 @@ function gate(c: Ctx, before: ItemState, after: ItemState): void {
   const allowed =
     from === null && before.status === 'absent' ? (w.initial ?? null) : (w.transitions[String(from)] ?? []);
   if (allowed === null || allowed.includes(String(to))) return;
-  throw new DomainError('EDITORIAL_GATE_REQUIRED', `${c.collection}: ${w.field} may not change from ${from} to ${to}`, {
-    path: [w.field],
-    extensions: { from, to, allowed },
-  });
+  throw new EditorialGateRequired({ collection: c.collection, field: w.field, from, to, allowed });
 }
 
 /** One item: values validated against its collection's fields, changes recorded as deltas, its workflow kept. */
@@ -93,8 +89,7 @@ function decideItem(cmd: ItemCommand, s: ItemState): ItemEvent[] {
   const { collection, id, fields, now: at, by } = cmd.data;
   switch (cmd.type) {
     case 'CreateItem': {
-      if (s.status !== 'absent')
-        throw new DomainError('CONFLICT', `item ${id} already exists in ${collection}`, { path: ['id'] });
+      if (s.status !== 'absent') throw new ItemExists({ collection, id });
       const values = withDefaults(fields, cmd.data.values);
       check(valueProblems(fields, values, 'full'));
       return [{ type: 'ItemCreated', data: { collection, id, values, at, by } }];

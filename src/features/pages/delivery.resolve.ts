@@ -3,14 +3,12 @@ import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import { listItems, type ItemRecord } from '../../../projections/item-documents/index.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
-import { schemaStream } from '../schema/schema.events.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
 import { itemKey, itemRefs, type ItemRef } from './page.layout.ts';
 
 /** Per store: each site's schema with the version of its schema stream it was read at. */
-const schemas = new WeakMap<object, Map<string, { version: number; schema: SiteSchema }>>();
 
 /** The page as delivered: what a client renders, without editorial bookkeeping. */
 const publicPage = (p: PageRecord) => ({
@@ -89,25 +87,17 @@ async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: I
  * null when the site has no published page with this slug.
  */
 export async function resolvePage(
-  deps: Pick<AppDeps, 'db' | 'store'>,
+  deps: Pick<AppDeps, 'db' | 'schemas'>,
   siteId: string,
   slug: string,
 ): Promise<DeliveredPage | null> {
-  // Read before the transaction: the store may use another connection (PGlite runs one at a time).
-  const version = (await deps.store.streamVersion(schemaStream(siteId))) ?? 0;
-  let cache = schemas.get(deps.store);
-  if (!cache) schemas.set(deps.store, (cache = new Map()));
-  const cached = cache.get(siteId);
+  // Read before the transaction (PGlite runs one at a time); a cached schema costs one version read.
+  const schema = await deps.schemas.read(siteId);
   return withSite(deps.db, siteId, async (trx) => {
     const page = await findPageBySlug(trx, siteId, slug, true);
     if (!page) return null;
     const refs = itemRefs(page.layoutConfig);
-    let schema = cached?.version === version ? cached.schema : null;
-    if (!schema && refs.length) {
-      schema = await loadSiteSchema(trx, siteId);
-      cache.set(siteId, { version, schema });
-    }
-    const items = schema ? await resolveItems(trx, siteId, schema, refs) : {};
+    const items = refs.length ? await resolveItems(trx, siteId, schema, refs) : {};
     const body = JSON.stringify({ data: { page: publicPage(page), items } });
     return {
       body,

@@ -148,6 +148,30 @@ describe('POST /api/v1/pages', () => {
     expect((await call('POST', '/api/v1/pages', { slug: 'by-editor', title: 'x' }, 'main', e)).statusCode).toBe(201);
     expect((await t.call({ method: 'GET', url: '/api/v1/pages', site: 'main' })).statusCode).toBe(401);
   });
+
+  it('asks the site access model: a rule on _pages grants exactly its action, on this site only', async () => {
+    const post = async (url: string, payload: object) => (await call('POST', url, payload)).json().data;
+    const role = await post('/api/v1/roles', { name: 'Page updater' });
+    const policy = await post('/api/v1/policies', { name: 'Pages: update' });
+    const rule = { collection: '_pages', action: 'update', fields: ['*'] };
+    expect((await call('POST', `/api/v1/policies/${policy.id}/permissions`, rule)).statusCode).toBe(201);
+    const share = { ...rule, action: 'share' };
+    expect((await call('POST', `/api/v1/policies/${policy.id}/permissions`, share)).statusCode).toBe(400);
+    await call('POST', `/api/v1/policies/${policy.id}/attach`, { role: role.id });
+    const u = await createUser(t, 'page-updater@example.com', 'Updater-pass-1234!', {
+      main: role.id,
+      second: 'viewer',
+    });
+    const page = await create('for-updater');
+    const other = await create('third-site-page', {}, 'third');
+    const patch = (id: string, site: string) => call('PATCH', `/api/v1/pages/${id}`, { title: 'Renamed' }, site, u);
+    expect((await patch(page.id, 'main')).statusCode).toBe(200);
+    expect((await call('POST', '/api/v1/pages', { slug: 'by-updater', title: 'x' }, 'main', u)).statusCode).toBe(403);
+    expect((await call('DELETE', `/api/v1/pages/${page.id}`, undefined, 'main', u)).statusCode).toBe(403);
+    expect((await patch(other.id, 'third')).statusCode).toBe(403);
+    const me = (await call('GET', '/api/v1/permissions/me', undefined, 'main', u)).json().data;
+    expect(JSON.stringify(me)).toContain('_pages');
+  });
 });
 
 describe('PATCH and DELETE /api/v1/pages/:id', () => {

@@ -5,7 +5,7 @@ import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/
 import { DomainError } from '../../kernel/http/errors.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemUpdateCommand } from '../items/index.ts';
 import {
   authorNow,
@@ -169,7 +169,7 @@ export async function publishRelease(
   if (r.status === 'published') throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
   const items = r.publishing?.items ?? r.items;
   if (!items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`, { status: 422 });
-  const schema = await withSite(deps.db, siteId, (trx) => loadSiteSchema(trx, siteId));
+  const schema = await deps.schemas.read(siteId);
   const callers = await callersOf(deps, input, r.author);
   const prepared = await prepare(deps, input, items, schema, { resuming: r.publishing !== null, callers });
   const by = metadata.actor.id;

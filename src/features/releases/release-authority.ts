@@ -91,7 +91,7 @@ export const callerFor = (actor: Actor, siteId: string): Caller => ({ actor, sit
  * the update rule, the changed fields writable, the current row inside the rule's conditions, and (with
  * `validation`) the resulting item inside the rule's validation. Throws the DomainError PATCH would answer.
  */
-export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
+export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>) {
   const perms = itemPermissions(deps);
   return async (
     caller: Caller,

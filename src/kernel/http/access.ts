@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { roleOn, type Actor, type AuthContext } from '../auth/actor.ts';
+import { SITE_ADMIN_ROLES } from '../auth/authorizer.ts';
 import { siteFromRequest, SITE_ID_PATTERN } from '../tenancy/site.ts';
 import { DomainError, forbidden, unauthenticated } from './errors.ts';
 import './route-config.ts';
@@ -11,8 +12,6 @@ export interface AccessOptions {
   /** SVC_DEV_AUTH: requests without a token act as this principal (never in production). */
   devActor?: () => Promise<Actor | null>;
 }
-
-const SITE_ADMIN_ROLES = new Set(['admin', 'site_admin']);
 
 /**
  * Authentication, tenancy and the caller check of every route, in that order: a bad token is 401 before

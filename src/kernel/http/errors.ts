@@ -1,53 +1,88 @@
 import { own } from '../safe/keys.ts';
 
-/** Every error code of the spec, with its HTTP status. One place maps codes to statuses. */
-export const ERROR_STATUS = {
-  PERMISSION_DENIED: 403,
-  RECORD_NOT_FOUND: 404,
-  NOT_FOUND: 404,
-  VALIDATION_FAILED: 400,
-  CONFLICT: 409,
-  RATE_LIMITED: 429,
-  RATE_LIMIT_UNAVAILABLE: 503,
-  SERVICE_UNAVAILABLE: 503,
-  SITE_NOT_FOUND: 404,
-  TOKEN_EXPIRED: 401,
-  UNAUTHENTICATED: 401,
-  MFA_REQUIRED: 401,
-  SKILL_DENIED: 403,
-  HITL_REQUIRED: 202,
-  ENCRYPTION_NOT_CONFIGURED: 503,
-  TFA_KEY_UNAVAILABLE: 409,
-  ENCRYPTION_KEY_MISSING: 503,
-  ISSUER_ALREADY_EXISTS: 409,
-  UNSUPPORTED_MANIFEST_VERSION: 422,
-  DANGLING_REFERENCE: 422,
-  DUPLICATE_KEY: 422,
-  DESTRUCTIVE_BLOCKED: 409,
-  DEPENDENT_RECORDS_EXIST: 409,
-  FIELD_REQUIRED: 409,
-  INVALID_TARGET: 422,
-  EMPTY_RELEASE: 422,
-  ALREADY_PUBLISHED: 409,
-  RELEASE_IMMUTABLE: 409,
-  ITEM_NOT_FOUND: 404,
-  REVISION_STAGED: 409,
-  ITEM_DELETED: 409,
-  EDITORIAL_GATE_REQUIRED: 409,
-  GRAPH_DANGLING_EDGE: 400,
-  GRAPH_CYCLE: 400,
-  GRAPH_NO_ENTRY: 400,
-  GRAPH_UNKNOWN_OPERATION: 400,
-  CRON_INVALID: 400,
-  CRON_REQUIRED: 400,
-  WEBHOOK_NOT_CONFIGURED: 401,
-  PUSH_NOT_CONFIGURED: 404,
-  INVALID_SIGNATURE: 401,
-  SETUP_TOKEN_NOT_ISSUED: 503,
-  INTERNAL: 500,
-} as const;
+/**
+ * What kind of failure an error is; its HTTP status follows from the kind alone (KIND_STATUS). Slices declare their
+ * errors with a kind (defineError); the few statuses the spec fixes otherwise are kinds of their own.
+ */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'unprocessable'
+  | 'accepted'
+  | 'rate_limited'
+  | 'unavailable'
+  | 'internal';
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+/** The one map from kinds to statuses. */
+export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  unprocessable: 422,
+  accepted: 202,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** Every error code of the spec with its kind (the spec's table of codes). */
+export const ERROR_KIND = {
+  PERMISSION_DENIED: 'forbidden',
+  RECORD_NOT_FOUND: 'not_found',
+  NOT_FOUND: 'not_found',
+  VALIDATION_FAILED: 'invalid',
+  CONFLICT: 'conflict',
+  RATE_LIMITED: 'rate_limited',
+  RATE_LIMIT_UNAVAILABLE: 'unavailable',
+  SERVICE_UNAVAILABLE: 'unavailable',
+  SITE_NOT_FOUND: 'not_found',
+  TOKEN_EXPIRED: 'unauthenticated',
+  UNAUTHENTICATED: 'unauthenticated',
+  MFA_REQUIRED: 'unauthenticated',
+  SKILL_DENIED: 'forbidden',
+  HITL_REQUIRED: 'accepted',
+  ENCRYPTION_NOT_CONFIGURED: 'unavailable',
+  TFA_KEY_UNAVAILABLE: 'conflict',
+  ENCRYPTION_KEY_MISSING: 'unavailable',
+  ISSUER_ALREADY_EXISTS: 'conflict',
+  UNSUPPORTED_MANIFEST_VERSION: 'unprocessable',
+  DANGLING_REFERENCE: 'unprocessable',
+  DUPLICATE_KEY: 'unprocessable',
+  DESTRUCTIVE_BLOCKED: 'conflict',
+  DEPENDENT_RECORDS_EXIST: 'conflict',
+  FIELD_REQUIRED: 'conflict',
+  INVALID_TARGET: 'unprocessable',
+  EMPTY_RELEASE: 'unprocessable',
+  ALREADY_PUBLISHED: 'conflict',
+  RELEASE_IMMUTABLE: 'conflict',
+  ITEM_NOT_FOUND: 'not_found',
+  REVISION_STAGED: 'conflict',
+  ITEM_DELETED: 'conflict',
+  EDITORIAL_GATE_REQUIRED: 'conflict',
+  GRAPH_DANGLING_EDGE: 'invalid',
+  GRAPH_CYCLE: 'invalid',
+  GRAPH_NO_ENTRY: 'invalid',
+  GRAPH_UNKNOWN_OPERATION: 'invalid',
+  CRON_INVALID: 'invalid',
+  CRON_REQUIRED: 'invalid',
+  WEBHOOK_NOT_CONFIGURED: 'unauthenticated',
+  PUSH_NOT_CONFIGURED: 'not_found',
+  INVALID_SIGNATURE: 'unauthenticated',
+  SETUP_TOKEN_NOT_ISSUED: 'unavailable',
+  INTERNAL: 'internal',
+} as const satisfies Record<string, ErrorKind>;
+
+/** Each code's status, derived from its kind (the OpenAPI document lists the codes a status can carry). */
+export const ERROR_STATUS = Object.fromEntries(
+  Object.entries(ERROR_KIND).map(([code, kind]) => [code, own<number>(KIND_STATUS, kind)!]),
+) as { readonly [C in keyof typeof ERROR_KIND]: number };
+
+export type ErrorCode = keyof typeof ERROR_KIND;
 
 export interface ErrorObject {
   code: ErrorCode;
@@ -71,11 +106,14 @@ export class DomainError extends Error {
       body?: Record<string, unknown>;
       /** Response headers of the failure (e.g. Retry-After of RATE_LIMITED). */
       headers?: Record<string, string>;
+      /** The kind, when a slice declares this code as another kind than the catalogue (422 on releases). */
+      kind?: ErrorKind;
     } = {},
   ) {
     super(message);
     this.name = 'DomainError';
-    this.status = options.status ?? own<number>(ERROR_STATUS, code) ?? 500;
+    const kind = options.kind ?? own<ErrorKind>(ERROR_KIND, code) ?? 'internal';
+    this.status = options.status ?? own<number>(KIND_STATUS, kind) ?? 500;
   }
 
   toErrorObjects(): ErrorObject[] {
@@ -99,3 +137,24 @@ export const conflict = (message: string, extensions: Record<string, unknown> = 
   new DomainError('CONFLICT', message, { extensions });
 export const invalid = (message: string, path: string[] = [], status?: number) =>
   new DomainError('VALIDATION_FAILED', message, { path, status });
+
+type ErrorOptions = ConstructorParameters<typeof DomainError>[2];
+
+/**
+ * A slice's error: its spec code, its kind (which decides the status) and its message from the details, so a slice
+ * declares each failure once in `<area>.errors.ts` and throws `new AlreadyPublished({ releaseId })`.
+ */
+export function defineError<D = void>(
+  code: ErrorCode,
+  kind: ErrorKind,
+  message: (details: D) => string,
+  options: (details: D) => Omit<NonNullable<ErrorOptions>, 'kind'> = () => ({}),
+) {
+  return class extends DomainError {
+    static readonly code = code;
+    static readonly kind = kind;
+    constructor(details: D) {
+      super(code, message(details), { ...options(details), kind });
+    }
+  };
+}

@@ -1,4 +1,5 @@
 import { own } from '../../../kernel/safe/keys.ts';
+import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -9,7 +10,7 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { countRoleHolders, findUserById } from '../../../../projections/users/index.ts';
-import { loadSiteSchema, type SiteSchema } from '../../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../../projections/item-documents/index.ts';
 import { compileFilter, rootScope } from '../../../../projections/item-documents/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
@@ -49,7 +50,7 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     });
     return res.state;
   };
-  const schemaOf = (req: FastifyRequest) => withSite(db, siteOf(req), (trx) => loadSiteSchema(trx, siteOf(req)));
+  const schemaOf = (req: FastifyRequest) => deps.schemas.read(siteOf(req));
   const memberOf = async (req: FastifyRequest, userId: string, path: string[]) => {
     const user = await findUserById(db, userId);
     if (!(user ? own(user.roles, siteOf(req)) : undefined))
@@ -223,13 +224,13 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 };
 
 /**
- * A rule must name a known collection (`*` for all, `media` for files) and its fields, and its conditions and
+ * A rule must name a known collection (`*` for all, `media` for files, `_pages` for pages) and its fields, and its conditions and
  * validation must compile as filters of that collection (variables stand in as values). 400 otherwise.
  */
 export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): void {
   const { collection } = rule;
-  if (collection === 'media') {
-    if (rule.action === 'share') throw bad('media permissions are create, read, update and delete', ['action']);
+  if (collection === RESOURCES.media || collection === RESOURCES.pages) {
+    if (rule.action === 'share') throw bad(`${collection} permissions are create, read, update and delete`, ['action']);
     return;
   }
   const collections = collection === '*' ? [...schema.collections.keys()] : [collection];

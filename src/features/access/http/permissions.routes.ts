@@ -4,13 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
+import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
-import { loadSiteSchema } from '../../../../projections/item-documents/index.ts';
 import { itemInside } from '../../../../projections/item-documents/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from '../access.decider.ts';
 import { accessStream } from '../access.events.ts';
@@ -21,7 +21,6 @@ import { siteAccess } from '../site-access.ts';
 import { CheckBody, CollectionName, FieldList } from './access.schemas.ts';
 import { checkRule } from './access.routes.ts';
 
-const SITE_ADMINS = new Set(['admin', 'site_admin']);
 const GrantBody = z
   .object({
     collection: CollectionName,
@@ -34,12 +33,13 @@ const CollectionParams = z.object({ collection: CollectionName });
 /** The policy subscriber-access keeps per collection, attached to the subscriber role. */
 const grantPolicy = (collection: string) => `subscriber-access-${collection}`;
 
-/** The permissions matrix of a set: for each collection (and media) and action, the fields and conditions. */
+/** The permissions matrix of a set: for each collection (and media, pages) and action, the fields and conditions. */
 function matrix(set: PermissionSet, collections: string[]) {
   const out = dict<Record<string, unknown>>();
-  for (const c of [...collections, 'media']) {
+  for (const c of [...collections, RESOURCES.media, RESOURCES.pages]) {
+    const system = c === RESOURCES.media || c === RESOURCES.pages;
     out[c] = Object.fromEntries(
-      ACTIONS.filter((a) => c !== 'media' || a !== 'share').map((a) => {
+      ACTIONS.filter((a) => !system || a !== 'share').map((a) => {
         const s = scopeOf(set, c, a);
         return [a, s ? { fields: s.fields ? [...s.fields] : ['*'], conditions: s.filter } : false];
       }),
@@ -55,7 +55,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
 
   app.get('/api/v1/permissions/me', { schema: { tags } }, async (req) => {
     const set = await permissionsOf(deps, req);
-    const schema = await withSite(db, siteOf(req), (trx) => loadSiteSchema(trx, siteOf(req)));
+    const schema = await deps.schemas.read(siteOf(req));
     return {
       data: {
         role: roleOn(actorOf(req), siteOf(req)),
@@ -73,7 +73,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     let set = await permissionsOf(deps, req);
     if (userId && userId !== actorOf(req).id) {
       // Checking someone else is a site admin's debugging tool.
-      if (!SITE_ADMINS.has(roleOn(actorOf(req), siteId) ?? ''))
+      if (!deps.authorizer.isSiteAdmin(req))
         throw new DomainError('PERMISSION_DENIED', 'only site admins may check another user');
       const user = await findUserById(db, userId);
       const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
@@ -97,7 +97,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
           reason: scope.filter ? 'allowed on rows matching the conditions' : 'allowed on every row',
         },
       };
-    const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
+    const schema = await deps.schemas.read(siteId);
     if (!schema.collections.has(collection)) throw new DomainError('NOT_FOUND', `collection ${collection} not found`);
     const allowed = await withSite(db, siteId, (trx) =>
       itemInside(trx, siteId, schema, collection, itemId, scope.filter, { live: true }),
@@ -155,7 +155,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         presets: null,
         validation: null,
       };
-      checkRule(await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId)), rule, clock.now());
+      checkRule(await deps.schemas.read(siteId), rule, clock.now());
       const now = clock.now();
       const at = now.toISOString();
       const policyId = grantPolicy(collection);

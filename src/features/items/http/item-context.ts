@@ -1,18 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
-import { roleOn } from '../../../kernel/auth/actor.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
-import { DomainError, forbidden } from '../../../kernel/http/errors.ts';
-import { readGuard } from '../../access/index.ts';
-import { itemPermissions } from './item-permissions.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { itemPermissions, readGuard } from './item-permissions.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../../projections/schema/index.ts';
-import { schemaStream } from '../../schema/schema.events.ts';
 import { findItem } from '../../../../projections/item-documents/index.ts';
-import { loadSiteSchema, relationOn, type SiteSchema } from '../../../../projections/item-documents/index.ts';
+import { relationOn, type SiteSchema } from '../../../../projections/item-documents/index.ts';
 import type { FieldDef, Workflow } from '../../schema/index.ts';
 import { itemDecider, type ItemCommand, type ItemState } from '../item.decider.ts';
 import { itemStream, type ItemValues } from '../item.events.ts';
@@ -47,47 +44,27 @@ export type ItemTarget = {
   make: (ctx: CommandCtx, current: ItemState) => ItemCommand | null;
 };
 
-const ADMINS = new Set(['admin', 'site_admin']);
-
-/** Per database: each site's schema with the version of its schema stream it was read at. */
-const caches = new WeakMap<object, Map<string, { version: number; schema: SiteSchema }>>();
-
-/**
- * A site's schema for item requests. One cheap read of the schema stream's version decides whether the cached
- * copy is current (the read model is updated in the append's transaction, so a version never has an older
- * schema); only a changed schema is read again. Correct across processes, as it asks the store every time.
- */
-async function siteSchema(db: AppDeps['db'], store: AppDeps['store'], siteId: string): Promise<SiteSchema> {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new Map()));
-  const version = (await store.streamVersion(schemaStream(siteId))) ?? 0;
-  const hit = cache.get(siteId);
-  if (hit && hit.version === version) return hit.schema;
-  const schema = await withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
-  cache.set(siteId, { version, schema });
-  return schema;
-}
-
 /** Shared steps of the item routes: load the collection's schema, check the writer, send a command, read back. */
 export function itemContext({
   db,
   store,
   clock,
   config,
-  stepUp,
-}: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'stepUp'>) {
+  authorizer,
+  schemas,
+}: Pick<AppDeps, 'db' | 'store' | 'clock' | 'config' | 'authorizer' | 'schemas'>) {
   // One schema per request: the routes and the commands they send see the same one.
   const perRequest = new WeakMap<FastifyRequest, Promise<SiteSchema>>();
   const requestSchema = (req: FastifyRequest) => {
     let p = perRequest.get(req);
-    if (!p) perRequest.set(req, (p = siteSchema(db, store, siteOf(req))));
+    if (!p) perRequest.set(req, (p = schemas.read(siteOf(req))));
     return p;
   };
   const workflowOf = async (req: FastifyRequest, collection: string) =>
     (await requestSchema(req)).collections.get(collection)?.workflow ?? null;
   const schemaOf = async (req: FastifyRequest, collection: string): Promise<CollectionSchema> => {
     // The caller's permissions are needed next: look them up while the schema's version is read.
-    if (req.actor) permissions.set(req).catch(() => undefined);
+    if (req.actor) permissions.rights(req).catch(() => undefined);
     const schema = await requestSchema(req);
     const c = schema.collections.get(collection);
     if (!c) throw new DomainError('NOT_FOUND', `collection ${collection} not found`, { path: ['collection'] });
@@ -98,10 +75,8 @@ export function itemContext({
       relations: schema.relations,
     };
   };
-  const mayAdminister = (req: FastifyRequest) => {
-    if (!ADMINS.has(roleOn(actorOf(req), siteOf(req)) ?? '')) throw forbidden('only site admins may do this');
-  };
-  const permissions = itemPermissions({ db, store, clock, stepUp });
+  const mayAdminister = (req: FastifyRequest) => authorizer.requireSiteAdmin(req);
+  const permissions = itemPermissions({ db, authorizer });
   const send = async (
     req: FastifyRequest,
     collection: string,
@@ -161,7 +136,7 @@ export function itemContext({
     });
     const decrypt = wanted.size ? await permissions.decryptable(req, s.schema, wanted) : () => false;
     const revealed = revealRecords(config.keyring, siteOf(req), s.schema, name, records, decrypt);
-    const guard = readGuard(await permissions.set(req));
+    const guard = readGuard(await permissions.rights(req));
     if (!guard) return revealed;
     const hide = (r: Record<string, unknown>) =>
       Object.fromEntries(

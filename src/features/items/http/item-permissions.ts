@@ -1,25 +1,19 @@
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { ItemNotFound, PermissionValidationFailed, RowForbidden } from '../item.errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import {
   candidateInside,
   itemInside,
   rowsInside,
+  compileFilter,
   type Dependent,
   type Filter,
+  type Guard,
   type RowCondition,
   type SiteSchema,
 } from '../../../../projections/item-documents/index.ts';
-import {
-  checkWritable,
-  permissionsOf,
-  readGuard,
-  requireScope,
-  scopeOf,
-  type Action,
-  type Scope,
-} from '../../access/index.ts';
+import { checkWritable, type AccessScope as Scope, type Action, type Rights } from '../../../kernel/auth/authorizer.ts';
 import type { MayDecrypt } from '../encrypted-fields.ts';
 import type { CollectionSchema } from './item-context.ts';
 
@@ -28,18 +22,18 @@ import type { CollectionSchema } from './item-context.ts';
  * fields, on every relation followed). Writes: the action must be granted, the written fields writable, the
  * existing row inside the rule's conditions (403 otherwise), and the resulting item inside its validation.
  */
-export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
-  const set = (req: Principal) => permissionsOf(deps, req);
+export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
+  const { authorizer } = deps;
+  const rights = (req: Principal) => authorizer.rights(req);
 
   /** The read guard, after checking that the collection may be read at all (else 403). */
   const guardFor = async (req: Principal, collection: string) => {
-    const p = await set(req);
-    requireScope(p, collection, 'read');
-    return readGuard(p);
+    await authorizer.require(req, collection, 'read');
+    return readGuard(await rights(req));
   };
 
   const scopeFor = async (req: Principal, collection: string, action: Action): Promise<Scope> =>
-    requireScope(await set(req), collection, action);
+    authorizer.require(req, collection, action);
 
   /** Whether a candidate item (values not yet written) satisfies a filter, evaluated by the same SQL compiler. */
   const matches = async (req: Principal, s: CollectionSchema, id: string, data: object, filter: Filter) => {
@@ -57,17 +51,13 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     const inside = await withSite(deps.db, siteId, (trx) =>
       itemInside(trx, siteId, s.schema, s.collection.name, id, scope.filter, { live: false }),
     );
-    if (inside === false)
-      throw new DomainError('PERMISSION_DENIED', `you may not ${action} this item of ${s.collection.name}`);
+    if (inside === false) throw new RowForbidden({ action, collection: s.collection.name });
   };
 
   /** 400 when the resulting item fails a rule's validation. */
   const checkValidation = async (req: Principal, s: CollectionSchema, id: string, item: object, scope: Scope) => {
     for (const v of scope.validation) {
-      if (!(await matches(req, s, id, item, v)))
-        throw new DomainError('VALIDATION_FAILED', `the item does not meet your permission's validation`, {
-          extensions: { reason: 'permission_validation', validation: v },
-        });
+      if (!(await matches(req, s, id, item, v))) throw new PermissionValidationFailed(v);
     }
   };
 
@@ -98,12 +88,12 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     const guard = await guardFor(req, s.collection.name);
     if (!guard) return;
     const found = await inside(req, s.schema, s.collection.name, [id], [{ guard }]);
-    if (found.get(id) === false) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
+    if (found.get(id) === false) throw new ItemNotFound({ collection: '', id });
   };
 
   /** The ids among `ids` that the caller may read (all of them for those who read everything). */
   const readableIds = async (req: Principal, schema: SiteSchema, collection: string, ids: string[]) => {
-    const guard = readGuard(await set(req));
+    const guard = readGuard(await rights(req));
     if (!guard) return new Set(ids);
     const found = await inside(req, schema, collection, ids, [{ guard }]);
     return new Set(ids.filter((id) => found.get(id) === true));
@@ -134,11 +124,11 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     schema: SiteSchema,
     wanted: Map<string, Set<string>>,
   ): Promise<MayDecrypt> => {
-    const p = await set(req);
+    const p = await rights(req);
     if (p.full) return () => true;
     const allowed = new Map<string, { fields: (f: string) => boolean; rows: Map<string, boolean> | null }>();
     for (const [collection, ids] of wanted) {
-      const scopes = [scopeOf(p, collection, 'read'), scopeOf(p, collection, 'update')];
+      const scopes = [p.scope(collection, 'read'), p.scope(collection, 'update')];
       if (!scopes[0] || !scopes[1]) continue;
       const conditions = scopes.flatMap((x) => (x!.filter ? [{ filter: x!.filter }] : []));
       const rows = conditions.length ? await inside(req, schema, collection, [...ids], conditions) : null;
@@ -160,6 +150,22 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | '
     readableSamples,
     idsOutside,
     decryptable,
-    set,
+    rights,
+  };
+}
+
+/** The read guard for item queries, from the caller's rights: undefined when the caller may read everything. */
+export function readGuard(rights: Rights): Guard | undefined {
+  if (rights.full) return undefined;
+  return {
+    rows: (collection, at) => {
+      const s = rights.scope(collection, 'read');
+      if (!s) return compileFilter({ id: { _null: true } }, { ...at, guard: undefined });
+      return s.filter ? compileFilter(s.filter, { ...at, collection, guard: undefined }) : null;
+    },
+    visible: (collection, field) => {
+      const s = rights.scope(collection, 'read');
+      return s !== null && (s.fields === null || s.fields.has(field));
+    },
   };
 }

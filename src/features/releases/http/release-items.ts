@@ -5,7 +5,6 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { unprocessable } from '../../../kernel/http/unprocessable.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../../projections/item-documents/index.ts';
-import { loadSiteSchema } from '../../../../projections/item-documents/index.ts';
 import { pinnedValues, releaseChanges, releaseItemChecks } from '../release-authority.ts';
 import { itemKey, type ReleaseItem } from '../release.events.ts';
 
@@ -16,12 +15,12 @@ import { itemKey, type ReleaseItem } from '../release.events.ts';
  * naming the item in `path` and `extensions`. Validation and the editorial gate wait for the publish: they depend
  * on the item's values then.
  */
-export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'clock' | 'stepUp'>) {
+export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>) {
   const check = releaseItemChecks(deps);
   return async (req: FastifyRequest, items: ReleaseItem[]) => {
     if (!items.length) return;
     const siteId = siteOf(req);
-    const schema = await withSite(deps.db, siteId, (trx) => loadSiteSchema(trx, siteId));
+    const schema = await deps.schemas.read(siteId);
     items.forEach((i, n) => {
       if (!schema.collections.has(i.collection))
         throw unprocessable([

@@ -1,0 +1,46 @@
+import type { AppDeps } from '../../deps.ts';
+import {
+  administers,
+  type AccessScope,
+  type Action,
+  type Authorizer,
+  type Rights,
+} from '../../kernel/auth/authorizer.ts';
+import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
+import { forbidden } from '../../kernel/http/errors.ts';
+import { scopeOf } from './effective.ts';
+import { permissionsOf, requireScope } from './request-permissions.ts';
+
+const perSet = new WeakMap<object, Rights>();
+
+/** The policy engine behind the kernel's Authorizer: the site's access model, folded once per principal. */
+export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp'>): Authorizer {
+  const rights = async (p: Principal): Promise<Rights> => {
+    const set = await permissionsOf(deps, p);
+    let r = perSet.get(set);
+    if (!r) {
+      const memo = new Map<string, AccessScope | null>();
+      r = {
+        full: set.full,
+        scope: (resource: string, action: Action) => {
+          const key = `${action} ${resource}`;
+          if (!memo.has(key)) memo.set(key, scopeOf(set, resource, action));
+          return memo.get(key)!;
+        },
+        any: (action: Action) => set.full || set.rules.some((rule) => rule.action === action),
+      };
+      perSet.set(set, r);
+    }
+    return r;
+  };
+  const isSiteAdmin = (p: Principal) => administers(actorOf(p), siteOf(p));
+  return {
+    rights,
+    require: async (p, resource, action) => requireScope(await permissionsOf(deps, p), resource, action),
+    may: async (p, resource, action) => (await rights(p)).scope(resource, action) !== null,
+    isSiteAdmin,
+    requireSiteAdmin: (p) => {
+      if (!isSiteAdmin(p)) throw forbidden('only site admins may do this');
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { Principal } from '../http/access.ts';
+import { DomainError } from '../http/errors.ts';
+import { roleOn, type Actor } from './actor.ts';
+
+/** What a permission rule grants on a resource (spec "Permission rule"). */
+export type Action = 'create' | 'read' | 'update' | 'delete' | 'share';
+
+/** The roles that administer a site: every right on it, and its administration routes. Defined here only. */
+export const SITE_ADMIN_ROLES: ReadonlySet<string> = new Set(['admin', 'site_admin']);
+
+/**
+ * Resources that rules name beside the site's collections: files (`media`, as the spec says) and pages. `*` covers
+ * collections and pages, not media. `_pages` cannot be a collection's name (they start with a letter).
+ */
+export const RESOURCES = { media: 'media', pages: '_pages' } as const;
+
+/** What one rule set allows for an action on a resource: rows (a filter), fields, presets and validation. */
+export interface AccessScope {
+  /** Rows the action reaches, as a filter of the list-query language; null: every row. */
+  filter: Record<string, unknown> | null;
+  /** null: every field. */
+  fields: ReadonlySet<string> | null;
+  presets: Record<string, unknown>;
+  validation: Record<string, unknown>[];
+}
+
+/** A principal's rights on its site, worked out once (per request) and then asked synchronously. */
+export interface Rights {
+  /** Site admins and instance admins: every action on every row and field. */
+  readonly full: boolean;
+  /** The scope of an action on a resource; null when no rule grants it. */
+  scope(resource: string, action: Action): AccessScope | null;
+  /** Whether some rule grants the action on some resource (who may manage releases: whoever updates anything). */
+  any(action: Action): boolean;
+}
+
+/**
+ * The one place that answers "may this principal do this": every slice and every process manager asks it, for a
+ * request's caller or for the person behind a process (a release's author), never a role list of its own.
+ */
+export interface Authorizer {
+  rights(p: Principal): Promise<Rights>;
+  /** The scope of the action, or 403 PERMISSION_DENIED naming the resource and action. */
+  require(p: Principal, resource: string, action: Action): Promise<AccessScope>;
+  may(p: Principal, resource: string, action: Action): Promise<boolean>;
+  /** Whether the principal administers its site. */
+  isSiteAdmin(p: Principal): boolean;
+  /** 403 unless the principal administers its site. */
+  requireSiteAdmin(p: Principal): void;
+}
+
+/** Whether an actor administers a site (instance admins administer every site). */
+export const administers = (actor: Actor, siteId: string): boolean => SITE_ADMIN_ROLES.has(roleOn(actor, siteId) ?? '');
+
+/** 403 naming the first field the scope does not let the caller write. */
+export function checkWritable(scope: AccessScope, values: Record<string, unknown>, path: string[] = []): void {
+  if (!scope.fields) return;
+  for (const key of Object.keys(values)) {
+    if (key === 'id' || scope.fields.has(key)) continue;
+    throw new DomainError('PERMISSION_DENIED', `you may not write ${key}`, { path: [...path, key] });
+  }
+}
