@@ -150,7 +150,10 @@ export const openApiTransform: SwaggerTransform = (input) => {
     };
     schema.headers = { ...headers, properties: { ...headers.properties, 'x-svc-site': siteHeader } };
   }
-  if (route.url === '/metrics') schema.response = metricsResponse;
+  if (route.url === '/metrics') {
+    schema.summary = 'Prometheus metrics (with METRICS_TOKEN set, only for its holder)';
+    schema.response = metricsResponse;
+  }
   if (route.url.endsWith('/*')) return restOfPath(schema, base.url);
   return { schema: schema as FastifySchema, url: base.url };
 };

@@ -92,7 +92,8 @@ function paramValue(template: string, param: string, d: SiteData): string {
   if (param === 'field') return 'title';
   if (param === 'key') return 'v1';
   if (param === 'site_id') return d.site;
-  if (param === '*') return d.slug;
+  // The rest-of-path parameter of a wildcard route (documented as `{path}`).
+  if (param === '*' || param === 'path') return d.slug;
   if (param === 'permissionId') return 'none';
   const route: Array<[string, string]> = [
     ['/items/', d.item],
@@ -119,7 +120,7 @@ export function buildCase(op: Operation, kind: string, own: SiteData, foreign: S
   let path = op.template;
   for (const p of op.params) {
     const value = p === weirdParam ? PATH_IDS[kind]! : encodeURIComponent(paramValue(op.template, p, ids));
-    path = path.replace(`{${p}}`, p === '*' ? value.replace(/%2F/g, '/') : value);
+    path = path.replace(`{${p}}`, p === '*' || p === 'path' ? value.replace(/%2F/g, '/') : value);
   }
   const query = Object.hasOwn(QUERIES, kind) ? `?${QUERIES[kind]}` : '';
   const base = bodyBase(op.body);

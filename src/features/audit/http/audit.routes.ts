@@ -33,7 +33,10 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.get(
     '/api/v1/audit',
-    { config: { caller: 'site-admin' }, schema: { tags: ['audit'], querystring: AuditQuery } },
+    {
+      config: { caller: 'site-admin' },
+      schema: { tags: ['audit'], summary: 'Read the audit log of the site', querystring: AuditQuery },
+    },
     async (req) => {
       const q = req.query;
       const site = siteOf(req);

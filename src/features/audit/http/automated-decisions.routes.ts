@@ -16,11 +16,21 @@ const Page = z
 /** GET /api/v1/me/automated-decisions: what agents changed in the caller's content on this site (GDPR art. 22). */
 export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  app.get('/api/v1/me/automated-decisions', { schema: { tags: ['me'], querystring: Page } }, async (req) => {
-    const page = req.query;
-    const data = await withSite(db, siteOf(req), (trx) =>
-      agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
-    );
-    return { data, meta: { limit: page.limit, offset: page.offset } };
-  });
+  app.get(
+    '/api/v1/me/automated-decisions',
+    {
+      schema: {
+        tags: ['me'],
+        summary: 'List agent-authored revisions of the caller content',
+        querystring: Page,
+      },
+    },
+    async (req) => {
+      const page = req.query;
+      const data = await withSite(db, siteOf(req), (trx) =>
+        agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
+      );
+      return { data, meta: { limit: page.limit, offset: page.offset } };
+    },
+  );
 };

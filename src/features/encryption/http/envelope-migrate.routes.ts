@@ -10,7 +10,10 @@ export const envelopeMigrateRoutes: FastifyPluginAsync<AppDeps> = async (app, de
   const migrate = envelopeMigration(deps);
   app.post(
     '/api/v1/admin/encryption/envelope/migrate',
-    { config: { caller: 'site-admin' }, schema: { tags: ['admin'] } },
+    {
+      config: { caller: 'site-admin' },
+      schema: { tags: ['admin'], summary: 'Re-wrap encrypted item fields under the active key (poll until done)' },
+    },
     async (req) => ({ data: await migrate(req) }),
   );
 };

@@ -15,6 +15,7 @@ import { issuerClaimDecider } from '../issuer-claim.decider.ts';
 import { issuerDecider } from '../issuer.decider.ts';
 import { issuerClaimStream, issuerStream } from '../issuer.events.ts';
 import { IssuerBody, IssuerPatchBody } from '../issuer.schema.ts';
+import { NoContent } from '../../../kernel/http/envelope.ts';
 import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -72,20 +73,36 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
       command: { type: 'ReleaseIssuer', data: { issuerId, now } },
     });
 
-  app.get(BASE, { config: ADMIN, schema: { tags: TAGS } }, async (req) => {
+  app.get(BASE, { config: ADMIN, schema: { tags: TAGS, summary: 'List trusted issuers' } }, async (req) => {
     const siteId = siteOf(req);
     const issuers = await withSite(db, siteId, (trx) => listIssuers(trx, siteId));
     return { data: issuers, meta: { total: issuers.length } };
   });
 
-  app.get(`${BASE}/:id`, { config: ADMIN, attachValidation: true, schema: { params: Id, tags: TAGS } }, async (req) => {
-    rejectInvalid(req);
-    return { data: await current(siteOf(req), req.params.id) };
-  });
+  app.get(
+    `${BASE}/:id`,
+    {
+      config: ADMIN,
+      attachValidation: true,
+      schema: { params: Id, tags: TAGS, summary: 'Read a trusted issuer' },
+    },
+    async (req) => {
+      rejectInvalid(req);
+      return { data: await current(siteOf(req), req.params.id) };
+    },
+  );
 
   app.post(
     BASE,
-    { config: ADMIN, attachValidation: true, schema: { body: IssuerBody, tags: TAGS } },
+    {
+      config: ADMIN,
+      attachValidation: true,
+      schema: {
+        body: IssuerBody,
+        tags: TAGS,
+        summary: 'Register a trusted issuer',
+      },
+    },
     async (req, reply) => {
       rejectInvalid(req);
       await checkSources(req.body);
@@ -107,7 +124,16 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
 
   app.patch(
     `${BASE}/:id`,
-    { config: ADMIN, attachValidation: true, schema: { params: Id, body: IssuerPatchBody, tags: TAGS } },
+    {
+      config: ADMIN,
+      attachValidation: true,
+      schema: {
+        params: Id,
+        body: IssuerPatchBody,
+        tags: TAGS,
+        summary: 'Update a trusted issuer',
+      },
+    },
     async (req) => {
       rejectInvalid(req);
       await checkSources(req.body);
@@ -133,7 +159,16 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
 
   app.delete(
     `${BASE}/:id`,
-    { config: ADMIN, attachValidation: true, schema: { params: Id, tags: TAGS } },
+    {
+      config: ADMIN,
+      attachValidation: true,
+      schema: {
+        params: Id,
+        tags: TAGS,
+        summary: 'Remove a trusted issuer',
+        response: { 204: NoContent },
+      },
+    },
     async (req, reply) => {
       rejectInvalid(req);
       const siteId = siteOf(req);

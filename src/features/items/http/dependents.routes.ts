@@ -16,6 +16,7 @@ import { dependentRecordsExist } from '../item.errors.ts';
 import type { ItemValues } from '../item.events.ts';
 import type { Scope } from '../../access/index.ts';
 import { itemContext, type CollectionSchema, type ItemTarget } from './item-context.ts';
+import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemParams } from './item-params.ts';
 
 const ResolveBody = z
@@ -45,21 +46,43 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
 
   // Writers only: the listing serves a delete. It counts every referencing item (they decide whether the delete is
   // held up) but names only those the caller may read.
-  app.get('/api/v1/items/:collection/:id/dependents', { schema: { tags, params: ItemParams } }, async (req) => {
-    const s = await schemaOf(req, req.params.collection);
-    // A row the caller may not read answers like a missing one, before any write right is judged.
-    await liveItem(req, s, req.params.id);
-    await authorizeWrite(req, s, 'delete', req.params.id);
-    const dependents = await withSite(db, siteOf(req), (trx) =>
-      findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
-    );
-    const blocking = dependents.some((d) => d.onDelete === 'restrict');
-    return { data: { blocking, dependents: await readableSamples(req, s.schema, dependents) } };
-  });
+  app.get(
+    '/api/v1/items/:collection/:id/dependents',
+    { schema: { tags, summary: 'List the records that reference an item', params: ItemParams } },
+    async (req) => {
+      const s = await schemaOf(req, req.params.collection);
+      // A row the caller may not read answers like a missing one, before any write right is judged.
+      await liveItem(req, s, req.params.id);
+      await authorizeWrite(req, s, 'delete', req.params.id);
+      const dependents = await withSite(db, siteOf(req), (trx) =>
+        findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
+      );
+      const blocking = dependents.some((d) => d.onDelete === 'restrict');
+      return { data: { blocking, dependents: await readableSamples(req, s.schema, dependents) } };
+    },
+  );
 
   app.post(
     '/api/v1/items/:collection/:id/resolve-dependents',
-    { schema: { tags, params: ItemParams, body: ResolveBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Resolve the references to an item (set null, delete or reassign)',
+        params: ItemParams,
+        body: ResolveBody,
+        response: {
+          200: dataEnvelope(
+            z.object({
+              action: z.string(),
+              relation: z.string(),
+              affected: z.number().int(),
+              ids: z.array(z.string()),
+            }),
+          ),
+          422: errorEnvelope(422),
+        },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;

@@ -24,7 +24,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.get(
     '/api/v1/items/:collection/:id/revisions',
-    { schema: { tags, params: ItemParams, querystring: Page } },
+    { schema: { tags, summary: 'List the revisions of an item', params: ItemParams, querystring: Page } },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       await checkVisible(req, s, req.params.id);
@@ -43,7 +43,14 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.post(
     '/api/v1/items/:collection/:id/revert',
-    { schema: { tags, params: ItemParams, body: z.object({ revisionId: z.string().min(1).max(64) }).strict() } },
+    {
+      schema: {
+        tags,
+        summary: 'Revert an item to a revision',
+        params: ItemParams,
+        body: z.object({ revisionId: z.string().min(1).max(64) }).strict(),
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       const { collection, id } = req.params;
@@ -72,14 +79,18 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   );
 
   // A soft-deleted item comes back (site admins, who are the ones who see deleted items).
-  app.post('/api/v1/items/:collection/:id/restore', { schema: { tags, params: ItemParams } }, async (req) => {
-    mayAdminister(req);
-    const s = await schemaOf(req, req.params.collection);
-    const { collection, id } = req.params;
-    const res = await send(req, collection, id, (ctx) => ({ type: 'RestoreItem', data: ctx }), s.fields);
-    return {
-      data: await present(req, s, (await read(req, collection, id))!.record),
-      meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
-    };
-  });
+  app.post(
+    '/api/v1/items/:collection/:id/restore',
+    { schema: { tags, summary: 'Restore a soft-deleted item', params: ItemParams } },
+    async (req) => {
+      mayAdminister(req);
+      const s = await schemaOf(req, req.params.collection);
+      const { collection, id } = req.params;
+      const res = await send(req, collection, id, (ctx) => ({ type: 'RestoreItem', data: ctx }), s.fields);
+      return {
+        data: await present(req, s, (await read(req, collection, id))!.record),
+        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
+      };
+    },
+  );
 };

@@ -11,6 +11,7 @@ import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
 import { startSession } from '../../auth/index.ts';
 import { setupNotFound } from '../setup.decider.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { runSetup } from '../run-setup.process.ts';
 
 const CompleteBody = z.object({
@@ -31,7 +32,16 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.get(
     '/setup/capabilities',
-    { config: { caller: 'public', site: false }, schema: { tags: ['setup'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        tags: ['setup'],
+        summary: 'Report what setup can offer (before setup only)',
+        response: {
+          200: dataEnvelope(z.object({ setupComplete: z.boolean(), encryption: z.object({ available: z.boolean() }) })),
+        },
+      },
+    },
     async () => {
       if ((await instanceState(db)).setupComplete) throw setupNotFound();
       return { data: { setupComplete: false, encryption: { available: config.keyring.activeKeyId !== null } } };
@@ -40,7 +50,14 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.post(
     '/api/v1/setup/complete',
-    { config: { caller: 'public', site: false }, schema: { body: CompleteBody, tags: ['setup'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        body: CompleteBody,
+        tags: ['setup'],
+        summary: 'Complete setup: the first site and its administrator (before setup only)',
+      },
+    },
     async (req, reply) => {
       if ((await instanceState(db)).setupComplete) throw setupNotFound();
       if (config.SVC_REQUIRE_SETUP_TOKEN) {

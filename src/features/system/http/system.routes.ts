@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { ping } from '../../../kernel/db/ping.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
 
 export { OBSERVABILITY_HEADER };
@@ -26,7 +27,10 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   app.get(
     '/health',
-    { config: { caller: 'public', site: false }, schema: { tags: ['system'] } },
+    {
+      config: { caller: 'public', site: false },
+      schema: { tags: ['system'], summary: 'Service health (detail with the observability token)' },
+    },
     async (req, reply) => {
       if (!observer(req)) return { status: 'ok', env };
       const checks = await subsystems(deps);
@@ -36,14 +40,28 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
   );
 
-  app.get('/api/v1/health', { config: { caller: 'public', site: false }, schema: { tags: ['system'] } }, async () => {
-    await ping(db);
-    return { data: { status: 'ok' } };
-  });
+  app.get(
+    '/api/v1/health',
+    {
+      config: { caller: 'public', site: false },
+      schema: {
+        tags: ['system'],
+        summary: 'API health',
+        response: { 200: dataEnvelope(z.object({ status: z.string() })) },
+      },
+    },
+    async () => {
+      await ping(db);
+      return { data: { status: 'ok' } };
+    },
+  );
 
   app.get(
     '/api/v1/admin/projections',
-    { config: { caller: 'admin', site: false }, schema: { tags: ['admin'] } },
+    {
+      config: { caller: 'admin', site: false },
+      schema: { tags: ['admin'], summary: 'List projections with their positions and lag' },
+    },
     async () => {
       const list = await engine.status();
       return { data: list, meta: { total: list.length } };
@@ -52,7 +70,10 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
   app.post(
     '/api/v1/admin/projections/:name/rebuild',
-    { config: { caller: 'admin', site: false }, schema: { params: ProjectionParams, tags: ['admin'] } },
+    {
+      config: { caller: 'admin', site: false },
+      schema: { params: ProjectionParams, tags: ['admin'], summary: 'Rebuild a projection from the event log' },
+    },
     async (req) => {
       if (!engine.get(req.params.name))
         throw new DomainError('NOT_FOUND', `projection ${req.params.name} not found`, { path: ['name'] });
