@@ -17,6 +17,8 @@ import { accessStream } from '../access.events.ts';
 import { SYSTEM_ROLES, type PermissionDef } from '../access.types.ts';
 import { fillVars, ruleVars } from '../effective.ts';
 import { siteAccess } from '../site-access.ts';
+import { z } from 'zod';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import {
   AttachBody,
   IdParams,
@@ -28,6 +30,11 @@ import {
   RolePatch,
   TeamBody,
   TeamPatch,
+  PermissionRecord,
+  PolicyRecord,
+  RoleRecord,
+  TeamRecord,
+  Total,
 } from './access.schemas.ts';
 
 const AUDIT = new Set(['id', 'created_at', 'created_by', 'updated_at', 'updated_by', 'status', 'sort']);
@@ -75,38 +82,78 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     s.attachments.filter((a) => a.target.kind === kind && a.target.id === id).map((a) => a.policyId);
 
   // Roles
-  app.get('/api/v1/roles', { config, schema: { tags } }, async (req) => {
-    const s = await state(req);
-    const ids = [...SYSTEM_ROLES, ...s.roles.keys()];
-    return { data: ids.map((id) => roleView(s, id)), meta: { total: ids.length } };
-  });
-  app.get('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
-    data: roleView(await state(req), req.params.id),
-  }));
-  app.post('/api/v1/roles', { config, schema: { tags, body: RoleBody } }, async (req, reply) => {
-    mayInheritFrom(req, req.body.parentId);
-    const id = newId();
-    const s = await send(req, 'CreateRole', {
-      id,
-      name: req.body.name,
-      description: req.body.description ?? null,
-      parentId: req.body.parentId ?? null,
-    });
-    reply.status(201);
-    return { data: roleView(s, id) };
-  });
-  app.patch('/api/v1/roles/:id', { config, schema: { tags, params: IdParams, body: RolePatch } }, async (req) => {
-    mayInheritFrom(req, req.body.parentId);
-    const s = await send(req, 'UpdateRole', { id: req.params.id, changes: req.body });
-    return { data: roleView(s, req.params.id) };
-  });
-  app.delete('/api/v1/roles/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    const site = siteOf(req);
-    const holders = await withSite(db, site, (trx) => countRoleHolders(trx, site, req.params.id));
-    if (holders > 0) throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders} user(s)`);
-    await send(req, 'DeleteRole', { id: req.params.id });
-    return reply.status(204).send();
-  });
+  app.get(
+    '/api/v1/roles',
+    {
+      config,
+      schema: { summary: 'List roles (system and custom)', response: { 200: listEnvelope(RoleRecord, Total) }, tags },
+    },
+    async (req) => {
+      const s = await state(req);
+      const ids = [...SYSTEM_ROLES, ...s.roles.keys()];
+      return { data: ids.map((id) => roleView(s, id)), meta: { total: ids.length } };
+    },
+  );
+  app.get(
+    '/api/v1/roles/:id',
+    { config, schema: { summary: 'Read a role', response: { 200: dataEnvelope(RoleRecord) }, tags, params: IdParams } },
+    async (req) => ({
+      data: roleView(await state(req), req.params.id),
+    }),
+  );
+  app.post(
+    '/api/v1/roles',
+    {
+      config,
+      schema: {
+        summary: 'Create a role',
+        response: { 201: dataEnvelope(RoleRecord, 'Created') },
+        tags,
+        body: RoleBody,
+      },
+    },
+    async (req, reply) => {
+      mayInheritFrom(req, req.body.parentId);
+      const id = newId();
+      const s = await send(req, 'CreateRole', {
+        id,
+        name: req.body.name,
+        description: req.body.description ?? null,
+        parentId: req.body.parentId ?? null,
+      });
+      reply.status(201);
+      return { data: roleView(s, id) };
+    },
+  );
+  app.patch(
+    '/api/v1/roles/:id',
+    {
+      config,
+      schema: {
+        summary: 'Update a role',
+        response: { 200: dataEnvelope(RoleRecord) },
+        tags,
+        params: IdParams,
+        body: RolePatch,
+      },
+    },
+    async (req) => {
+      mayInheritFrom(req, req.body.parentId);
+      const s = await send(req, 'UpdateRole', { id: req.params.id, changes: req.body });
+      return { data: roleView(s, req.params.id) };
+    },
+  );
+  app.delete(
+    '/api/v1/roles/:id',
+    { config, schema: { summary: 'Delete a role', response: { 204: NoContent }, tags, params: IdParams } },
+    async (req, reply) => {
+      const site = siteOf(req);
+      const holders = await withSite(db, site, (trx) => countRoleHolders(trx, site, req.params.id));
+      if (holders > 0) throw new DomainError('CONFLICT', `role ${req.params.id} is held by ${holders} user(s)`);
+      await send(req, 'DeleteRole', { id: req.params.id });
+      return reply.status(204).send();
+    },
+  );
 
   // Policies and their rules
   const policyView = (s: AccessState, id: string) => {
@@ -114,40 +161,101 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     if (!p) throw new DomainError('NOT_FOUND', `policy ${id} not found`);
     return { ...p, attachedTo: s.attachments.filter((a) => a.policyId === id).map((a) => a.target) };
   };
-  app.get('/api/v1/policies', { config, schema: { tags } }, async (req) => {
-    const s = await state(req);
-    return {
-      data: [...s.policies.keys()].map((id) => policyView(s, id)),
-      meta: { total: s.policies.size },
-    };
-  });
-  app.get('/api/v1/policies/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
-    data: policyView(await state(req), req.params.id),
-  }));
-  app.post('/api/v1/policies', { config, schema: { tags, body: PolicyBody } }, async (req, reply) => {
-    const id = newId();
-    const s = await send(req, 'CreatePolicy', {
-      id,
-      name: req.body.name,
-      description: req.body.description ?? null,
-      requireMfa: req.body.requireMfa ?? false,
-    });
-    reply.status(201);
-    return { data: policyView(s, id) };
-  });
-  app.patch('/api/v1/policies/:id', { config, schema: { tags, params: IdParams, body: PolicyPatch } }, async (req) => ({
-    data: policyView(await send(req, 'UpdatePolicy', { id: req.params.id, changes: req.body }), req.params.id),
-  }));
-  app.delete('/api/v1/policies/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    await send(req, 'DeletePolicy', { id: req.params.id });
-    return reply.status(204).send();
-  });
-  app.get('/api/v1/policies/:id/permissions', { config, schema: { tags, params: IdParams } }, async (req) => ({
-    data: policyView(await state(req), req.params.id).permissions,
-  }));
+  app.get(
+    '/api/v1/policies',
+    { config, schema: { summary: 'List policies', response: { 200: listEnvelope(PolicyRecord, Total) }, tags } },
+    async (req) => {
+      const s = await state(req);
+      return {
+        data: [...s.policies.keys()].map((id) => policyView(s, id)),
+        meta: { total: s.policies.size },
+      };
+    },
+  );
+  app.get(
+    '/api/v1/policies/:id',
+    {
+      config,
+      schema: { summary: 'Read a policy', response: { 200: dataEnvelope(PolicyRecord) }, tags, params: IdParams },
+    },
+    async (req) => ({
+      data: policyView(await state(req), req.params.id),
+    }),
+  );
+  app.post(
+    '/api/v1/policies',
+    {
+      config,
+      schema: {
+        summary: 'Create a policy',
+        response: { 201: dataEnvelope(PolicyRecord, 'Created') },
+        tags,
+        body: PolicyBody,
+      },
+    },
+    async (req, reply) => {
+      const id = newId();
+      const s = await send(req, 'CreatePolicy', {
+        id,
+        name: req.body.name,
+        description: req.body.description ?? null,
+        requireMfa: req.body.requireMfa ?? false,
+      });
+      reply.status(201);
+      return { data: policyView(s, id) };
+    },
+  );
+  app.patch(
+    '/api/v1/policies/:id',
+    {
+      config,
+      schema: {
+        summary: 'Update a policy',
+        response: { 200: dataEnvelope(PolicyRecord) },
+        tags,
+        params: IdParams,
+        body: PolicyPatch,
+      },
+    },
+    async (req) => ({
+      data: policyView(await send(req, 'UpdatePolicy', { id: req.params.id, changes: req.body }), req.params.id),
+    }),
+  );
+  app.delete(
+    '/api/v1/policies/:id',
+    { config, schema: { summary: 'Delete a policy', response: { 204: NoContent }, tags, params: IdParams } },
+    async (req, reply) => {
+      await send(req, 'DeletePolicy', { id: req.params.id });
+      return reply.status(204).send();
+    },
+  );
+  app.get(
+    '/api/v1/policies/:id/permissions',
+    {
+      config,
+      schema: {
+        summary: 'List the rules of a policy',
+        response: { 200: dataEnvelope(z.array(PermissionRecord)) },
+        tags,
+        params: IdParams,
+      },
+    },
+    async (req) => ({
+      data: policyView(await state(req), req.params.id).permissions,
+    }),
+  );
   app.post(
     '/api/v1/policies/:id/permissions',
-    { config, schema: { tags, params: IdParams, body: PermissionBody } },
+    {
+      config,
+      schema: {
+        summary: 'Add a rule to a policy',
+        response: { 201: dataEnvelope(PermissionRecord, 'Created') },
+        tags,
+        params: IdParams,
+        body: PermissionBody,
+      },
+    },
     async (req, reply) => {
       const permission: PermissionDef = { id: newId(), ...req.body };
       policyView(await state(req), req.params.id);
@@ -159,7 +267,10 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   );
   app.delete(
     '/api/v1/policies/:id/permissions/:permissionId',
-    { config, schema: { tags, params: PermissionParams } },
+    {
+      config,
+      schema: { summary: 'Remove a rule from a policy', response: { 204: NoContent }, tags, params: PermissionParams },
+    },
     async (req, reply) => {
       await send(req, 'RemovePermission', { policyId: req.params.id, permissionId: req.params.permissionId });
       return reply.status(204).send();
@@ -168,7 +279,16 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   for (const verb of ['attach', 'detach'] as const) {
     app.post(
       `/api/v1/policies/:id/${verb}`,
-      { config, schema: { tags, params: IdParams, body: AttachBody } },
+      {
+        config,
+        schema: {
+          tags,
+          summary: verb === 'attach' ? 'Attach a policy to a role, a user or a team' : 'Detach a policy',
+          params: IdParams,
+          body: AttachBody,
+          response: { 200: dataEnvelope(PolicyRecord) },
+        },
+      },
       async (req) => {
         const b = req.body;
         const target = b.role
@@ -192,35 +312,72 @@ export const accessRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     if (!t) throw new DomainError('NOT_FOUND', `team ${id} not found`);
     return { ...t, policies: policiesOf(s, 'team', id) };
   };
-  app.get('/api/v1/teams', { config, schema: { tags } }, async (req) => {
-    const s = await state(req);
-    return { data: [...s.teams.keys()].map((id) => teamView(s, id)), meta: { total: s.teams.size } };
-  });
-  app.get('/api/v1/teams/:id', { config, schema: { tags, params: IdParams } }, async (req) => ({
-    data: teamView(await state(req), req.params.id),
-  }));
-  app.post('/api/v1/teams', { config, schema: { tags, body: TeamBody } }, async (req, reply) => {
-    for (const [i, m] of req.body.members.entries()) await memberOf(req, m, ['members', String(i)]);
-    const id = newId();
-    let s = await send(req, 'CreateTeam', { id, name: req.body.name });
-    for (const m of req.body.members) s = await send(req, 'AddTeamMember', { teamId: id, userId: m });
-    reply.status(201);
-    return { data: teamView(s, id) };
-  });
-  app.patch('/api/v1/teams/:id', { config, schema: { tags, params: IdParams, body: TeamPatch } }, async (req) => {
-    const { id } = req.params;
-    for (const [i, m] of req.body.addMembers.entries()) await memberOf(req, m, ['addMembers', String(i)]);
-    let s = await state(req);
-    teamView(s, id);
-    if (req.body.name !== undefined) s = await send(req, 'UpdateTeam', { id, name: req.body.name });
-    for (const m of req.body.addMembers) s = await send(req, 'AddTeamMember', { teamId: id, userId: m });
-    for (const m of req.body.removeMembers) s = await send(req, 'RemoveTeamMember', { teamId: id, userId: m });
-    return { data: teamView(s, id) };
-  });
-  app.delete('/api/v1/teams/:id', { config, schema: { tags, params: IdParams } }, async (req, reply) => {
-    await send(req, 'DeleteTeam', { id: req.params.id });
-    return reply.status(204).send();
-  });
+  app.get(
+    '/api/v1/teams',
+    { config, schema: { summary: 'List teams', response: { 200: listEnvelope(TeamRecord, Total) }, tags } },
+    async (req) => {
+      const s = await state(req);
+      return { data: [...s.teams.keys()].map((id) => teamView(s, id)), meta: { total: s.teams.size } };
+    },
+  );
+  app.get(
+    '/api/v1/teams/:id',
+    { config, schema: { summary: 'Read a team', response: { 200: dataEnvelope(TeamRecord) }, tags, params: IdParams } },
+    async (req) => ({
+      data: teamView(await state(req), req.params.id),
+    }),
+  );
+  app.post(
+    '/api/v1/teams',
+    {
+      config,
+      schema: {
+        summary: 'Create a team',
+        response: { 201: dataEnvelope(TeamRecord, 'Created') },
+        tags,
+        body: TeamBody,
+      },
+    },
+    async (req, reply) => {
+      for (const [i, m] of req.body.members.entries()) await memberOf(req, m, ['members', String(i)]);
+      const id = newId();
+      let s = await send(req, 'CreateTeam', { id, name: req.body.name });
+      for (const m of req.body.members) s = await send(req, 'AddTeamMember', { teamId: id, userId: m });
+      reply.status(201);
+      return { data: teamView(s, id) };
+    },
+  );
+  app.patch(
+    '/api/v1/teams/:id',
+    {
+      config,
+      schema: {
+        summary: 'Update a team',
+        response: { 200: dataEnvelope(TeamRecord) },
+        tags,
+        params: IdParams,
+        body: TeamPatch,
+      },
+    },
+    async (req) => {
+      const { id } = req.params;
+      for (const [i, m] of req.body.addMembers.entries()) await memberOf(req, m, ['addMembers', String(i)]);
+      let s = await state(req);
+      teamView(s, id);
+      if (req.body.name !== undefined) s = await send(req, 'UpdateTeam', { id, name: req.body.name });
+      for (const m of req.body.addMembers) s = await send(req, 'AddTeamMember', { teamId: id, userId: m });
+      for (const m of req.body.removeMembers) s = await send(req, 'RemoveTeamMember', { teamId: id, userId: m });
+      return { data: teamView(s, id) };
+    },
+  );
+  app.delete(
+    '/api/v1/teams/:id',
+    { config, schema: { summary: 'Delete a team', response: { 204: NoContent }, tags, params: IdParams } },
+    async (req, reply) => {
+      await send(req, 'DeleteTeam', { id: req.params.id });
+      return reply.status(204).send();
+    },
+  );
 };
 
 /**

@@ -18,7 +18,15 @@ import { ACTIONS, type PermissionDef } from '../access.types.ts';
 import { effectivePermissions, ruleVars, scopeOf, type PermissionSet } from '../effective.ts';
 import { permissionsOf } from '../request-permissions.ts';
 import { siteAccess } from '../site-access.ts';
-import { CheckBody, CollectionName, FieldList } from './access.schemas.ts';
+import {
+  CheckBody,
+  CheckResult,
+  CollectionName,
+  FieldList,
+  PermissionMatrix,
+  SubscriberGrant,
+} from './access.schemas.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { checkRule } from './access.routes.ts';
 
 const GrantBody = z
@@ -53,65 +61,86 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   const { db, store, clock } = deps;
   const tags = ['access'];
 
-  app.get('/api/v1/permissions/me', { schema: { tags } }, async (req) => {
-    const set = await permissionsOf(deps, req);
-    const schema = await deps.schemas.read(siteOf(req));
-    return {
-      data: {
-        role: roleOn(actorOf(req), siteOf(req)),
-        roleChain: set.roleChain,
-        admin: set.full,
-        policies: set.policyIds,
-        collections: matrix(set, [...schema.collections.keys()]),
+  app.get(
+    '/api/v1/permissions/me',
+    {
+      schema: {
+        summary: 'Read the caller effective permissions',
+        response: { 200: dataEnvelope(PermissionMatrix) },
+        tags,
       },
-    };
-  });
+    },
+    async (req) => {
+      const set = await permissionsOf(deps, req);
+      const schema = await deps.schemas.read(siteOf(req));
+      return {
+        data: {
+          role: roleOn(actorOf(req), siteOf(req)),
+          roleChain: set.roleChain,
+          admin: set.full,
+          policies: set.policyIds,
+          collections: matrix(set, [...schema.collections.keys()]),
+        },
+      };
+    },
+  );
 
-  app.post('/api/v1/permissions/check', { schema: { tags, body: CheckBody } }, async (req) => {
-    const siteId = siteOf(req);
-    const { collection, action, itemId, userId } = req.body;
-    let set = await permissionsOf(deps, req);
-    if (userId && userId !== actorOf(req).id) {
-      // Checking someone else is a site admin's debugging tool.
-      if (!deps.authorizer.isSiteAdmin(req))
-        throw new DomainError('PERMISSION_DENIED', 'only site admins may check another user');
-      const user = await findUserById(db, userId);
-      const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
-      if (!user || !roleId) throw new DomainError('NOT_FOUND', `user ${userId} is not a member of this site`);
-      const vars = ruleVars(userId, roleId, clock.now());
-      set = effectivePermissions((await siteAccess(deps, siteId)).state, { roleId, userId }, vars);
-    }
-    const scope = scopeOf(set, collection, action);
-    const base = {
-      collection,
-      action,
-      fields: scope ? (scope.fields ? [...scope.fields] : ['*']) : [],
-      conditions: scope?.filter ?? null,
-    };
-    if (!scope) return { data: { ...base, allowed: false, reason: `no rule allows ${action} on ${collection}` } };
-    if (!itemId)
+  app.post(
+    '/api/v1/permissions/check',
+    {
+      schema: {
+        summary: 'Check what a rule allows (the caller, or a member for site admins)',
+        response: { 200: dataEnvelope(CheckResult) },
+        tags,
+        body: CheckBody,
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { collection, action, itemId, userId } = req.body;
+      let set = await permissionsOf(deps, req);
+      if (userId && userId !== actorOf(req).id) {
+        // Checking someone else is a site admin's debugging tool.
+        if (!deps.authorizer.isSiteAdmin(req))
+          throw new DomainError('PERMISSION_DENIED', 'only site admins may check another user');
+        const user = await findUserById(db, userId);
+        const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
+        if (!user || !roleId) throw new DomainError('NOT_FOUND', `user ${userId} is not a member of this site`);
+        const vars = ruleVars(userId, roleId, clock.now());
+        set = effectivePermissions((await siteAccess(deps, siteId)).state, { roleId, userId }, vars);
+      }
+      const scope = scopeOf(set, collection, action);
+      const base = {
+        collection,
+        action,
+        fields: scope ? (scope.fields ? [...scope.fields] : ['*']) : [],
+        conditions: scope?.filter ?? null,
+      };
+      if (!scope) return { data: { ...base, allowed: false, reason: `no rule allows ${action} on ${collection}` } };
+      if (!itemId)
+        return {
+          data: {
+            ...base,
+            allowed: true,
+            reason: scope.filter ? 'allowed on rows matching the conditions' : 'allowed on every row',
+          },
+        };
+      const schema = await deps.schemas.read(siteId);
+      if (!schema.collections.has(collection)) throw new DomainError('NOT_FOUND', `collection ${collection} not found`);
+      const allowed = await withSite(db, siteId, (trx) =>
+        itemInside(trx, siteId, schema, collection, itemId, scope.filter, { live: true }),
+      );
+      if (allowed === null) throw new DomainError('RECORD_NOT_FOUND', `item ${itemId} not found`);
       return {
         data: {
           ...base,
-          allowed: true,
-          reason: scope.filter ? 'allowed on rows matching the conditions' : 'allowed on every row',
+          itemId,
+          allowed,
+          reason: allowed ? 'the item matches the conditions' : 'the item is outside the conditions',
         },
       };
-    const schema = await deps.schemas.read(siteId);
-    if (!schema.collections.has(collection)) throw new DomainError('NOT_FOUND', `collection ${collection} not found`);
-    const allowed = await withSite(db, siteId, (trx) =>
-      itemInside(trx, siteId, schema, collection, itemId, scope.filter, { live: true }),
-    );
-    if (allowed === null) throw new DomainError('RECORD_NOT_FOUND', `item ${itemId} not found`);
-    return {
-      data: {
-        ...base,
-        itemId,
-        allowed,
-        reason: allowed ? 'the item matches the conditions' : 'the item is outside the conditions',
-      },
-    };
-  });
+    },
+  );
 
   // Subscriber access: a managed policy per collection, attached to the subscriber role.
   const site = { caller: 'site-admin' as const };
@@ -126,12 +155,31 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
           fields: rule?.fields ?? ['*'],
         };
       });
-  app.get('/api/v1/users/subscriber-access', { config: site, schema: { tags } }, async (req) => ({
-    data: grants((await siteAccess(deps, siteOf(req))).state),
-  }));
+  app.get(
+    '/api/v1/users/subscriber-access',
+    {
+      config: site,
+      schema: {
+        summary: 'List subscriber read grants',
+        response: { 200: dataEnvelope(z.array(SubscriberGrant)) },
+        tags,
+      },
+    },
+    async (req) => ({
+      data: grants((await siteAccess(deps, siteOf(req))).state),
+    }),
+  );
   app.get(
     '/api/v1/users/subscriber-access/:collection',
-    { config: site, schema: { tags, params: CollectionParams } },
+    {
+      config: site,
+      schema: {
+        summary: 'Read the subscriber grant of a collection',
+        response: { 200: dataEnvelope(SubscriberGrant) },
+        tags,
+        params: CollectionParams,
+      },
+    },
     async (req) => {
       const grant = grants((await siteAccess(deps, siteOf(req))).state).find(
         (g) => g.collection === req.params.collection,
@@ -142,7 +190,15 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   );
   app.post(
     '/api/v1/users/subscriber-access',
-    { config: site, schema: { tags, body: GrantBody } },
+    {
+      config: site,
+      schema: {
+        summary: 'Grant subscribers read on a collection',
+        response: { 201: dataEnvelope(SubscriberGrant, 'Created') },
+        tags,
+        body: GrantBody,
+      },
+    },
     async (req, reply) => {
       const siteId = siteOf(req);
       const { collection, publishedOnly, fields } = req.body;
@@ -186,7 +242,15 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   );
   app.delete(
     '/api/v1/users/subscriber-access/:collection',
-    { config: site, schema: { tags, params: CollectionParams } },
+    {
+      config: site,
+      schema: {
+        summary: 'Revoke the subscriber grant of a collection',
+        response: { 204: NoContent },
+        tags,
+        params: CollectionParams,
+      },
+    },
     async (req, reply) => {
       const siteId = siteOf(req);
       const policyId = grantPolicy(req.params.collection);
