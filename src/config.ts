@@ -18,6 +18,17 @@ const EnvSchema = z.object({
   /** The owner role's connection (migrations, DDL, projection rebuilds); DATABASE_URL then names the serving role. */
   DATABASE_MIGRATION_URL: z.string().optional(),
   EVENTSTORE_URL: z.string().optional(),
+  /** Put before every stream name in EventStoreDB, so several instances can share one server. */
+  EVENTSTORE_STREAM_PREFIX: z.string().default(''),
+  /**
+   * Where inline projectors run: `inline` inside each append (PostgreSQL/PGlite only), `subscription` from a
+   * checkpointed reader of the log (the only mode with EVENTSTORE_URL). Unset: inline, or subscription with EVENTSTORE_URL.
+   */
+  SVC_PROJECTION_MODE: z.enum(['inline', 'subscription']).optional(),
+  /** In the subscription mode, how long a write waits for its events to be projected before it answers anyway. */
+  SVC_PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(5000),
+  /** In the subscription mode, how often the reader looks for events appended by other nodes. */
+  SVC_SUBSCRIPTION_POLL_MS: z.coerce.number().int().min(10).default(100),
   REDIS_URL: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be at least 32 characters').optional(),
   ACCESS_TOKEN_TTL_S: z.coerce.number().int().min(30).default(900),
@@ -111,6 +122,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const lines = r.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
+  if (r.data.EVENTSTORE_URL && r.data.SVC_PROJECTION_MODE === 'inline')
+    throw new Error(
+      'invalid configuration:\n  SVC_PROJECTION_MODE: inline projectors need the SQL event store; unset it or use subscription with EVENTSTORE_URL',
+    );
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {

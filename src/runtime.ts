@@ -16,9 +16,13 @@ import { migrate } from './kernel/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
 import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
 import { catchUpOnce, projectionState, startAsyncProjections } from './kernel/es/async-projections.ts';
-import type { GlobalLog } from './kernel/es/event-store.ts';
+import { EsdbEventStore } from './kernel/es/esdb-event-store.ts';
+import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
+import { ProjectedStore } from './kernel/es/projected-store.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
+import { reconcileProjectionSource } from './kernel/es/projection-source.ts';
+import { ProjectionSubscription } from './kernel/es/projection-subscription.ts';
 import type { Projector } from './kernel/es/projector.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
@@ -56,8 +60,9 @@ async function prepareRoles(database: Database, log: Logger): Promise<string | n
 }
 
 /**
- * Wires the service on an open database: migrations, event store with its inline projectors, projections
- * brought to their code version, the async projection worker, and token signing.
+ * Wires the service on an open database: migrations, the event store (the SQL database's own, or EventStoreDB
+ * with EVENTSTORE_URL), projections brought to their code version, inline projectors inside appends or behind a
+ * subscription, the async projection worker, and token signing.
  */
 export async function startRuntime(
   config: Config,
@@ -69,16 +74,11 @@ export async function startRuntime(
   const servingRole = await prepareRoles(database, log);
   if (servingRole) await grantServing(database.owner, servingRole);
   const projectors = allProjectors();
-  const store = new PgEventStore(
-    db,
-    projectors.filter((p) => p.mode === 'inline'),
-  );
-  const engine = new ProjectionEngine(database.owner, projectors, { events: store, serving: db, servingRole });
-  await engine.setup();
+  const { store, events, subscription, engine } = await eventStoreFromConfig(config, database, servingRole, log);
   const asyncProjectors = projectors.filter((p) => p.mode === 'async');
   const worker = startAsyncProjections({
     db,
-    events: store,
+    events,
     lockPool: database.kind === 'postgres' ? database.pool : null,
     projectors: opts.asyncWorker === false ? [] : asyncProjectors,
     log,
@@ -120,7 +120,7 @@ export async function startRuntime(
     stepUp: (userId) => stepUpError(deps, userId),
     schemas: schemaReader(db, store),
     authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
-    drainAsync: () => drainAsyncProjectors(db, store, asyncProjectors),
+    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors),
   };
   const loops =
     opts.asyncWorker === false
@@ -133,10 +133,49 @@ export async function startRuntime(
     stop: async () => {
       await Promise.all(loops.map((l) => l.stop()));
       await worker.stop();
+      await subscription?.stop();
       await mail?.stop();
       await limiter.close();
+      if (events.kind !== 'postgres') await events.close();
     },
   };
+}
+
+/**
+ * The event store and the projection engine. With EVENTSTORE_URL the events go to EventStoreDB and the read models
+ * and checkpoints stay in the SQL database; a store without a shared transaction (or SVC_PROJECTION_MODE=subscription)
+ * runs the inline projectors from a subscription, and appends wait until they are projected (read-your-writes).
+ * `events` is the store itself, for readers of the log that must not wait on projections.
+ */
+async function eventStoreFromConfig(config: Config, database: Database, servingRole: string | null, log: Logger) {
+  const { db } = database;
+  const projectors = allProjectors();
+  const inline = projectors.filter((p) => p.mode === 'inline');
+  const mode = config.EVENTSTORE_URL ? 'subscription' : (config.SVC_PROJECTION_MODE ?? 'inline');
+  const events: EventStore = config.EVENTSTORE_URL
+    ? new EsdbEventStore(config.EVENTSTORE_URL, { prefix: config.EVENTSTORE_STREAM_PREFIX })
+    : new PgEventStore(db, mode === 'inline' ? inline : []);
+  const source = await reconcileProjectionSource(database.owner, events, mode, inline);
+  const engine = new ProjectionEngine(database.owner, projectors, {
+    events,
+    serving: db,
+    servingRole,
+    inlineInAppends: mode === 'inline',
+  });
+  await engine.setup();
+  const catchUp = (): ProjectionSubscription =>
+    new ProjectionSubscription({ db, events, projectors: inline, log, pollMs: config.SVC_SUBSCRIPTION_POLL_MS });
+  if (source.plan === 'catch-up') {
+    const leaving = catchUp();
+    await leaving.catchUp();
+    await leaving.stop();
+  }
+  await source.record();
+  if (mode === 'inline') return { store: events, events, subscription: null, engine };
+  const subscription = catchUp();
+  subscription.start();
+  const store = new ProjectedStore(events, subscription, config.SVC_PROJECTION_WAIT_MS, log);
+  return { store, events, subscription, engine };
 }
 
 /**

@@ -22,6 +22,17 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/**
+ * The event store and projection mode of the run (EVENTSTORE_URL, SVC_PROJECTION_MODE), so a suite runs unchanged on
+ * EventStoreDB or with the subscription; on a shared EventStoreDB each app has a stream prefix of its own.
+ */
+const storeEnv = (prefix: string): Record<string, string> => ({
+  ...(process.env.SVC_PROJECTION_MODE ? { SVC_PROJECTION_MODE: process.env.SVC_PROJECTION_MODE } : {}),
+  ...(process.env.EVENTSTORE_URL
+    ? { EVENTSTORE_URL: process.env.EVENTSTORE_URL, EVENTSTORE_STREAM_PREFIX: `t${prefix}-` }
+    : {}),
+});
+
 /** The whole service on a database of its own, driven through app.inject(). */
 export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
@@ -38,6 +49,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
       SVC_PRESSURE_LIMITER_ENABLED: 'false',
       SVC_REGISTER_MAX_PER_IP: '10000',
       SVC_RECOVERY_MAX_PER_IP: '10000',
+      ...storeEnv(prefix),
       ...env,
     });
     const runtime = await startRuntime(config, database, pino({ level: 'silent' }), {
