@@ -26,7 +26,7 @@ import {
   PermissionMatrix,
   SubscriberGrant,
 } from './access.schemas.ts';
-import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { checkRule } from './access.routes.ts';
 
 const GrantBody = z
