@@ -1,4 +1,12 @@
-import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import {
+  sql,
+  type ColumnType,
+  type Expression,
+  type Generated,
+  type Kysely,
+  type RawBuilder,
+  type Transaction,
+} from 'kysely';
 
 export interface EventsTable {
   global_position: Generated<string>;
@@ -34,7 +42,10 @@ export interface InstanceSettingsTable {
   value: unknown;
 }
 
-/** Kernel tables. Read models add theirs with `db.withTables<…>()` in their own folder. */
+/**
+ * The database as kysely types it: the kernel's tables here, and each read model's merged in by its
+ * `projections/<model>/<model>.table.ts` (`declare module` of this file), so the kernel imports no read model.
+ */
 export interface DB {
   events: EventsTable;
   streams: StreamsTable;
@@ -43,3 +54,30 @@ export interface DB {
 }
 
 export type Db = Kysely<DB> | Transaction<DB>;
+
+/** timestamptz: node-postgres (PGlite's adapter too) reads a Date; events write ISO strings. */
+export type Timestamp = ColumnType<Date, Date | string, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+
+/**
+ * jsonb: read parsed; written as JSON text (node-postgres would send an array as a PostgreSQL array) or as a jsonb
+ * expression (`excluded.data`, a merge).
+ */
+export type Json<T> = ColumnType<T, string | Expression<T>, string | Expression<T>>;
+export type NullableJson<T> = ColumnType<
+  T | null,
+  string | Expression<T | null> | null | undefined,
+  string | Expression<T | null> | null
+>;
+
+/** int8 (bigint, bigserial): read as text (create-db.ts keeps it exact), written from a number. */
+export type Int8 = ColumnType<string, number | string | bigint, number | string | bigint>;
+
+/** A column of one of the types above with a DDL default: optional on insert (kysely's `Generated` for the others). */
+export type Defaulted<C> =
+  C extends ColumnType<infer S, infer I, infer U> ? ColumnType<S, I | undefined, U> : ColumnType<C, C | undefined, C>;
+
+/** `column || patch`: jsonb's shallow merge, which the query builder has no method for. */
+export function jsonbMerge<T>(column: Expression<T>, patch: object): RawBuilder<T> {
+  return sql<T>`${column} || ${JSON.stringify(patch)}::jsonb`;
+}
