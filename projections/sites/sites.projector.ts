@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
+import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { SiteEvent } from '../../src/features/sites/site.events.ts';
+import { SITE_EVENT_TYPES, type SiteEvent } from '../../src/features/sites/site.events.ts';
 
 /** Sites read model: one row per site, written in the append transaction. */
-export const sitesProjector = defineProjector({
+export const sitesProjector = defineProjector<SiteEvent>({
   name: 'sites',
   version: 1,
   mode: 'inline',
   tables: ['sites'],
-  handles: ['SiteCreated', 'SiteUpdated'],
+  handles: SITE_EVENT_TYPES,
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('sites'))} (
@@ -21,22 +22,35 @@ export const sitesProjector = defineProjector({
         version integer not null
       )`.execute(db);
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as SiteEvent & { streamVersion: number };
-    const table = sql.table(t('sites'));
+  apply: async (trx, e) => {
     if (e.type === 'SiteCreated') {
-      await sql`
-        insert into ${table} (site_id, name, settings, created_by, created_at, updated_at, version)
-        values (${e.data.siteId}, ${e.data.name}, ${JSON.stringify(e.data.settings)}, ${e.data.createdBy}, ${e.data.at}, ${e.data.at}, ${stored.streamVersion})
-        on conflict (site_id) do nothing`.execute(trx);
+      const d = e.data;
+      await trx
+        .insertInto('sites')
+        .values({
+          site_id: d.siteId,
+          name: d.name,
+          settings: JSON.stringify(d.settings),
+          created_by: d.createdBy,
+          created_at: d.at,
+          updated_at: d.at,
+          version: e.streamVersion,
+        })
+        .onConflict((oc) => oc.column('site_id').doNothing())
+        .execute();
     } else {
-      await sql`
-        update ${table} set
-          name = coalesce(${e.data.name ?? null}, name),
-          settings = settings || ${JSON.stringify(e.data.settings ?? {})}::jsonb,
-          updated_at = ${e.data.at},
-          version = ${stored.streamVersion}
-        where site_id = ${e.data.siteId} and version < ${stored.streamVersion}`.execute(trx);
+      const d = e.data;
+      await trx
+        .updateTable('sites')
+        .set((eb) => ({
+          name: d.name ?? eb.ref('name'),
+          settings: jsonbMerge(eb.ref('settings'), d.settings ?? {}),
+          updated_at: d.at,
+          version: e.streamVersion,
+        }))
+        .where('site_id', '=', d.siteId)
+        .where('version', '<', e.streamVersion)
+        .execute();
     }
   },
 });
