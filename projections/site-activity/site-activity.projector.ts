@@ -1,11 +1,12 @@
 import { sql } from 'kysely';
+import type { DomainEvent } from '../../src/kernel/es/event.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 
 /**
  * Per-site activity (event count, last change), kept by an async worker: a dashboard figure that
  * may lag the log by a moment and costs the write path nothing.
  */
-export const siteActivityProjector = defineProjector({
+export const siteActivityProjector = defineProjector<DomainEvent>({
   name: 'site-activity',
   version: 1,
   mode: 'async',
@@ -19,13 +20,17 @@ export const siteActivityProjector = defineProjector({
         last_event_at timestamptz not null
       )`.execute(db);
   },
-  apply: async (trx, e, t) => {
-    await sql`
-      insert into ${sql.table(t('site_activity'))} as a (site_id, event_count, last_event_at)
-      values (${e.siteId}, 1, ${e.createdAt})
-      on conflict (site_id) do update set event_count = a.event_count + 1, last_event_at = greatest(a.last_event_at, excluded.last_event_at)`.execute(
-      trx,
-    );
+  apply: async (trx, e) => {
+    await trx
+      .insertInto('site_activity')
+      .values({ site_id: e.siteId, event_count: 1, last_event_at: e.createdAt })
+      .onConflict((oc) =>
+        oc.column('site_id').doUpdateSet((eb) => ({
+          event_count: eb('site_activity.event_count', '+', 1),
+          last_event_at: eb.fn<Date>('greatest', ['site_activity.last_event_at', 'excluded.last_event_at']),
+        })),
+      )
+      .execute();
   },
 });
 
