@@ -1,15 +1,17 @@
 import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../src/kernel/db/database.ts';
-import type { StoredEvent } from '../../src/kernel/es/event.ts';
-import { defineProjector, type TableName } from '../../src/kernel/es/projector.ts';
+import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
+import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
 import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
 import { bumpChanges, createCountTable } from './item-counts.ts';
 import { INDEX_EVENT_TYPES, applyIndexEvent, createIndexTable, nameUniqueViolation } from './item-indexes.ts';
 import { createItemIndexFunction } from './item-index-ddl.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent } from '../../src/features/items/item.events.ts';
 
+/** The schema events that change the per-field indexes. */
+type IndexEvent = Extract<SchemaEvent, { type: (typeof INDEX_EVENT_TYPES)[number] }>;
+
 /** Items as JSONB documents with their audit and soft-delete columns; queries compile to SQL over them. */
-export const itemDocumentsProjector = defineProjector({
+export const itemDocumentsProjector = defineProjector<ItemEvent | IndexEvent>({
   name: 'item-documents',
   version: 4,
   mode: 'inline',
@@ -45,66 +47,88 @@ export const itemDocumentsProjector = defineProjector({
     await createIndexTable(db, t);
     await createCountTable(db, t);
   },
-  apply: async (trx, stored, t) => {
-    if ((INDEX_EVENT_TYPES as readonly string[]).includes(stored.type))
-      return applyIndexEvent(trx, stored.siteId, stored as unknown as SchemaEvent, t);
-    const e = stored as unknown as ItemEvent;
+  apply: async (trx, e, t) => {
+    if (e.type === 'FieldCreated' || e.type === 'FieldUpdated' || e.type === 'FieldDeleted')
+      return applyIndexEvent(trx, e.siteId, e, t);
     try {
-      await applyItemEvent(trx, stored, t);
+      await applyItemEvent(trx, e, t);
     } catch (err) {
-      const d = e.data as { collection: string; values?: object; changes?: object };
-      const fields = Object.keys(d.values ?? d.changes ?? {});
-      throw nameUniqueViolation(err, t, stored.siteId, d.collection, fields);
+      const d = e.data;
+      const fields = Object.keys('values' in d ? d.values : 'changes' in d ? d.changes : {});
+      throw nameUniqueViolation(err, t, e.siteId, d.collection, fields);
     }
   },
 });
 
-async function applyItemEvent(trx: Transaction<DB>, stored: StoredEvent, t: TableName): Promise<void> {
-  const e = stored as unknown as ItemEvent;
-  const table = sql.table(t('item_documents'));
-  const key = sql`site_id = ${stored.siteId} and collection = ${e.data.collection} and id = ${e.data.id} and version < ${stored.streamVersion}`;
+async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<ItemEvent>, t: TableName): Promise<void> {
   const d = e.data;
-  await bumpChanges(trx, t, stored.siteId, d.collection);
+  await bumpChanges(trx, t, e.siteId, d.collection);
+  // An event older than the row (a replay over a newer state) changes nothing.
+  const current = trx
+    .updateTable('item_documents')
+    .where('site_id', '=', e.siteId)
+    .where('collection', '=', d.collection)
+    .where('id', '=', d.id)
+    .where('version', '<', e.streamVersion);
+  const changed = { version: e.streamVersion, updated_at: d.at, updated_by: d.by };
   switch (e.type) {
     case 'ItemCreated':
-      await sql`
-          insert into ${table} (site_id, collection, id, data, version, created_at, created_by, updated_at, updated_by)
-          values (${stored.siteId}, ${d.collection}, ${d.id}, ${JSON.stringify(e.data.values)}, ${stored.streamVersion}, ${d.at}, ${d.by}, ${d.at}, ${d.by})
-          on conflict (site_id, collection, id) do update set data = excluded.data, version = excluded.version,
-            created_at = excluded.created_at, created_by = excluded.created_by, updated_at = excluded.updated_at,
-            updated_by = excluded.updated_by, deleted_at = null, deleted_by = null
-          where ${table}.version < excluded.version`.execute(trx);
+      await trx
+        .insertInto('item_documents')
+        .values({
+          site_id: e.siteId,
+          collection: d.collection,
+          id: d.id,
+          data: JSON.stringify(e.data.values),
+          version: e.streamVersion,
+          created_at: d.at,
+          created_by: d.by,
+          updated_at: d.at,
+          updated_by: d.by,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['site_id', 'collection', 'id'])
+            .doUpdateSet((eb) => ({
+              data: eb.ref('excluded.data'),
+              version: eb.ref('excluded.version'),
+              created_at: eb.ref('excluded.created_at'),
+              created_by: eb.ref('excluded.created_by'),
+              updated_at: eb.ref('excluded.updated_at'),
+              updated_by: eb.ref('excluded.updated_by'),
+              deleted_at: null,
+              deleted_by: null,
+            }))
+            .whereRef('item_documents.version', '<', 'excluded.version'),
+        )
+        .execute();
       return;
     case 'ItemUpdated':
-      await sql`update ${table} set data = data || ${JSON.stringify(e.data.changes)}::jsonb, version = ${stored.streamVersion},
-                  updated_at = ${d.at}, updated_by = ${d.by} where ${key}`.execute(trx);
+      await current.set((eb) => ({ ...changed, data: jsonbMerge(eb.ref('data'), e.data.changes) })).execute();
       return;
     case 'ItemReplaced':
-      await sql`update ${table} set data = ${JSON.stringify(e.data.values)}::jsonb, version = ${stored.streamVersion},
-                  updated_at = ${d.at}, updated_by = ${d.by} where ${key}`.execute(trx);
-      return;
     case 'ItemReverted':
     case 'ItemVersionPromoted':
-      await sql`update ${table} set data = ${JSON.stringify(e.data.values)}::jsonb, version = ${stored.streamVersion},
-                  updated_at = ${d.at}, updated_by = ${d.by} where ${key}`.execute(trx);
+      await current.set({ ...changed, data: JSON.stringify(e.data.values) }).execute();
       return;
     case 'ItemRestored':
-      await sql`update ${table} set deleted_at = null, deleted_by = null, version = ${stored.streamVersion},
-                  updated_at = ${d.at}, updated_by = ${d.by} where ${key}`.execute(trx);
+      await current.set({ ...changed, deleted_at: null, deleted_by: null }).execute();
       return;
     case 'ItemRewrapped':
-      await sql`update ${table} set data = data || ${JSON.stringify(e.data.changes)}::jsonb, version = ${stored.streamVersion}
-                  where ${key}`.execute(trx);
+      await current
+        .set((eb) => ({ version: e.streamVersion, data: jsonbMerge(eb.ref('data'), e.data.changes) }))
+        .execute();
       return;
     case 'ItemPurged':
-      await sql`delete from ${table} where site_id = ${stored.siteId} and collection = ${d.collection} and id = ${d.id}`.execute(
-        trx,
-      );
+      await trx
+        .deleteFrom('item_documents')
+        .where('site_id', '=', e.siteId)
+        .where('collection', '=', d.collection)
+        .where('id', '=', d.id)
+        .execute();
       return;
     case 'ItemDeleted':
-      await sql`update ${table} set deleted_at = ${d.at}, deleted_by = ${d.by}, version = ${stored.streamVersion} where ${key}`.execute(
-        trx,
-      );
+      await current.set({ deleted_at: d.at, deleted_by: d.by, version: e.streamVersion }).execute();
       return;
   }
 }
