@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../src/kernel/db/database.ts';
-import { defineProjector, type TableName } from '../../src/kernel/es/projector.ts';
+import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
+import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent, type ItemValues } from '../../src/features/items/item.events.ts';
 
 export const REVISION_ACTIONS = ['create', 'update', 'delete', 'revert', 'restore', 'promote', 'publish'] as const;
@@ -45,12 +45,17 @@ function revisionOf(
   }
 }
 
-async function latest(trx: Transaction<DB>, t: TableName, site: string, collection: string, id: string) {
-  const r = await sql<{ data: ItemValues; version: number; ordinal: number }>`
-    select data, version, ordinal from ${sql.table(t('item_revisions'))}
-    where site_id = ${site} and collection = ${collection} and item_id = ${id}
-    order by version desc limit 1`.execute(trx);
-  return r.rows[0] ?? null;
+async function latest(trx: Transaction<DB>, site: string, collection: string, id: string) {
+  const row = await trx
+    .selectFrom('item_revisions')
+    .select(['data', 'version', 'ordinal'])
+    .where('site_id', '=', site)
+    .where('collection', '=', collection)
+    .where('item_id', '=', id)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 /**
@@ -58,7 +63,7 @@ async function latest(trx: Transaction<DB>, t: TableName, site: string, collecti
  * time, read from the item's own stream. Kept as a read model so that a long history pages, and an `asOf` read
  * is one index lookup instead of a fold of thousands of events.
  */
-export const itemRevisionsProjector = defineProjector({
+export const itemRevisionsProjector = defineProjector<ItemEvent>({
   name: 'item-revisions',
   version: 2,
   mode: 'inline',
@@ -92,27 +97,41 @@ export const itemRevisionsProjector = defineProjector({
       db,
     );
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as ItemEvent;
+  apply: async (trx, e) => {
     const { collection, id } = e.data;
-    const table = sql.table(t('item_revisions'));
     // A creation starts the history: nothing earlier to read.
-    const prev = stored.streamVersion === 1 ? null : await latest(trx, t, stored.siteId, collection, id);
+    const prev = e.streamVersion === 1 ? null : await latest(trx, e.siteId, collection, id);
     if (e.type === 'ItemRewrapped') {
       // Same plaintext, new envelopes: not a change anyone made, so no revision; the latest one carries them.
       if (prev)
-        await sql`update ${table} set data = data || ${JSON.stringify(e.data.changes)}::jsonb
-                  where site_id = ${stored.siteId} and collection = ${collection} and item_id = ${id} and version = ${prev.version}`.execute(
-          trx,
-        );
+        await trx
+          .updateTable('item_revisions')
+          .set((eb) => ({ data: jsonbMerge(eb.ref('data'), e.data.changes) }))
+          .where('site_id', '=', e.siteId)
+          .where('collection', '=', collection)
+          .where('item_id', '=', id)
+          .where('version', '=', prev.version)
+          .execute();
       return;
     }
     const rev = revisionOf(e, prev?.data ?? {});
     if (!rev) return;
-    await sql`
-      insert into ${table} (site_id, collection, item_id, version, ordinal, revision_id, action, data, delta, actor, at)
-      values (${stored.siteId}, ${collection}, ${id}, ${stored.streamVersion}, ${(prev?.ordinal ?? 0) + 1}, ${stored.eventId}, ${rev.action},
-              ${JSON.stringify(rev.data)}, ${JSON.stringify(rev.delta)}, ${JSON.stringify(stored.metadata.actor)}, ${e.data.at})
-      on conflict do nothing`.execute(trx);
+    await trx
+      .insertInto('item_revisions')
+      .values({
+        site_id: e.siteId,
+        collection,
+        item_id: id,
+        version: e.streamVersion,
+        ordinal: (prev?.ordinal ?? 0) + 1,
+        revision_id: e.eventId,
+        action: rev.action,
+        data: JSON.stringify(rev.data),
+        delta: JSON.stringify(rev.delta),
+        actor: JSON.stringify(e.metadata.actor),
+        at: e.data.at,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   },
 });
