@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { jsonbMerge, type Db } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { ITEM_VERSION_EVENT_TYPES, type ItemVersionEvent } from '../../src/features/items/item-versions.events.ts';
 import type { ItemValues } from '../../src/features/items/item.events.ts';
 
 /** Named versions of items, with the number of main's revisions each was snapshotted at. */
-export const itemVersionsProjector = defineProjector({
+export const itemVersionsProjector = defineProjector<ItemVersionEvent>({
   name: 'item-versions',
   version: 1,
   mode: 'inline',
@@ -27,26 +27,49 @@ export const itemVersionsProjector = defineProjector({
         primary key (site_id, collection, item_id, key)
       )`.execute(db);
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as ItemVersionEvent;
-    const table = sql.table(t('item_versions'));
+  apply: async (trx, e) => {
     const d = e.data;
-    const row = sql`site_id = ${stored.siteId} and collection = ${d.collection} and item_id = ${d.id} and key = ${d.key}`;
     switch (e.type) {
       case 'ItemVersionCreated':
-        await sql`insert into ${table} (site_id, collection, item_id, key, name, data, base, created_at, created_by, updated_at)
-                  values (${stored.siteId}, ${d.collection}, ${d.id}, ${d.key}, ${e.data.name}, ${JSON.stringify(e.data.data)},
-                          ${e.data.base}, ${d.at}, ${d.by}, ${d.at})
-                  on conflict do nothing`.execute(trx);
+        await trx
+          .insertInto('item_versions')
+          .values({
+            site_id: e.siteId,
+            collection: d.collection,
+            item_id: d.id,
+            key: d.key,
+            name: e.data.name,
+            data: JSON.stringify(e.data.data),
+            base: e.data.base,
+            created_at: d.at,
+            created_by: d.by,
+            updated_at: d.at,
+          })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
         return;
       case 'ItemVersionUpdated':
-        await sql`update ${table} set name = coalesce(${e.data.name ?? null}, name),
-                  data = data || ${JSON.stringify(e.data.changes ?? {})}::jsonb, updated_at = ${d.at} where ${row}`.execute(
-          trx,
-        );
+        await trx
+          .updateTable('item_versions')
+          .set((eb) => ({
+            name: e.data.name ?? eb.ref('name'),
+            data: jsonbMerge(eb.ref('data'), e.data.changes ?? {}),
+            updated_at: d.at,
+          }))
+          .where('site_id', '=', e.siteId)
+          .where('collection', '=', d.collection)
+          .where('item_id', '=', d.id)
+          .where('key', '=', d.key)
+          .execute();
         return;
       case 'ItemVersionDeleted':
-        await sql`delete from ${table} where ${row}`.execute(trx);
+        await trx
+          .deleteFrom('item_versions')
+          .where('site_id', '=', e.siteId)
+          .where('collection', '=', d.collection)
+          .where('item_id', '=', d.id)
+          .where('key', '=', d.key)
+          .execute();
         return;
     }
   },
