@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { PageEvent } from '../../src/features/pages/page.events.ts';
+import { PAGE_EVENT_TYPES, type PageEvent } from '../../src/features/pages/page.events.ts';
 
 /** Pages of each site: one row per live page, written in the append transaction (read-your-writes). */
-export const pagesProjector = defineProjector({
+export const pagesProjector = defineProjector<PageEvent>({
   name: 'pages',
   version: 1,
   mode: 'inline',
   tables: ['pages'],
-  handles: ['PageCreated', 'PageUpdated', 'PageDeleted'],
+  handles: PAGE_EVENT_TYPES,
   createTables: async (db, t) => {
     const table = t('pages');
     await sql`
@@ -30,32 +30,51 @@ export const pagesProjector = defineProjector({
     await sql`create index ${sql.raw(`${table}_slug`)} on ${sql.table(table)} (site_id, slug)`.execute(db);
     await sql`create index ${sql.raw(`${table}_listing`)} on ${sql.table(table)} (site_id, created_at, id)`.execute(db);
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as PageEvent;
-    const table = sql.table(t('pages'));
-    const v = stored.streamVersion;
+  apply: async (trx, e) => {
+    const v = e.streamVersion;
     switch (e.type) {
       case 'PageCreated': {
         const d = e.data;
-        await sql`
-          insert into ${table} (site_id, id, slug, title, status, layout_config, version, created_at, created_by, updated_at, updated_by)
-          values (${stored.siteId}, ${d.pageId}, ${d.slug}, ${d.title}, ${d.status}, ${JSON.stringify(d.layoutConfig)}::jsonb,
-                  ${v}, ${d.at}, ${d.by}, ${d.at}, ${d.by})
-          on conflict (site_id, id) do nothing`.execute(trx);
+        await trx
+          .insertInto('pages')
+          .values({
+            site_id: e.siteId,
+            id: d.pageId,
+            slug: d.slug,
+            title: d.title,
+            status: d.status,
+            layout_config: JSON.stringify(d.layoutConfig),
+            version: v,
+            created_at: d.at,
+            created_by: d.by,
+            updated_at: d.at,
+            updated_by: d.by,
+          })
+          .onConflict((oc) => oc.columns(['site_id', 'id']).doNothing())
+          .execute();
         return;
       }
       case 'PageUpdated': {
         const c = e.data.changes;
-        const layout = 'layoutConfig' in c ? sql`${JSON.stringify(c.layoutConfig ?? null)}::jsonb` : sql`layout_config`;
-        await sql`
-          update ${table} set slug = coalesce(${c.slug ?? null}, slug), title = coalesce(${c.title ?? null}, title),
-            status = coalesce(${c.status ?? null}, status), layout_config = ${layout},
-            version = ${v}, updated_at = ${e.data.at}, updated_by = ${e.data.by}
-          where site_id = ${stored.siteId} and id = ${e.data.pageId} and version < ${v}`.execute(trx);
+        await trx
+          .updateTable('pages')
+          .set((eb) => ({
+            slug: c.slug ?? eb.ref('slug'),
+            title: c.title ?? eb.ref('title'),
+            status: c.status ?? eb.ref('status'),
+            layout_config: 'layoutConfig' in c ? JSON.stringify(c.layoutConfig ?? null) : eb.ref('layout_config'),
+            version: v,
+            updated_at: e.data.at,
+            updated_by: e.data.by,
+          }))
+          .where('site_id', '=', e.siteId)
+          .where('id', '=', e.data.pageId)
+          .where('version', '<', v)
+          .execute();
         return;
       }
       case 'PageDeleted':
-        await sql`delete from ${table} where site_id = ${stored.siteId} and id = ${e.data.pageId}`.execute(trx);
+        await trx.deleteFrom('pages').where('site_id', '=', e.siteId).where('id', '=', e.data.pageId).execute();
         return;
     }
   },
