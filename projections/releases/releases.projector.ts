@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { RELEASE_EVENT_TYPES, type ReleaseEvent } from '../../src/features/releases/release.events.ts';
-import { evolveRelease, initialReleaseState, type ReleaseState } from '../../src/features/releases/release.events.ts';
+import {
+  RELEASE_EVENT_TYPES,
+  evolveRelease,
+  initialReleaseState,
+  type ReleaseEvent,
+} from '../../src/features/releases/release.events.ts';
 
 /** Releases of each site as their streams fold them, for lists and the scheduler's due query. */
-export const releasesProjector = defineProjector({
+export const releasesProjector = defineProjector<ReleaseEvent>({
   name: 'releases',
   version: 1,
   mode: 'inline',
@@ -28,20 +32,39 @@ export const releasesProjector = defineProjector({
     await sql`create index ${sql.raw(`${table}_due`)} on ${sql.table(table)} (publish_at)
               where deleted_at is null and (status = 'scheduled' or publishing)`.execute(db);
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as ReleaseEvent;
-    const table = sql.table(t('releases'));
-    const row = await sql<{ state: ReleaseState }>`select state from ${table}
-      where site_id = ${stored.siteId} and release_id = ${e.data.releaseId}`.execute(trx);
-    const state = evolveRelease(row.rows[0]?.state ?? initialReleaseState(), e);
+  apply: async (trx, e) => {
+    const row = await trx
+      .selectFrom('releases')
+      .select('state')
+      .where('site_id', '=', e.siteId)
+      .where('release_id', '=', e.data.releaseId)
+      .executeTakeFirst();
+    const state = evolveRelease(row?.state ?? initialReleaseState(), e);
     if (!state.exists) return;
     const at = e.data.at;
-    await sql`
-      insert into ${table} (site_id, release_id, state, status, publish_at, publishing, created_at, updated_at, deleted_at)
-      values (${stored.siteId}, ${e.data.releaseId}, ${JSON.stringify(state)}::jsonb, ${state.status}, ${state.publishAt},
-              ${state.publishing !== null}, ${at}, ${at}, ${state.deleted ? at : null})
-      on conflict (site_id, release_id) do update set state = excluded.state, status = excluded.status,
-        publish_at = excluded.publish_at, publishing = excluded.publishing, updated_at = excluded.updated_at,
-        deleted_at = excluded.deleted_at`.execute(trx);
+    await trx
+      .insertInto('releases')
+      .values({
+        site_id: e.siteId,
+        release_id: e.data.releaseId,
+        state: JSON.stringify(state),
+        status: state.status,
+        publish_at: state.publishAt,
+        publishing: state.publishing !== null,
+        created_at: at,
+        updated_at: at,
+        deleted_at: state.deleted ? at : null,
+      })
+      .onConflict((oc) =>
+        oc.columns(['site_id', 'release_id']).doUpdateSet((eb) => ({
+          state: eb.ref('excluded.state'),
+          status: eb.ref('excluded.status'),
+          publish_at: eb.ref('excluded.publish_at'),
+          publishing: eb.ref('excluded.publishing'),
+          updated_at: eb.ref('excluded.updated_at'),
+          deleted_at: eb.ref('excluded.deleted_at'),
+        })),
+      )
+      .execute();
   },
 });
