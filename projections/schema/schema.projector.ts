@@ -1,9 +1,10 @@
-import { sql } from 'kysely';
-import { defineProjector } from '../../src/kernel/es/projector.ts';
+import { sql, type Transaction } from 'kysely';
+import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
+import { defineProjector, type StoredEventOf } from '../../src/kernel/es/projector.ts';
 import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../../src/features/schema/schema.events.ts';
 
 /** Collections, fields and relations of every site, as JSON definitions. */
-export const schemaProjector = defineProjector({
+export const schemaProjector = defineProjector<SchemaEvent>({
   name: 'schema',
   version: 1,
   mode: 'inline',
@@ -37,42 +38,115 @@ export const schemaProjector = defineProjector({
         primary key (site_id, id)
       )`.execute(db);
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as SchemaEvent;
-    const site = stored.siteId;
-    const c = sql.table(t('schema_collections'));
-    const f = sql.table(t('schema_fields'));
-    const r = sql.table(t('schema_relations'));
-    const q = (() => {
-      switch (e.type) {
-        case 'CollectionCreated':
-          return sql`insert into ${c} (site_id, name, definition, created_at, updated_at)
-                     values (${site}, ${e.data.collection.name}, ${JSON.stringify(e.data.collection)}, ${e.data.at}, ${e.data.at})
-                     on conflict do nothing`;
-        case 'CollectionUpdated':
-          return sql`update ${c} set definition = definition || ${JSON.stringify(e.data.changes)}::jsonb, updated_at = ${e.data.at}
-                     where site_id = ${site} and name = ${e.data.name}`;
-        case 'CollectionDeleted':
-          return sql`update ${c} set deleted_at = ${e.data.at}, updated_at = ${e.data.at} where site_id = ${site} and name = ${e.data.name}`;
-        case 'FieldCreated':
-          return sql`insert into ${f} (site_id, collection, field, definition)
-                     values (${site}, ${e.data.collection}, ${e.data.field.field}, ${JSON.stringify(e.data.field)}) on conflict do nothing`;
-        case 'FieldUpdated':
-          return sql`update ${f} set definition = definition || ${JSON.stringify(e.data.changes)}::jsonb
-                     where site_id = ${site} and collection = ${e.data.collection} and field = ${e.data.field}`;
-        case 'FieldDeleted':
-          return sql`delete from ${f} where site_id = ${site} and collection = ${e.data.collection} and field = ${e.data.field}`;
-        case 'RelationCreated':
-          return sql`insert into ${r} (site_id, id, definition) values (${site}, ${e.data.relation.id}, ${JSON.stringify(e.data.relation)})
-                     on conflict do nothing`;
-        case 'RelationUpdated':
-          return sql`update ${r} set definition = definition || ${JSON.stringify(e.data.changes)}::jsonb where site_id = ${site} and id = ${e.data.id}`;
-        case 'RelationDeleted':
-          return sql`delete from ${r} where site_id = ${site} and id = ${e.data.id}`;
-        default:
-          return null;
-      }
-    })();
-    if (q) await q.execute(trx);
+  apply: async (trx, e) => {
+    switch (e.type) {
+      case 'CollectionCreated':
+      case 'CollectionUpdated':
+      case 'CollectionDeleted':
+        return applyCollection(trx, e);
+      case 'FieldCreated':
+      case 'FieldUpdated':
+      case 'FieldDeleted':
+        return applyField(trx, e);
+      case 'RelationCreated':
+      case 'RelationUpdated':
+      case 'RelationDeleted':
+        return applyRelation(trx, e);
+      default:
+        return;
+    }
   },
 });
+
+type Of<P extends string> = StoredEventOf<Extract<SchemaEvent, { type: `${P}${string}` }>>;
+
+async function applyCollection(trx: Transaction<DB>, e: Of<'Collection'>): Promise<void> {
+  switch (e.type) {
+    case 'CollectionCreated':
+      await trx
+        .insertInto('schema_collections')
+        .values({
+          site_id: e.siteId,
+          name: e.data.collection.name,
+          definition: JSON.stringify(e.data.collection),
+          created_at: e.data.at,
+          updated_at: e.data.at,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return;
+    case 'CollectionUpdated':
+      await trx
+        .updateTable('schema_collections')
+        .set((eb) => ({ definition: jsonbMerge(eb.ref('definition'), e.data.changes), updated_at: e.data.at }))
+        .where('site_id', '=', e.siteId)
+        .where('name', '=', e.data.name)
+        .execute();
+      return;
+    case 'CollectionDeleted':
+      await trx
+        .updateTable('schema_collections')
+        .set({ deleted_at: e.data.at, updated_at: e.data.at })
+        .where('site_id', '=', e.siteId)
+        .where('name', '=', e.data.name)
+        .execute();
+      return;
+  }
+}
+
+async function applyField(trx: Transaction<DB>, e: Of<'Field'>): Promise<void> {
+  switch (e.type) {
+    case 'FieldCreated':
+      await trx
+        .insertInto('schema_fields')
+        .values({
+          site_id: e.siteId,
+          collection: e.data.collection,
+          field: e.data.field.field,
+          definition: JSON.stringify(e.data.field),
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return;
+    case 'FieldUpdated':
+      await trx
+        .updateTable('schema_fields')
+        .set((eb) => ({ definition: jsonbMerge(eb.ref('definition'), e.data.changes) }))
+        .where('site_id', '=', e.siteId)
+        .where('collection', '=', e.data.collection)
+        .where('field', '=', e.data.field)
+        .execute();
+      return;
+    case 'FieldDeleted':
+      await trx
+        .deleteFrom('schema_fields')
+        .where('site_id', '=', e.siteId)
+        .where('collection', '=', e.data.collection)
+        .where('field', '=', e.data.field)
+        .execute();
+      return;
+  }
+}
+
+async function applyRelation(trx: Transaction<DB>, e: Of<'Relation'>): Promise<void> {
+  switch (e.type) {
+    case 'RelationCreated':
+      await trx
+        .insertInto('schema_relations')
+        .values({ site_id: e.siteId, id: e.data.relation.id, definition: JSON.stringify(e.data.relation) })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      return;
+    case 'RelationUpdated':
+      await trx
+        .updateTable('schema_relations')
+        .set((eb) => ({ definition: jsonbMerge(eb.ref('definition'), e.data.changes) }))
+        .where('site_id', '=', e.siteId)
+        .where('id', '=', e.data.id)
+        .execute();
+      return;
+    case 'RelationDeleted':
+      await trx.deleteFrom('schema_relations').where('site_id', '=', e.siteId).where('id', '=', e.data.id).execute();
+      return;
+  }
+}
