@@ -4,7 +4,7 @@ import { unseal } from '../../src/kernel/privacy/pii.ts';
 import type { SessionEvent } from '../../src/features/auth/session.events.ts';
 
 /** Login sessions (refresh-token families) per user, for session lists and revocation checks. */
-export const sessionsProjector = defineProjector({
+export const sessionsProjector = defineProjector<SessionEvent>({
   name: 'sessions',
   version: 1,
   mode: 'inline',
@@ -31,26 +31,40 @@ export const sessionsProjector = defineProjector({
     );
   },
   instanceWide: true,
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as SessionEvent;
-    const table = sql.table(t('sessions'));
+  apply: async (trx, e) => {
     switch (e.type) {
       case 'SessionStarted': {
         const d = e.data;
-        await sql`
-          insert into ${table} (session_id, user_id, amr, user_agent, ip, created_at, last_used_at, expires_at)
-          values (${d.sessionId}, ${d.userId}, ${JSON.stringify(d.amr)}::jsonb, ${await unseal(trx, d.userId, d.userAgent)},
-                  ${await unseal(trx, d.userId, d.ip)}, ${d.at}, ${d.at}, ${d.expiresAt})
-          on conflict (session_id) do nothing`.execute(trx);
+        await trx
+          .insertInto('sessions')
+          .values({
+            session_id: d.sessionId,
+            user_id: d.userId,
+            amr: JSON.stringify(d.amr),
+            user_agent: await unseal(trx, d.userId, d.userAgent),
+            ip: await unseal(trx, d.userId, d.ip),
+            created_at: d.at,
+            last_used_at: d.at,
+            expires_at: d.expiresAt,
+          })
+          .onConflict((oc) => oc.column('session_id').doNothing())
+          .execute();
         return;
       }
       case 'SessionRefreshed':
-        await sql`update ${table} set generation = ${e.data.generation}, last_used_at = ${e.data.at}
-                  where session_id = ${e.data.sessionId}`.execute(trx);
+        await trx
+          .updateTable('sessions')
+          .set({ generation: e.data.generation, last_used_at: e.data.at })
+          .where('session_id', '=', e.data.sessionId)
+          .execute();
         return;
       case 'SessionRevoked':
-        await sql`update ${table} set revoked_at = ${e.data.at}, revoke_reason = ${e.data.reason}
-                  where session_id = ${e.data.sessionId} and revoked_at is null`.execute(trx);
+        await trx
+          .updateTable('sessions')
+          .set({ revoked_at: e.data.at, revoke_reason: e.data.reason })
+          .where('session_id', '=', e.data.sessionId)
+          .where('revoked_at', 'is', null)
+          .execute();
         return;
     }
   },
