@@ -3,7 +3,7 @@ import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { ISSUER_EVENT_TYPES, type IssuerEvent } from '../../src/features/issuers/issuer.events.ts';
 
 /** Trusted external issuers per site, written in the append transaction (authentication reads them). */
-export const trustedIssuersProjector = defineProjector({
+export const trustedIssuersProjector = defineProjector<IssuerEvent>({
   name: 'trusted-issuers',
   version: 1,
   mode: 'inline',
@@ -26,32 +26,50 @@ export const trustedIssuersProjector = defineProjector({
       db,
     );
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as IssuerEvent;
-    const table = sql.table(t('trusted_issuers'));
-    const v = stored.streamVersion;
+  apply: async (trx, e) => {
+    const v = e.streamVersion;
     switch (e.type) {
       case 'TrustedIssuerRegistered': {
         const d = e.data;
-        await sql`
-          insert into ${table} (site_id, issuer_id, iss, enabled, config, created_at, updated_at, version)
-          values (${d.siteId}, ${d.issuerId}, ${d.config.issuer}, ${d.config.enabled}, ${JSON.stringify(d.config)}::jsonb,
-                  ${d.at}, ${d.at}, ${v})
-          on conflict (site_id, issuer_id) do nothing`.execute(trx);
+        await trx
+          .insertInto('trusted_issuers')
+          .values({
+            site_id: d.siteId,
+            issuer_id: d.issuerId,
+            iss: d.config.issuer,
+            enabled: d.config.enabled,
+            config: JSON.stringify(d.config),
+            created_at: d.at,
+            updated_at: d.at,
+            version: v,
+          })
+          .onConflict((oc) => oc.columns(['site_id', 'issuer_id']).doNothing())
+          .execute();
         return;
       }
       case 'TrustedIssuerUpdated': {
         const d = e.data;
-        await sql`
-          update ${table} set iss = ${d.config.issuer}, enabled = ${d.config.enabled},
-            config = ${JSON.stringify(d.config)}::jsonb, updated_at = ${d.at}, version = ${v}
-          where site_id = ${d.siteId} and issuer_id = ${d.issuerId} and version < ${v}`.execute(trx);
+        await trx
+          .updateTable('trusted_issuers')
+          .set({
+            iss: d.config.issuer,
+            enabled: d.config.enabled,
+            config: JSON.stringify(d.config),
+            updated_at: d.at,
+            version: v,
+          })
+          .where('site_id', '=', d.siteId)
+          .where('issuer_id', '=', d.issuerId)
+          .where('version', '<', v)
+          .execute();
         return;
       }
       case 'TrustedIssuerRemoved':
-        await sql`delete from ${table} where site_id = ${e.data.siteId} and issuer_id = ${e.data.issuerId}`.execute(
-          trx,
-        );
+        await trx
+          .deleteFrom('trusted_issuers')
+          .where('site_id', '=', e.data.siteId)
+          .where('issuer_id', '=', e.data.issuerId)
+          .execute();
         return;
     }
   },
