@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
+import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { unseal } from '../../src/kernel/privacy/pii.ts';
 import type { UserEvent } from '../../src/features/auth/user.events.ts';
 
 /** Users (instance-wide, site `_system`) and their site memberships, unsealed for lookups. */
-export const usersProjector = defineProjector({
+export const usersProjector = defineProjector<UserEvent>({
   name: 'users',
   version: 3,
   mode: 'inline',
@@ -50,55 +51,74 @@ export const usersProjector = defineProjector({
     );
   },
   instanceWide: true,
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as UserEvent;
-    const users = sql.table(t('users'));
+  apply: async (trx, e) => {
+    const user = (id: string) => trx.updateTable('users').where('user_id', '=', id);
     switch (e.type) {
       case 'UserRegistered': {
         const d = e.data;
         const open = (v: string | null) => unseal(trx, d.userId, v);
-        await sql`
-          insert into ${users} (user_id, email, password_hash, first_name, last_name, instance_admin, status, created_at)
-          values (${d.userId}, ${await open(d.email)}, ${await open(d.passwordHash)}, ${await open(d.firstName)},
-                  ${await open(d.lastName)}, ${d.instanceAdmin}, ${d.status ?? 'active'}, ${d.at})
-          on conflict (user_id) do nothing`.execute(trx);
+        await trx
+          .insertInto('users')
+          .values({
+            user_id: d.userId,
+            email: await open(d.email),
+            password_hash: await open(d.passwordHash),
+            first_name: await open(d.firstName),
+            last_name: await open(d.lastName),
+            instance_admin: d.instanceAdmin,
+            status: d.status ?? 'active',
+            created_at: d.at,
+          })
+          .onConflict((oc) => oc.column('user_id').doNothing())
+          .execute();
         return;
       }
       case 'UserSiteRoleGranted':
-        await sql`
-          insert into ${sql.table(t('user_sites'))} (site_id, user_id, role) values (${e.data.siteId}, ${e.data.userId}, ${e.data.role})
-          on conflict (site_id, user_id) do update set role = excluded.role`.execute(trx);
+        await trx
+          .insertInto('user_sites')
+          .values({ site_id: e.data.siteId, user_id: e.data.userId, role: e.data.role })
+          .onConflict((oc) =>
+            oc.columns(['site_id', 'user_id']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role') })),
+          )
+          .execute();
         return;
       case 'UserEmailVerified':
-        await sql`update ${users} set status = 'active' where user_id = ${e.data.userId}`.execute(trx);
+        await user(e.data.userId).set({ status: 'active' }).execute();
         return;
       case 'UserPasswordChanged': {
         const hash = await unseal(trx, e.data.userId, e.data.passwordHash);
-        await sql`update ${users} set password_hash = ${hash}, password_version = password_version + 1
-                  where user_id = ${e.data.userId}`.execute(trx);
+        await user(e.data.userId)
+          .set((eb) => ({ password_hash: hash, password_version: eb('password_version', '+', 1) }))
+          .execute();
         return;
       }
       case 'UserTokensRevoked':
-        await sql`update ${users} set token_version = ${e.data.tokenVersion} where user_id = ${e.data.userId}`.execute(
-          trx,
-        );
+        await user(e.data.userId).set({ token_version: e.data.tokenVersion }).execute();
         return;
       case 'UserPreferencesChanged': {
-        const nulls = Object.keys(e.data.patch).filter((k) => e.data.patch[k] === null);
-        await sql`update ${users} set preferences = (preferences || ${JSON.stringify(e.data.patch)}::jsonb) - ${nulls}::text[]
-                  where user_id = ${e.data.userId}`.execute(trx);
+        const { patch } = e.data;
+        const nulls = Object.keys(patch).filter((k) => patch[k] === null);
+        // A key set to null leaves the preferences: jsonb's `- text[]` after the merge.
+        await user(e.data.userId)
+          .set((eb) => ({
+            preferences: sql<Record<string, unknown>>`(${jsonbMerge(eb.ref('preferences'), patch)}) - ${nulls}::text[]`,
+          }))
+          .execute();
         return;
       }
       case 'UserProfileChanged': {
         const open = (v: string | null) => unseal(trx, e.data.userId, v);
-        await sql`update ${users} set first_name = ${await open(e.data.firstName)}, last_name = ${await open(e.data.lastName)}
-                  where user_id = ${e.data.userId}`.execute(trx);
+        await user(e.data.userId)
+          .set({ first_name: await open(e.data.firstName), last_name: await open(e.data.lastName) })
+          .execute();
         return;
       }
       case 'UserSiteRoleRevoked':
-        await sql`delete from ${sql.table(t('user_sites'))} where site_id = ${e.data.siteId} and user_id = ${e.data.userId}`.execute(
-          trx,
-        );
+        await trx
+          .deleteFrom('user_sites')
+          .where('site_id', '=', e.data.siteId)
+          .where('user_id', '=', e.data.userId)
+          .execute();
         return;
       default:
         return;
