@@ -1,17 +1,17 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { ApiKeyEvent } from '../../src/features/api-keys/api-key.events.ts';
+import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from '../../src/features/api-keys/api-key.events.ts';
 
 /**
  * API keys per site, written in the append transaction: a key works the moment its creation answers and stops
  * the moment its revocation does. `last_used_at` is not projected: the authenticator writes it directly.
  */
-export const apiKeysProjector = defineProjector({
+export const apiKeysProjector = defineProjector<ApiKeyEvent>({
   name: 'api-keys',
   version: 1,
   mode: 'inline',
   tables: ['api_keys'],
-  handles: ['ApiKeyCreated', 'ApiKeyRevoked'],
+  handles: API_KEY_EVENT_TYPES,
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('api_keys'))} (
@@ -33,21 +33,38 @@ export const apiKeysProjector = defineProjector({
       db,
     );
   },
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as ApiKeyEvent;
-    const table = sql.table(t('api_keys'));
-    if (e.type === 'ApiKeyCreated') {
-      const d = e.data;
-      await sql`
-        insert into ${table} (site_id, key_id, name, prefix, role, publishable, allowed_origins, secret_hash,
-                              expires_at, created_by, created_at)
-        values (${d.siteId}, ${d.keyId}, ${d.name}, ${d.prefix}, ${d.role}, ${d.publishable},
-                ${d.allowedOrigins ? JSON.stringify(d.allowedOrigins) : null}::jsonb, ${d.secretHash},
-                ${d.expiresAt}, ${d.createdBy}, ${d.at})
-        on conflict (key_id) do nothing`.execute(trx);
-    } else {
-      await sql`update ${table} set revoked_at = ${e.data.at}
-                where key_id = ${e.data.keyId} and site_id = ${e.data.siteId} and revoked_at is null`.execute(trx);
+  apply: async (trx, e) => {
+    switch (e.type) {
+      case 'ApiKeyCreated': {
+        const d = e.data;
+        await trx
+          .insertInto('api_keys')
+          .values({
+            site_id: d.siteId,
+            key_id: d.keyId,
+            name: d.name,
+            prefix: d.prefix,
+            role: d.role,
+            publishable: d.publishable,
+            allowed_origins: d.allowedOrigins ? JSON.stringify(d.allowedOrigins) : null,
+            secret_hash: d.secretHash,
+            expires_at: d.expiresAt,
+            created_by: d.createdBy,
+            created_at: d.at,
+          })
+          .onConflict((oc) => oc.column('key_id').doNothing())
+          .execute();
+        return;
+      }
+      case 'ApiKeyRevoked':
+        await trx
+          .updateTable('api_keys')
+          .set({ revoked_at: e.data.at })
+          .where('key_id', '=', e.data.keyId)
+          .where('site_id', '=', e.data.siteId)
+          .where('revoked_at', 'is', null)
+          .execute();
+        return;
     }
   },
 });
