@@ -5,7 +5,7 @@ import { defineProjector } from '../../src/kernel/es/projector.ts';
 import type { SetupEvent } from '../../src/features/setup/setup.events.ts';
 
 /** Instance state: whether setup is complete, and the private admin path chosen there. */
-export const instanceProjector = defineProjector({
+export const instanceProjector = defineProjector<SetupEvent>({
   name: 'instance',
   version: 1,
   mode: 'inline',
@@ -22,16 +22,20 @@ export const instanceProjector = defineProjector({
       )`.execute(db);
   },
   instanceWide: true,
-  apply: async (trx, stored, t) => {
-    const e = stored as unknown as SetupEvent;
-    const table = sql.table(t('instance_state'));
+  apply: async (trx, e) => {
     if (e.type === 'SetupStarted') {
-      await sql`insert into ${table} (setup_complete, admin_path, admin_user_id, first_site_id)
-                values (false, ${e.data.adminPath}, ${e.data.adminUserId}, ${e.data.siteId}) on conflict do nothing`.execute(
-        trx,
-      );
+      await trx
+        .insertInto('instance_state')
+        .values({
+          setup_complete: false,
+          admin_path: e.data.adminPath,
+          admin_user_id: e.data.adminUserId,
+          first_site_id: e.data.siteId,
+        })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
     } else {
-      await sql`update ${table} set setup_complete = true`.execute(trx);
+      await trx.updateTable('instance_state').set({ setup_complete: true }).execute();
     }
   },
 });
