@@ -158,10 +158,14 @@ describe('POST /api/v1/pages', () => {
     const share = { ...rule, action: 'share' };
     expect((await call('POST', `/api/v1/policies/${policy.id}/permissions`, share)).statusCode).toBe(400);
     await call('POST', `/api/v1/policies/${policy.id}/attach`, { role: role.id });
-    const u = await createUser(t, 'page-updater@example.com', 'Updater-pass-1234!', {
-      main: role.id,
-      second: 'viewer',
+    const third = await t.call({
+      method: 'POST',
+      url: '/api/v1/sites',
+      as: admin,
+      payload: { id: 'third', name: 'Third' },
     });
+    expect(third.statusCode, third.body).toBe(201);
+    const u = await createUser(t, 'page-updater@example.com', 'Updater-pass-1234!', { main: role.id, third: 'viewer' });
     const page = await create('for-updater');
     const other = await create('third-site-page', {}, 'third');
     const patch = (id: string, site: string) => call('PATCH', `/api/v1/pages/${id}`, { title: 'Renamed' }, site, u);
