@@ -161,6 +161,7 @@ async function eventStoreFromConfig(config: Config, database: Database, servingR
     serving: db,
     servingRole,
     inlineInAppends: mode === 'inline',
+    log,
   });
   await engine.setup();
   const catchUp = (): ProjectionSubscription =>

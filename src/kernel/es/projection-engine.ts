@@ -1,9 +1,11 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
 import { grantReadModel, secureTable } from '../db/row-security.ts';
 import { withSystem } from '../tenancy/site.ts';
 import type { StoredEvent } from './event.ts';
 import type { GlobalLog } from './event-store.ts';
+import { isRefusal } from './projection-subscription.ts';
 import { handlesEvent, liveTable, type Projector, type TableName } from './projector.ts';
 
 const BATCH = 500;
@@ -30,6 +32,8 @@ export interface ProjectionEngineOptions {
    * checkpoint like async ones (the subscription mode: EventStoreDB, or SVC_PROJECTION_MODE=subscription).
    */
   inlineInAppends?: boolean;
+  /** Where a rebuild in the subscription mode reports the events it skips. */
+  log?: Logger;
 }
 
 /**
@@ -42,6 +46,7 @@ export class ProjectionEngine {
   private readonly servingRole: string | null;
   private readonly events: GlobalLog;
   private readonly inlineInAppends: boolean;
+  private readonly log: Logger | undefined;
   /** `db` is the owner's connection (tables, rebuilds, swaps). */
   constructor(
     private readonly db: Kysely<DB>,
@@ -53,6 +58,7 @@ export class ProjectionEngine {
     this.servingRole = opts.servingRole ?? null;
     this.events = opts.events;
     this.inlineInAppends = opts.inlineInAppends ?? true;
+    this.log = opts.log;
   }
 
   get(name: string): Projector | undefined {
@@ -96,7 +102,7 @@ export class ProjectionEngine {
     for (;;) {
       const batch = await this.events.readAll({ after: checkpoint, limit: BATCH });
       if (batch.length === 0) break;
-      await this.db.transaction().execute((trx) => applyAll(trx, p, batch, next));
+      await this.db.transaction().execute((trx) => this.replay(trx, p, batch, next));
       checkpoint = batch[batch.length - 1]!.checkpoint;
     }
 
@@ -105,7 +111,7 @@ export class ProjectionEngine {
       for (;;) {
         const batch = readHeld ? await readHeld(checkpoint, BATCH) : [];
         if (batch.length === 0) break;
-        await applyAll(trx, p, batch, next);
+        await this.replay(trx, p, batch, next);
         checkpoint = batch[batch.length - 1]!.checkpoint;
       }
       for (const t of p.tables) await swapIn(trx, t, next(t));
@@ -131,6 +137,24 @@ export class ProjectionEngine {
     return this.statusOf(p);
   }
 
+  /**
+   * Applies a batch of a rebuild. In the subscription mode an event its read model refused live was skipped there
+   * (the log keeps it for good); the rebuild skips it too, so the replay gives what live projection gave. Inside
+   * appends a refused event was never committed, so there a refusal is an error.
+   */
+  private async replay(trx: Transaction<DB>, p: Projector, batch: StoredEvent[], t: TableName): Promise<void> {
+    if (this.inlineInAppends) return applyAll(trx, p, batch, t);
+    if (!(await refusedInSavepoint(trx, () => applyAll(trx, p, batch, t)))) return;
+    for (const e of batch) {
+      const refused = await refusedInSavepoint(trx, () => applyAll(trx, p, [e], t));
+      if (refused)
+        this.log?.error(
+          { err: refused.err, projector: p.name, eventId: e.eventId, type: e.type, stream: e.streamId },
+          'a projector refused an event in a rebuild; it is skipped',
+        );
+    }
+  }
+
   async status(): Promise<ProjectionStatus[]> {
     const states = await withSystem(this.serving, (trx) => trx.selectFrom('projection_state').selectAll().execute());
     const out: ProjectionStatus[] = [];
@@ -153,6 +177,20 @@ export class ProjectionEngine {
     }
     const checkpoint = state?.checkpoint ?? null;
     return { ...base, checkpoint, lag: await this.events.countAfter(checkpoint) };
+  }
+}
+
+/** Runs `work` in a savepoint: null when it applied, the refusal when the read model refused it (rolled back). */
+async function refusedInSavepoint(trx: Transaction<DB>, work: () => Promise<void>): Promise<{ err: unknown } | null> {
+  await sql`savepoint replay_batch`.execute(trx);
+  try {
+    await work();
+    await sql`release savepoint replay_batch`.execute(trx);
+    return null;
+  } catch (err) {
+    if (!isRefusal(err)) throw err;
+    await sql`rollback to savepoint replay_batch`.execute(trx);
+    return { err };
   }
 }
 

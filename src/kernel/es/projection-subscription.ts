@@ -194,7 +194,7 @@ async function applyOne(trx: Transaction<DB>, p: Projector, e: StoredEvent): Pro
 }
 
 /** PostgreSQL data exceptions (22…) and integrity violations (23…): this event is refused, not the database down. */
-function isRefusal(err: unknown): boolean {
+export function isRefusal(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
