@@ -1,4 +1,5 @@
 /**
  * The public surface of the instance read model: what slices and other read models may use.
  */
-export { instanceProjector, instanceState } from './instance.projector.ts';
+export { instanceProjector } from './instance.projector.ts';
+export { instanceState } from './instance.queries.ts';

@@ -1,4 +1,5 @@
 /**
  * The public surface of the item-versions read model: what slices and other read models may use.
  */
-export { itemVersionsProjector, listItemVersions, revisionCount } from './item-versions.projector.ts';
+export { itemVersionsProjector } from './item-versions.projector.ts';
+export { listItemVersions, revisionCount, type ItemVersionRecord } from './item-versions.queries.ts';

@@ -1,4 +1,5 @@
 /**
  * The public surface of the site-activity read model: what slices and other read models may use.
  */
-export { siteActivity, siteActivityProjector } from './site-activity.projector.ts';
+export { siteActivityProjector } from './site-activity.projector.ts';
+export { siteActivity } from './site-activity.queries.ts';
