@@ -7,6 +7,8 @@ import { DomainError } from '../../../kernel/http/errors.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findRevision, listRevisions } from '../../../../projections/item-revisions/index.ts';
 import { itemContext } from './item-context.ts';
+import { listEnvelope } from '../../../kernel/http/envelope.ts';
+import { ItemWriteBody, RevisionListMeta, RevisionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 
 const Page = z.object({
@@ -24,7 +26,15 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
 
   app.get(
     '/api/v1/items/:collection/:id/revisions',
-    { schema: { tags, summary: 'List the revisions of an item', params: ItemParams, querystring: Page } },
+    {
+      schema: {
+        tags,
+        summary: 'List the revisions of an item',
+        params: ItemParams,
+        querystring: Page,
+        response: { 200: listEnvelope(RevisionRecord, RevisionListMeta) },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       await checkVisible(req, s, req.params.id);
@@ -49,6 +59,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         summary: 'Revert an item to a revision',
         params: ItemParams,
         body: z.object({ revisionId: z.string().min(1).max(64) }).strict(),
+        response: { 200: ItemWriteBody },
       },
     },
     async (req) => {
@@ -81,7 +92,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   // A soft-deleted item comes back (site admins, who are the ones who see deleted items).
   app.post(
     '/api/v1/items/:collection/:id/restore',
-    { schema: { tags, summary: 'Restore a soft-deleted item', params: ItemParams } },
+    { schema: { tags, summary: 'Restore a soft-deleted item', params: ItemParams, response: { 200: ItemWriteBody } } },
     async (req) => {
       mayAdminister(req);
       const s = await schemaOf(req, req.params.collection);

@@ -31,3 +31,50 @@ export const ItemsCreatedBody = z
     }),
   })
   .describe('The created item (or items, for an array body) with the revision of each');
+
+/** A named version of an item: its draft values beside main, and whether main changed since the snapshot. */
+export const VersionRecord = z
+  .object({
+    key: z.string(),
+    name: z.string(),
+    data: ItemRecord,
+    mainChanged: z.boolean(),
+    created_at: z.string(),
+    created_by: z.string(),
+    updated_at: z.string(),
+  })
+  .meta({ id: 'ItemVersion' });
+
+/** Main, the version and what the version changes, each shown like a record of the collection. */
+export const VersionCompareBody = z.object({
+  data: z.object({ main: ItemRecord.optional(), version: ItemRecord.optional(), changes: ItemRecord }),
+  meta: z.object({ mainChanged: z.boolean() }),
+});
+
+/** The item after a promote; meta.mainDiverged tells whether main had changed since the snapshot. */
+export const PromoteBody = z.object({
+  data: ItemRecord,
+  meta: WriteMeta.extend({ mainDiverged: z.boolean() }),
+});
+
+/** A revision of an item: the values after the change, what the change set, who made it and when. */
+export const RevisionRecord = z
+  .object({
+    id: z.string(),
+    collection: z.string(),
+    itemId: z.string(),
+    version: z.number().int(),
+    action: z.string(),
+    data: ItemRecord,
+    delta: ItemRecord,
+    actor: z.object({ type: z.string(), id: z.string(), onBehalfOf: z.string().optional() }),
+    committed: z.boolean(),
+    timestamp: z.string(),
+  })
+  .meta({ id: 'Revision' });
+
+export const RevisionListMeta = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});

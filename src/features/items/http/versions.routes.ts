@@ -12,7 +12,8 @@ import { listItemVersions, revisionCount } from '../../../../projections/item-ve
 import { itemVersionsDecider, itemVersionsStream, type ItemVersionCommand } from '../item-versions.ts';
 import { valueProblems } from '../item.values.ts';
 import { itemContext, type CollectionSchema } from './item-context.ts';
-import { NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { PromoteBody, VersionCompareBody, VersionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 
 const key = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'keys are 1–64 letters, digits, _ or -');
@@ -64,7 +65,14 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.get(
     base,
-    { schema: { tags, summary: 'List the named versions of an item', params: ItemParams } },
+    {
+      schema: {
+        tags,
+        summary: 'List the named versions of an item',
+        params: ItemParams,
+        response: { 200: dataEnvelope(z.array(VersionRecord)) },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       await main(req, s, req.params.id);
@@ -78,7 +86,15 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.post(
     base,
-    { schema: { tags, summary: 'Create a named version (a snapshot of main)', params: ItemParams, body: CreateBody } },
+    {
+      schema: {
+        tags,
+        summary: 'Create a named version (a snapshot of main)',
+        params: ItemParams,
+        body: CreateBody,
+        response: { 201: dataEnvelope(VersionRecord, 'Created') },
+      },
+    },
     async (req, reply) => {
       const s = await schemaOf(req, req.params.collection);
       const { id } = req.params;
@@ -94,16 +110,33 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     },
   );
 
-  app.get(`${base}/:key`, { schema: { tags, summary: 'Read a named version', params: VersionParams } }, async (req) => {
-    const s = await schemaOf(req, req.params.collection);
-    await main(req, s, req.params.id);
-    return { data: await version(req, s, req.params.id, req.params.key) };
-  });
+  app.get(
+    `${base}/:key`,
+    {
+      schema: {
+        tags,
+        summary: 'Read a named version',
+        params: VersionParams,
+        response: { 200: dataEnvelope(VersionRecord) },
+      },
+    },
+    async (req) => {
+      const s = await schemaOf(req, req.params.collection);
+      await main(req, s, req.params.id);
+      return { data: await version(req, s, req.params.id, req.params.key) };
+    },
+  );
 
   app.patch(
     `${base}/:key`,
     {
-      schema: { tags, summary: 'Update a named version (main is untouched)', params: VersionParams, body: UpdateBody },
+      schema: {
+        tags,
+        summary: 'Update a named version (main is untouched)',
+        params: VersionParams,
+        body: UpdateBody,
+        response: { 200: dataEnvelope(VersionRecord) },
+      },
     },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
@@ -139,7 +172,14 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   // value that changed reads in clear only for those who may decrypt it.
   app.get(
     `${base}/:key/compare`,
-    { schema: { tags, summary: 'Compare a named version with main', params: VersionParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Compare a named version with main',
+        params: VersionParams,
+        response: { 200: VersionCompareBody },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       const { id, key: k } = req.params;
@@ -161,7 +201,14 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
 
   app.post(
     `${base}/:key/promote`,
-    { schema: { tags, summary: 'Promote a named version to main', params: VersionParams } },
+    {
+      schema: {
+        tags,
+        summary: 'Promote a named version to main',
+        params: VersionParams,
+        response: { 200: PromoteBody },
+      },
+    },
     async (req) => {
       const s = await schemaOf(req, req.params.collection);
       const { id, key: k } = req.params;
