@@ -98,11 +98,11 @@ async function finishSetup(deps: AppDeps, s: SetupStarted['data'], metadata: Eve
     instanceAdmin: true,
     now,
   };
-  await ignoreConflict(registerUser(deps, register, meta.metadata));
+  await ignoreConflict(registerUser(deps, meta, register));
   const site = { siteId: s.siteId, name: s.siteName, createdBy: s.adminUserId, now };
-  await ignoreConflict(createSite(deps, site, { ...metadata, siteId: s.siteId }));
+  await ignoreConflict(createSite(deps, { metadata: { ...metadata, siteId: s.siteId } }, site));
   const grant = { userId: s.adminUserId, siteId: s.siteId, role: 'admin', now };
-  await grantSiteRole(deps, grant, meta.metadata);
+  await grantSiteRole(deps, meta, grant);
   await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'CompleteSetup', data: { now } }, meta);
 }
 

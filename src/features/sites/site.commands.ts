@@ -1,22 +1,17 @@
 import type { AppDeps } from '../../deps.ts';
-import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { siteDecider } from './site.decider.ts';
 import { siteStream } from './site.events.ts';
+
+type Ctx = Pick<CommandContext, 'metadata' | 'expectedVersion'>;
 
 /** Creates a site: the routes and the setup process run this one command, without HTTP. */
 export function createSite(
   deps: Pick<AppDeps, 'store'>,
+  ctx: Ctx,
   input: { siteId: string; name: string; createdBy: string; now: string },
-  metadata: EventMetadata,
 ) {
-  return handleCommand(
-    deps.store,
-    siteDecider,
-    siteStream(input.siteId),
-    { type: 'CreateSite', data: input },
-    {
-      metadata,
-    },
-  );
+  const data = input;
+  return handleCommand(deps.store, siteDecider, siteStream(input.siteId), { type: 'CreateSite', data }, ctx);
 }

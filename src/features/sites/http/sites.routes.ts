@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { commandContext, commandMeta } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
 import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
@@ -46,10 +46,9 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
       },
     },
     async (req, reply) => {
-      const now = clock.now();
       const { id, name } = req.body;
-      const site = { siteId: id, name, createdBy: actorOf(req).id, now: now.toISOString() };
-      await createSite({ store }, site, commandMeta(req, id, now));
+      const ctx = commandContext(req, clock, id);
+      await createSite({ store }, ctx, { siteId: id, name, createdBy: ctx.actor.id, now: ctx.now.toISOString() });
       reply.status(201);
       return { data: await findSite(db, id) };
     },
