@@ -3,6 +3,7 @@ import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
+import { AlreadyPublished, EmptyRelease, ReleaseItemNotFound, ReleaseNotFound } from './release.errors.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/item-documents/index.ts';
@@ -51,7 +52,7 @@ async function load(deps: AppDeps, siteId: string, releaseId: string) {
     },
     () => releaseDecider.initialState(),
   );
-  if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${releaseId} not found`);
+  if (!s.exists || s.deleted) throw new ReleaseNotFound({ releaseId });
   // Set inside the fold, which the compiler does not follow: the annotation keeps both possibilities.
   return { ...s, author: author as ReleaseAuthor | null };
 }
@@ -103,8 +104,7 @@ async function prepare(
   for (const item of items) {
     const doc = docs.get(itemKey(item));
     if (!doc) {
-      if (!release.resuming)
-        throw new DomainError('ITEM_NOT_FOUND', `item ${item.itemId} of ${item.collection} not found`);
+      if (!release.resuming) throw new ReleaseItemNotFound(item);
       prepared.push({ item, command: null, blocked: 'ITEM_NOT_FOUND' });
       continue;
     }
@@ -166,9 +166,9 @@ export async function publishRelease(
   const opts = { metadata };
   const now = () => deps.clock.now().toISOString();
   const r = await load(deps, siteId, releaseId);
-  if (r.status === 'published') throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
+  if (r.status === 'published') throw new AlreadyPublished({ releaseId });
   const items = r.publishing?.items ?? r.items;
-  if (!items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`, { status: 422 });
+  if (!items.length) throw new EmptyRelease({ releaseId });
   const schema = await deps.schemas.read(siteId);
   const callers = await callersOf(deps, input, r.author);
   const prepared = await prepare(deps, input, items, schema, { resuming: r.publishing !== null, callers });

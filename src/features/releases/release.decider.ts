@@ -1,7 +1,15 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from './release.events.ts';
 export type { ReleaseState } from './release.events.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import {
+  AlreadyPublished,
+  EmptyRelease,
+  NotPublishing,
+  PublishInProgress,
+  ReleaseExists,
+  ReleaseImmutable,
+  ReleaseNotFound,
+} from './release.errors.ts';
 import {
   itemKey,
   type Outcome,
@@ -38,12 +46,12 @@ export function statusOf(outcomes: Outcome[]): 'published' | 'partially_failed' 
 
 type Existing = Extract<ReleaseState, { exists: true }>;
 function live(s: ReleaseState, id: string): Existing {
-  if (!s.exists || s.deleted) throw new DomainError('NOT_FOUND', `release ${id} not found`);
+  if (!s.exists || s.deleted) throw new ReleaseNotFound({ releaseId: id });
   return s;
 }
 const mutable = (s: Existing, id: string) => {
-  if (s.status === 'published') throw new DomainError('RELEASE_IMMUTABLE', `release ${id} is published`);
-  if (s.publishing) throw new DomainError('CONFLICT', `release ${id} is being published`);
+  if (s.status === 'published') throw new ReleaseImmutable({ releaseId: id });
+  if (s.publishing) throw new PublishInProgress({ releaseId: id });
 };
 
 export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent> = {
@@ -53,7 +61,7 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
     const { releaseId, now: at } = cmd.data;
     switch (cmd.type) {
       case 'CreateRelease': {
-        if (s.exists) throw new DomainError('CONFLICT', `release ${releaseId} exists`);
+        if (s.exists) throw new ReleaseExists({ releaseId });
         const { now: _n, ...data } = cmd.data;
         return [{ type: 'ReleaseCreated', data: { ...data, items: mergeItems([], data.items, []), at } }];
       }
@@ -69,29 +77,26 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
       }
       case 'DeleteRelease': {
         const r = live(s, releaseId);
-        if (r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is being published`);
+        if (r.publishing) throw new PublishInProgress({ releaseId });
         return [{ type: 'ReleaseDeleted', data: { releaseId, at } }];
       }
       case 'StartPublish': {
         const r = live(s, releaseId);
-        if (TERMINAL.includes(r.status))
-          throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
-        if (r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is being published`);
-        if (!r.items.length) throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`);
+        if (TERMINAL.includes(r.status)) throw new AlreadyPublished({ releaseId });
+        if (r.publishing) throw new PublishInProgress({ releaseId });
+        if (!r.items.length) throw new EmptyRelease({ releaseId });
         return [{ type: 'ReleasePublishStarted', data: { releaseId, items: r.items, by: cmd.data.by, at } }];
       }
       case 'RecordOutcome': {
         const r = live(s, releaseId);
-        if (!r.publishing) throw new DomainError('CONFLICT', `release ${releaseId} is not being published`);
+        if (!r.publishing) throw new NotPublishing({ releaseId });
         if (r.publishing.outcomes.some((o) => itemKey(o) === itemKey(cmd.data.outcome))) return [];
         return [{ type: 'ReleaseItemPublished', data: { releaseId, outcome: cmd.data.outcome, at } }];
       }
       case 'FinishPublish': {
         const r = live(s, releaseId);
-        if (TERMINAL.includes(r.status))
-          throw new DomainError('ALREADY_PUBLISHED', `release ${releaseId} is published`);
-        if (!r.items.length && !r.publishing)
-          throw new DomainError('EMPTY_RELEASE', `release ${releaseId} has no items`);
+        if (TERMINAL.includes(r.status)) throw new AlreadyPublished({ releaseId });
+        if (!r.items.length && !r.publishing) throw new EmptyRelease({ releaseId });
         const status = statusOf(cmd.data.outcomes);
         return [
           { type: 'ReleasePublished', data: { releaseId, status, outcomes: cmd.data.outcomes, by: cmd.data.by, at } },
