@@ -10,7 +10,7 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 // Embedded mode only: the behaviour under test is the process's, not the database's.
 describe('SIGTERM', () => {
   it('finishes the request in flight, then exits 0 and releases the data directory', async () => {
-    const server = await startServer({ SVC_DATA_DIR: dir, DATABASE_URL: '' });
+    const server = await startServer({ SVC_DATA_DIR: dir, DATABASE_URL: '', LOG_LEVEL: 'info' });
     // Setup hashes a password (argon2id), so it is still running when the signal arrives.
     const inFlight = fetch(`${server.url}/api/v1/setup/complete`, {
       method: 'POST',
@@ -22,9 +22,13 @@ describe('SIGTERM', () => {
         password: 'Graceful-exit-42!',
       }),
     });
-    // Long enough for the request to reach the server on a loaded machine (a request that arrives after the signal
-    // is refused with 503, rightly), short of the setup's own work (argon2 and the first writes).
-    await new Promise((r) => setTimeout(r, 120));
+    // The signal goes once the server has logged the request (one that arrives after it is refused with 503,
+    // rightly), while the setup's own work (argon2 and the first writes) is still running.
+    const deadline = Date.now() + 20_000;
+    while (!server.output().includes('/api/v1/setup/complete') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 5));
+    // The body is read after the request line is logged; give the handler a moment to begin.
+    await new Promise((r) => setTimeout(r, 60));
     server.child.kill('SIGTERM');
     const res = await inFlight;
     expect(res.status).toBe(201);
