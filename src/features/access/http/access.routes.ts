@@ -388,6 +388,12 @@ export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): v
   const { collection } = rule;
   if (collection === RESOURCES.media || collection === RESOURCES.pages) {
     if (rule.action === 'share') throw bad(`${collection} permissions are create, read, update and delete`, ['action']);
+    // Pages are granted whole: a condition or field list there would be believed and not enforced.
+    if (collection === RESOURCES.pages)
+      for (const part of ['conditions', 'validation', 'presets'] as const)
+        if (rule[part] && Object.keys(rule[part]).length) throw bad(`${collection} rules take no ${part}`, [part]);
+    if (collection === RESOURCES.pages && !(rule.fields.length === 1 && rule.fields[0] === '*'))
+      throw bad(`${collection} rules cover every field: fields must be ["*"]`, ['fields']);
     return;
   }
   const collections = collection === '*' ? [...schema.collections.keys()] : [collection];
