@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { InvalidSlug, PageExists, PageNotFound, SlugTaken } from './page.errors.ts';
 import type { LayoutConfig } from './page.layout.ts';
 import { SLUG_MAX, SLUG_PATTERN } from './page.layout.ts';
 import type { PageEvent, PageSlugEvent, PageStatus } from './page.events.ts';
@@ -23,11 +23,10 @@ export type UpdatePage = {
 export type DeletePage = { type: 'DeletePage'; data: At };
 export type PageCommand = CreatePage | UpdatePage | DeletePage;
 
-const notFound = (pageId: string) => new DomainError('NOT_FOUND', `page ${pageId} not found`);
+const notFound = (pageId: string) => new PageNotFound({ pageId });
 
 function checkSlug(slug: string): void {
-  if (slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug))
-    throw new DomainError('VALIDATION_FAILED', `invalid slug ${JSON.stringify(slug)}`, { path: ['slug'] });
+  if (slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) throw new InvalidSlug({ slug });
 }
 
 /** The keys of an update whose values differ from the page's. */
@@ -61,7 +60,7 @@ export const pageDecider: Decider<PageState, PageCommand, PageEvent> = {
     const { pageId, now: at, by } = cmd.data;
     switch (cmd.type) {
       case 'CreatePage': {
-        if (s.exists || s.deleted) throw new DomainError('CONFLICT', `page ${pageId} already exists`, { path: ['id'] });
+        if (s.exists || s.deleted) throw new PageExists({ pageId });
         checkSlug(cmd.data.slug);
         const { slug, title, status, layoutConfig } = cmd.data;
         return [{ type: 'PageCreated', data: { pageId, slug, title, status, layoutConfig, at, by } }];
@@ -109,11 +108,7 @@ export const slugDecider: Decider<SlugState, SlugCommand, PageSlugEvent> = {
     switch (cmd.type) {
       case 'ClaimSlug':
         if (s.owner === pageId) return [];
-        if (s.owner !== null)
-          throw new DomainError('CONFLICT', `another page already has the slug ${slug}`, {
-            path: ['slug'],
-            extensions: { slug },
-          });
+        if (s.owner !== null) throw new SlugTaken({ slug });
         return [{ type: 'PageSlugClaimed', data: { slug, pageId, at } }];
       case 'ReleaseSlug':
         return s.owner === pageId ? [{ type: 'PageSlugReleased', data: { slug, pageId, at } }] : [];

@@ -1,7 +1,7 @@
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { PageChangedMeanwhile, PageNotFound } from './page.errors.ts';
 import { pageDecider, slugDecider, type CreatePage, type PageState, type UpdatePage } from './page.decider.ts';
 import { pageSlugStream, pageStream } from './page.events.ts';
 
@@ -20,9 +20,8 @@ const slug = (siteId: string, s: string, type: 'ClaimSlug' | 'ReleaseSlug', page
  * wrong slug claimed or released, so it answers 409 and the client retries.
  */
 const expecting = (current: string | null, cmd: { type: string; data: { pageId: string } }) => (s: PageState) => {
-  if (!s.exists) throw new DomainError('NOT_FOUND', `page ${cmd.data.pageId} not found`);
-  if (s.slug !== current)
-    throw new DomainError('CONFLICT', 'the page was changed by someone else; retry', { path: ['slug'] });
+  if (!s.exists) throw new PageNotFound({ pageId: cmd.data.pageId });
+  if (s.slug !== current) throw new PageChangedMeanwhile();
   return cmd;
 };
 

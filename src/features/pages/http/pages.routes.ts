@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { PageNotFound } from '../page.errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findPage, listPages } from '../../../../projections/pages/index.ts';
@@ -49,7 +49,7 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
   const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findPage(trx, siteId, id));
   const existing = async (siteId: string, id: string) => {
     const page = await read(siteId, id);
-    if (!page) throw new DomainError('NOT_FOUND', `page ${id} not found`);
+    if (!page) throw new PageNotFound({ pageId: id });
     return page;
   };
   const at = (req: FastifyRequest) => {
