@@ -1,4 +1,5 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
+import type { ApiKeysTable } from './api-keys.table.ts';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 
@@ -29,21 +30,8 @@ export interface ApiKeyCredential {
   revokedAt: Date | null;
 }
 
-interface Row {
-  site_id: string;
-  key_id: string;
-  name: string;
-  prefix: string;
-  role: string;
-  publishable: boolean;
-  allowed_origins: string[] | null;
-  secret_hash: string;
-  expires_at: Date | null;
-  created_by: string;
-  created_at: Date;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
-}
+/** A row as node-postgres reads it: the table's declaration (api-keys.table.ts). */
+type Row = Selectable<ApiKeysTable>;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 

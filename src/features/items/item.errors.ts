@@ -4,7 +4,7 @@ import type { Dependent } from '../../../projections/item-documents/index.ts';
 type At = { collection: string; id: string };
 
 /** The item is not there (or, for reads, outside what the caller may read): 404 RECORD_NOT_FOUND. */
-export const ItemNotFound = defineError<At>(
+export const ItemNotFound = defineError<{ id: string; collection?: string }>(
   'RECORD_NOT_FOUND',
   'not_found',
   (d) => `item ${d.id}${d.collection ? ` of ${d.collection}` : ''} not found`,

@@ -88,7 +88,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
     const guard = await guardFor(req, s.collection.name);
     if (!guard) return;
     const found = await inside(req, s.schema, s.collection.name, [id], [{ guard }]);
-    if (found.get(id) === false) throw new ItemNotFound({ collection: '', id });
+    if (found.get(id) === false) throw new ItemNotFound({ id });
   };
 
   /** The ids among `ids` that the caller may read (all of them for those who read everything). */
