@@ -1,6 +1,22 @@
 import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import {
+  CollectionExists,
+  CollectionInUse,
+  CollectionNotFound,
+  EnumNeedsChoices,
+  FieldCarriesRelation,
+  FieldExists,
+  FieldNotFound,
+  RelationKeyRequired,
+  RelationNotFound,
+  RelationOnFieldExists,
+  SystemFieldName,
+  UnknownCollection,
+  UnknownRelationField,
+  UnknownWorkflowField,
+  WrongCarrierType,
+} from './schema.errors.ts';
 import type { SchemaEvent } from './schema.events.ts';
 import {
   SYSTEM_FIELDS,
@@ -40,17 +56,12 @@ export type SchemaCommand =
 function checkWorkflow(workflow: Workflow | null | undefined, fields: Record<string, FieldDef>): void {
   if (!workflow) return;
   if (workflow.field !== 'status' && !own(fields, workflow.field))
-    throw new DomainError('VALIDATION_FAILED', `workflow field ${workflow.field} does not exist`, {
-      path: ['workflow', 'field'],
-    });
+    throw new UnknownWorkflowField({ field: workflow.field });
 }
 
-const notFound = (what: string, path: string[]) => new DomainError('NOT_FOUND', `${what} not found`, { path });
-const taken = (what: string, path: string[]) => new DomainError('CONFLICT', `${what} already exists`, { path });
-
-function live(s: SchemaState, name: string, path = ['collection']): CollectionState {
+function live(s: SchemaState, name: string, at = 'collection'): CollectionState {
   const c = own(s.collections, name);
-  if (!c || c.deleted) throw notFound(`collection ${name}`, path);
+  if (!c || c.deleted) throw new CollectionNotFound({ name, at });
   return c;
 }
 
@@ -63,11 +74,10 @@ function usedBy(s: SchemaState, collection: string, field?: string): RelationDef
 }
 
 /** A reference inside a request body to something that does not exist is bad input (400), not a missing resource. */
-const badRef = (message: string, path: string) => new DomainError('VALIDATION_FAILED', message, { path: [path] });
-
-function ref(s: SchemaState, name: string | null, path: string): CollectionState {
-  const c = name ? own(s.collections, name) : undefined;
-  if (!name || !c || c.deleted) throw badRef(name ? `unknown collection ${name}` : `${path} is required`, path);
+function ref(s: SchemaState, name: string | null, at: string): CollectionState {
+  if (!name) throw new RelationKeyRequired({ at });
+  const c = own(s.collections, name);
+  if (!c || c.deleted) throw new UnknownCollection({ name, at });
   return c;
 }
 
@@ -79,9 +89,9 @@ const CARRIER_TYPES: Record<RelationDef['kind'], FieldType[]> = {
   m2a: ['json'],
 };
 
-function needField(c: CollectionState, collection: string, field: string | null, path: string): void {
-  if (!field) throw badRef(`${path} is required for this kind of relation`, path);
-  if (!own(c.fields, field)) throw badRef(`unknown field ${collection}.${field}: create the field first`, path);
+function needField(c: CollectionState, collection: string, field: string | null, at: string): void {
+  if (!field) throw new RelationKeyRequired({ at, byKind: true });
+  if (!own(c.fields, field)) throw new UnknownRelationField({ collection, field, at });
 }
 
 /**
@@ -93,8 +103,7 @@ function checkRelation(s: SchemaState, r: RelationDef): void {
   const c = ref(s, r.collection, 'collection');
   needField(c, r.collection, r.field, 'field');
   const carriers: readonly string[] = own(CARRIER_TYPES, r.kind) ?? [];
-  if (!carriers.includes(own(c.fields, r.field)!.type))
-    throw badRef(`a ${r.kind} field must be of type ${carriers.join(' or ')}`, 'field');
+  if (!carriers.includes(own(c.fields, r.field)!.type)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
   const target = r.kind === 'm2a' ? null : ref(s, r.target, 'target');
   if (r.kind === 'o2m') needField(target!, r.target!, r.targetField, 'targetField');
   if (r.kind === 'm2m') {
@@ -102,7 +111,8 @@ function checkRelation(s: SchemaState, r: RelationDef): void {
     needField(junction, r.junctionCollection!, r.junctionField, 'junctionField');
     needField(junction, r.junctionCollection!, r.targetField, 'targetField');
   }
-  if (usedBy(s, r.collection, r.field).length) throw taken(`a relation on ${r.collection}.${r.field}`, ['field']);
+  if (usedBy(s, r.collection, r.field).length)
+    throw new RelationOnFieldExists({ collection: r.collection, field: r.field });
 }
 
 /** The schema of one site: collections, their fields, and the relations between them. */
@@ -118,7 +128,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
     switch (cmd.type) {
       case 'CreateCollection': {
         const { collection } = cmd.data;
-        if (own(s.collections, collection.name)) throw taken(`collection ${collection.name}`, ['name']);
+        if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
         checkWorkflow(collection.workflow, {});
         return [
           { type: 'CollectionCreated', data: { collection, at } },
@@ -126,18 +136,15 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'UpdateCollection':
-        checkWorkflow(cmd.data.changes.workflow, live(s, cmd.data.name, ['name']).fields);
+        checkWorkflow(cmd.data.changes.workflow, live(s, cmd.data.name, 'name').fields);
         return [
           { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
           changed('collection.updated', cmd.data.name),
         ];
       case 'DeleteCollection': {
-        live(s, cmd.data.name, ['name']);
+        live(s, cmd.data.name, 'name');
         const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
-        if (refs.length)
-          throw new DomainError('CONFLICT', `collection ${cmd.data.name} is used by relations; remove them first`, {
-            extensions: { relations: refs.map((r) => r.id) },
-          });
+        if (refs.length) throw new CollectionInUse({ name: cmd.data.name, relations: refs.map((r) => r.id) });
         return [
           { type: 'CollectionDeleted', data: { name: cmd.data.name, at } },
           changed('collection.deleted', cmd.data.name),
@@ -146,9 +153,8 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
       case 'CreateField': {
         const c = live(s, cmd.data.collection);
         const name = cmd.data.field.field;
-        if ((SYSTEM_FIELDS as readonly string[]).includes(name))
-          throw new DomainError('VALIDATION_FAILED', `${name} is a system field`, { path: ['field'] });
-        if (own(c.fields, name)) throw taken(`field ${cmd.data.collection}.${name}`, ['field']);
+        if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
+        if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
         return [
           { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
           changed('field.created', cmd.data.collection),
@@ -156,9 +162,8 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
       }
       case 'UpdateField': {
         const f = own(live(s, cmd.data.collection).fields, cmd.data.field);
-        if (!f) throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
-        if (f.type === 'enum' && cmd.data.changes.choices === null)
-          throw new DomainError('VALIDATION_FAILED', 'an enum field needs choices', { path: ['choices'] });
+        if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
+        if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
         const { collection, field, changes } = cmd.data;
         return [
           { type: 'FieldUpdated', data: { collection, field, changes, at } },
@@ -167,11 +172,9 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
       }
       case 'DeleteField': {
         if (!own(live(s, cmd.data.collection).fields, cmd.data.field))
-          throw notFound(`field ${cmd.data.collection}.${cmd.data.field}`, ['field']);
+          throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
         if (usedBy(s, cmd.data.collection, cmd.data.field).length)
-          throw new DomainError('CONFLICT', `field ${cmd.data.field} carries a relation; remove it first`, {
-            path: ['field'],
-          });
+          throw new FieldCarriesRelation({ field: cmd.data.field });
         return [
           { type: 'FieldDeleted', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
           changed('field.deleted', cmd.data.collection),
@@ -185,7 +188,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       case 'UpdateRelation': {
         const r = own(s.relations, cmd.data.id);
-        if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
+        if (!r) throw new RelationNotFound({ id: cmd.data.id });
         return [
           { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
           changed('relation.updated', r.collection),
@@ -193,7 +196,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
       }
       case 'DeleteRelation': {
         const r = own(s.relations, cmd.data.id);
-        if (!r) throw notFound(`relation ${cmd.data.id}`, ['id']);
+        if (!r) throw new RelationNotFound({ id: cmd.data.id });
         return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
       }
       default:

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
+import { RelationFormsContradict, RelationSideRequired } from '../schema.errors.ts';
 import { NAME_PATTERN, ON_DELETE, RELATION_KINDS, type RelationDef } from '../schema.types.ts';
 
 const name = z
@@ -35,15 +35,6 @@ export type CreateRelationInput = z.infer<typeof CreateRelationBody>;
 
 type Short = Pick<RelationDef, 'collection' | 'field' | 'target'>;
 
-const contradiction = (key: string, given: unknown, expected: unknown) =>
-  new DomainError(
-    'VALIDATION_FAILED',
-    `${key} is ${JSON.stringify(given)} but the relation implies ${JSON.stringify(expected)}`,
-    {
-      path: [key],
-    },
-  );
-
 /** The short form's carrier and target as the record form names them (the inverse of `toRelationRecord`). */
 function fromRecordForm(b: CreateRelationInput): Partial<Short> {
   if (b.kind === 'm2o')
@@ -73,20 +64,21 @@ export function relationFromBody(b: CreateRelationInput, id: string): RelationDe
   const pick = <K extends keyof Short>(key: K): Short[K] | undefined => {
     const short = b[key];
     const rec = derived[key];
-    if (short !== undefined && rec !== undefined && short !== rec) throw contradiction(key, short, rec);
+    if (short !== undefined && rec !== undefined && short !== rec)
+      throw new RelationFormsContradict({ key, given: short, expected: rec });
     return (short ?? rec) as Short[K] | undefined;
   };
   const collection = pick('collection');
   const field = pick('field');
-  if (!collection)
-    throw new DomainError('VALIDATION_FAILED', 'collection (or its record form) is required', { path: ['collection'] });
-  if (!field) throw new DomainError('VALIDATION_FAILED', 'field (or its record form) is required', { path: ['field'] });
+  if (!collection) throw new RelationSideRequired({ key: 'collection' });
+  if (!field) throw new RelationSideRequired({ key: 'field' });
   const target = pick('target') ?? null;
   const junctionCollection = b.junctionCollection ?? null;
   const implied = impliedRecord(b.kind, { collection, field, target, junctionCollection });
   for (const key of ['manyCollection', 'manyField', 'oneCollection', 'oneField'] as const) {
     const given = b[key];
-    if (given !== undefined && given !== implied[key]) throw contradiction(key, given, implied[key]);
+    if (given !== undefined && given !== implied[key])
+      throw new RelationFormsContradict({ key, given, expected: implied[key] });
   }
   const m2m = b.kind === 'm2m';
   return {

@@ -3,21 +3,21 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import * as q from '../../../../projections/schema/index.ts';
 import { schemaDecider, type SchemaCommand } from '../schema.decider.ts';
+import { CollectionNotFound, FieldNotFound } from '../schema.errors.ts';
 import { schemaStream } from '../schema.events.ts';
 import type { FieldDef } from '../schema.types.ts';
 import { CreateRelationBody, relationFromBody } from './relation.body.ts';
 import * as s from './schema.schemas.ts';
 
 const admin = { caller: 'site-admin' as const };
-const found = <T>(v: T | null, what: string): T => {
-  if (v === null) throw new DomainError('NOT_FOUND', `${what} not found`);
+const found = <T>(v: T | null, missing: () => Error): T => {
+  if (v === null) throw missing();
   return v;
 };
 
@@ -25,12 +25,10 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { db, store, clock } = deps;
   const run = async (req: FastifyRequest, make: (now: string) => SchemaCommand) => {
-    const siteId = siteOf(req);
-    const now = clock.now();
-    await handleCommand(store, schemaDecider, schemaStream(siteId), make(now.toISOString()), {
-      metadata: commandMeta(req, siteId, now),
+    const ctx = commandContext(req, clock);
+    await handleCommand(store, schemaDecider, schemaStream(ctx.siteId), make(ctx.now.toISOString()), {
+      metadata: ctx.metadata,
     });
-    return siteId;
   };
   const read = <T>(
     req: FastifyRequest,
@@ -59,7 +57,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     async (req) => ({
       data: found(
         await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)),
-        `collection ${req.params.name}`,
+        () => new CollectionNotFound({ name: req.params.name }),
       ),
     }),
   );
@@ -123,7 +121,8 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req) => {
       const data = await read(req, async (trx, site) => {
-        found(await q.findCollection(trx, site, req.params.collection), `collection ${req.params.collection}`);
+        const name = req.params.collection;
+        found(await q.findCollection(trx, site, name), () => new CollectionNotFound({ name }));
         return q.listFields(trx, site, req.params.collection);
       });
       return { data, meta: { total: data.length } };
@@ -142,7 +141,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     async (req) => ({
       data: found(
         await read(req, (trx, site) => q.findField(trx, site, req.params.collection, req.params.field)),
-        `field ${req.params.field}`,
+        () => new FieldNotFound({ field: req.params.field }),
       ),
     }),
   );
