@@ -23,8 +23,6 @@ export type UpdatePage = {
 export type DeletePage = { type: 'DeletePage'; data: At };
 export type PageCommand = CreatePage | UpdatePage | DeletePage;
 
-const notFound = (pageId: string) => new PageNotFound({ pageId });
-
 function checkSlug(slug: string): void {
   if (slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) throw new InvalidSlug({ slug });
 }
@@ -66,7 +64,7 @@ export const pageDecider: Decider<PageState, PageCommand, PageEvent> = {
         return [{ type: 'PageCreated', data: { pageId, slug, title, status, layoutConfig, at, by } }];
       }
       case 'UpdatePage': {
-        if (!s.exists) throw notFound(pageId);
+        if (!s.exists) throw new PageNotFound({ pageId });
         if (cmd.data.slug !== undefined) checkSlug(cmd.data.slug);
         const changes = changesOf(cmd.data, s);
         if (Object.keys(changes).length === 0) return [];
@@ -75,7 +73,7 @@ export const pageDecider: Decider<PageState, PageCommand, PageEvent> = {
         return [{ type: 'PageUpdated', data: { pageId, slug, changes, ...renamed, at, by } }];
       }
       case 'DeletePage':
-        if (!s.exists) throw notFound(pageId);
+        if (!s.exists) throw new PageNotFound({ pageId });
         return [{ type: 'PageDeleted', data: { pageId, slug: s.slug, at, by } }];
       default:
         return assertNever(cmd);

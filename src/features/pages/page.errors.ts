@@ -38,3 +38,19 @@ export const PageChangedMeanwhile = defineError(
   () => 'the page was changed by someone else; retry',
   () => ({ path: ['slug'] }),
 );
+
+/** Delivery finds no published page at the slug; X-Svc-Cache tells whether a remembered miss answered. */
+export const PageNotDelivered = defineError<{ cache: 'miss' | 'negative' }>(
+  'NOT_FOUND',
+  'not_found',
+  () => 'page not found',
+  (d) => ({ headers: { 'x-svc-cache': d.cache } }),
+);
+
+/** A purge tag or key that is malformed or names another site than the active one. */
+export const InvalidPurgeElement = defineError<{ kind: 'tags' | 'keys'; index: number; element: string; why: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `${d.kind} element ${JSON.stringify(d.element)} ${d.why}`,
+  (d) => ({ path: ['body', d.kind, String(d.index)], extensions: { element: d.element } }),
+);

@@ -3,9 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import type { DeliveryCache, Invalidation } from '../delivery-cache.ts';
+import { InvalidPurgeElement } from '../page.errors.ts';
 
 const Body = z
   .object({
@@ -23,11 +23,7 @@ const Body = z
 function parse(kind: 'tags' | 'keys', element: string, index: number, site: string): Invalidation {
   const [type, owner, ...rest] = element.split(':');
   const value = rest.join(':');
-  const fail = (why: string) =>
-    new DomainError('VALIDATION_FAILED', `${kind} element ${JSON.stringify(element)} ${why}`, {
-      path: ['body', kind, String(index)],
-      extensions: { element },
-    });
+  const fail = (why: string) => new InvalidPurgeElement({ kind, index, element, why });
   if (owner !== site) throw fail(`does not contain the active site id ${site} (as <type>:${site}:…)`);
   if (kind === 'keys') {
     if (type !== 'deliver' || !value) throw fail('is not a delivery key (deliver:<site>:<slug>)');

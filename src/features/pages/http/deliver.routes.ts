@@ -2,11 +2,11 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
 import { resolvePage } from '../delivery.resolve.ts';
+import { PageNotDelivered } from '../page.errors.ts';
 import { SLUG_MAX, SLUG_PATTERN } from '../page.layout.ts';
 
 /** Shared caches (CDNs) and browsers may keep a delivered page a minute; revalidation is cheap (ETag → 304). */
@@ -14,9 +14,6 @@ const CACHE_CONTROL = 'public, max-age=60';
 
 // The slug may hold `/` (e.g. blog/hello), so it is the rest of the path.
 const Params = z.object({ site_id: z.string(), '*': z.string() });
-
-const notFound = (source: 'miss' | 'negative') =>
-  new DomainError('NOT_FOUND', 'page not found', { headers: { 'x-svc-cache': source } });
 
 /** Whether an If-None-Match header names this ETag (weak comparison, lists and `*` included). */
 function matches(header: string | string[] | undefined, etag: string): boolean {
@@ -45,16 +42,17 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
       if (rule.max > 0) await enforceRate(limiter, reply, [{ key: `deliver:ip:${req.ip}`, rule }]);
       const site = req.params.site_id;
       const slug = req.params['*'];
-      if (!SITE_ID_PATTERN.test(site) || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug)) throw notFound('miss');
+      if (!SITE_ID_PATTERN.test(site) || slug.length > SLUG_MAX || !SLUG_PATTERN.test(slug))
+        throw new PageNotDelivered({ cache: 'miss' });
       let page = delivery.response(site, slug);
       const source = page ? 'hit' : 'miss';
       if (!page) {
-        if (await delivery.isMissing(site, slug)) throw notFound('negative');
+        if (await delivery.isMissing(site, slug)) throw new PageNotDelivered({ cache: 'negative' });
         const generation = delivery.generation(site);
         const resolved = await resolvePage(deps, site, slug);
         if (!resolved) {
           await delivery.markMissing(site, slug);
-          throw notFound('miss');
+          throw new PageNotDelivered({ cache: 'miss' });
         }
         delivery.keep(site, resolved, generation);
         page = resolved;

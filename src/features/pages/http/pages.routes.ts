@@ -3,8 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { PageNotFound } from '../page.errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
@@ -52,9 +52,10 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
     if (!page) throw new PageNotFound({ pageId: id });
     return page;
   };
+  // One clock reading per command: its time, its author and its event metadata.
   const at = (req: FastifyRequest) => {
-    const now = clock.now();
-    return { now: now.toISOString(), by: actorOf(req).id, meta: commandMeta(req, siteOf(req), now) };
+    const ctx = commandContext(req, clock);
+    return { now: ctx.now.toISOString(), by: ctx.actor.id, meta: ctx.metadata };
   };
 
   app.get(
