@@ -7,6 +7,7 @@ import type { DB } from './kernel/db/database.ts';
 import type { EventStore } from './kernel/es/event-store.ts';
 import type { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
+import type { Reactor } from './kernel/es/reactor.ts';
 import type { TokenService } from './features/auth/tokens.ts';
 import type { AddressHasher } from './features/auth/address-hash.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
@@ -35,6 +36,8 @@ export interface AppDeps {
   setupToken: string | null;
   /** Runs the async projectors to the head of the log (tests, admin). */
   drainAsync(): Promise<void>;
+  /** Runs the reactors (all, or the named one) over every event committed before the call, as their leader. */
+  drainReactors(name?: string): Promise<void>;
   /**
    * The answer to a session that lacks the second factor a policy requires (a fresh challenge, or "enroll"): the
    * access slice decides that it is needed, the auth slice how to ask for it.
@@ -44,13 +47,18 @@ export interface AppDeps {
   flushMail(): Promise<number>;
 }
 
-/** A vertical slice: its read models and its routes. */
+/** A vertical slice: its read models, its routes and its process managers. */
 export interface Feature {
   name: string;
   projectors: Projector[];
   routes: FastifyPluginAsync<AppDeps>;
+  /**
+   * Its process managers: `(event, state) → commands`, run on the checkpointed log by one node at a time (leader
+   * lock), at least once per event, so their commands are idempotent.
+   */
+  reactors?: (deps: AppDeps) => Reactor[];
   /** Ways this feature recognises bearer tokens (API keys, external issuers, access tokens). */
   authenticators?: (deps: AppDeps) => Authenticator[];
-  /** Periodic work run by one node at a time (leader lock), e.g. the content scheduler. */
+  /** Periodic work run by one node at a time (leader lock): time turned into commands, e.g. the content scheduler. */
   loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
 }

@@ -16,6 +16,7 @@ import { migrate } from './kernel/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
 import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
 import { catchUpOnce, projectionState, startAsyncProjections } from './kernel/es/async-projections.ts';
+import { placeReactors, startReactors, type ReactorRunner } from './kernel/es/reactor-runner.ts';
 import { EsdbEventStore } from './kernel/es/esdb-event-store.ts';
 import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
@@ -121,17 +122,32 @@ export async function startRuntime(
     schemas: schemaReader(db, store),
     authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
     drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors),
+    drainReactors: (name) => reactors.drain(name),
   };
+  const lockPool = database.kind === 'postgres' ? database.pool : null;
+  const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);
+  await placeReactors(db, events, reactorList);
+  // Reactors read the log itself (`events`), never waiting on projections; what they send goes through `store`.
+  const reactors: ReactorRunner = startReactors({
+    db,
+    events,
+    lockPool,
+    reactors: reactorList,
+    log,
+    pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
+    poll: opts.asyncWorker !== false,
+  });
   const loops =
     opts.asyncWorker === false
       ? []
       : features
           .flatMap((f) => f.loops?.(deps) ?? [])
-          .map((l) => startLeaderLoop({ ...l, lockPool: database.kind === 'postgres' ? database.pool : null, log }));
+          .map((l) => startLeaderLoop({ ...l, lockPool, log }));
   return {
     deps,
     stop: async () => {
       await Promise.all(loops.map((l) => l.stop()));
+      await reactors.stop();
       await worker.stop();
       await subscription?.stop();
       await mail?.stop();

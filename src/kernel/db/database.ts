@@ -37,6 +37,29 @@ export interface ProjectionStateTable {
   updated_at: ColumnType<Date, Date | string, Date | string>;
 }
 
+/** Where a reactor (process manager) stands in the log, and the failures of the event it is stuck on. */
+export interface ReactorStateTable {
+  name: string;
+  checkpoint: string | null;
+  failures: Generated<number>;
+  last_error: string | null;
+  retry_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** An event a reactor gave up on after its retries: kept for an operator, the reactor moved on. */
+export interface ReactorParkedTable {
+  id: Generated<string>;
+  reactor: string;
+  site_id: string;
+  event_id: string;
+  type: string;
+  stream_id: string;
+  checkpoint: string;
+  error: string;
+  parked_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface InstanceSettingsTable {
   key: string;
   value: unknown;
@@ -50,6 +73,8 @@ export interface DB {
   events: EventsTable;
   streams: StreamsTable;
   projection_state: ProjectionStateTable;
+  reactor_state: ReactorStateTable;
+  reactor_parked: ReactorParkedTable;
   instance_settings: InstanceSettingsTable;
 }
 

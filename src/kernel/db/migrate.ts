@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './database.ts';
-import { secureKernelTables } from './row-security.ts';
+import { secureKernelTables, secureTable } from './row-security.ts';
 
 const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
   {
@@ -102,6 +102,34 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
     id: '007_row_security',
     up: async (db) => {
       await secureKernelTables(db);
+    },
+  },
+  {
+    id: '008_reactors',
+    up: async (db) => {
+      // Process managers' checkpoints (instance-wide, like projection_state) and the events they gave up on.
+      await sql`
+        create table reactor_state (
+          name text primary key,
+          checkpoint text,
+          failures integer not null default 0,
+          last_error text,
+          retry_at timestamptz,
+          updated_at timestamptz not null default now()
+        )`.execute(db);
+      await sql`
+        create table reactor_parked (
+          id bigint generated always as identity primary key,
+          reactor text not null,
+          site_id text not null,
+          event_id uuid not null,
+          type text not null,
+          stream_id text not null,
+          checkpoint text not null,
+          error text not null,
+          parked_at timestamptz not null default now()
+        )`.execute(db);
+      await secureTable(db, 'reactor_parked');
     },
   },
 ];

@@ -20,6 +20,8 @@ const KERNEL_GRANTS: [table: string, privileges: string][] = [
   ['outbox', 'select, insert, update, delete'],
   ['subject_keys', 'select, insert, delete'],
   ['projection_state', 'select, update'],
+  ['reactor_state', 'select, insert, update'],
+  ['reactor_parked', 'select, insert'],
 ];
 
 /** FORCEs row-level security on a table with a `site_id` under the site policy; idempotent. */

@@ -1,0 +1,47 @@
+import type { DomainEvent, StoredEvent } from './event.ts';
+import type { StoredEventOf } from './projector.ts';
+
+/**
+ * A process manager as the runner holds it, its types erased: the events it reacts to, and what it does with one.
+ * `handle` is called at least once per event (again after a crash before its checkpoint moved), so what it sends
+ * must be idempotent; the reactors of this service read the log's answer first (a publish already done is not
+ * done twice).
+ */
+export interface Reactor {
+  name: string;
+  handles: readonly string[];
+  handle(event: StoredEvent): Promise<void>;
+}
+
+/** What a slice declares: read what it needs, decide purely, send each command. */
+export interface ReactorSpec<E extends DomainEvent, S, C> {
+  /** Names its checkpoint: renaming a reactor starts it again from the head of the log. */
+  name: string;
+  /** A misspelt type fails to compile. */
+  handles: readonly E['type'][];
+  /** What the reactor needs to know about the event's subject now (a read model row, a folded stream). */
+  load(event: StoredEventOf<E>): Promise<S>;
+  /** Pure `(event, state) → commands`: no clock, no I/O, so it is tested without a database. */
+  react(event: StoredEventOf<E>, state: S): readonly C[];
+  /**
+   * Sends one command on behalf of the person behind the event (never with more rights than theirs). A refusal
+   * the command's decider makes is an answer, recorded by the command itself; what it throws is retried.
+   */
+  send(command: C, event: StoredEventOf<E>): Promise<void>;
+}
+
+/** Declares a reactor over the events `E` (given explicitly), erased for the runner's one list. */
+export function defineReactor<E extends DomainEvent = never, S = unknown, C = unknown>(
+  spec: ReactorSpec<E, S, C>,
+): Reactor {
+  return {
+    name: spec.name,
+    handles: spec.handles,
+    handle: async (stored) => {
+      // The runner calls `handle` only with events whose type `handles` names, which are E's events.
+      const event = stored as StoredEventOf<E>;
+      const commands = spec.react(event, await spec.load(event));
+      for (const command of commands) await spec.send(command, event);
+    },
+  };
+}
