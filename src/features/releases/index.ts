@@ -1,6 +1,7 @@
 import type { Feature } from '../../deps.ts';
 import { releasesProjector } from '../../../projections/releases/index.ts';
 import { releasesRoutes } from './http/releases.routes.ts';
+import { releasePublisher } from './publish.reactor.ts';
 import { sweepDueReleases } from './scheduler.ts';
 
 export { sweepDueReleases } from './scheduler.ts';
@@ -9,6 +10,7 @@ export const releasesFeature: Feature = {
   name: 'releases',
   projectors: [releasesProjector],
   routes: releasesRoutes,
+  reactors: (deps) => [releasePublisher(deps)],
   loops: (deps) => [
     {
       name: 'content-scheduler',

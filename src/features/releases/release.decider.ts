@@ -34,7 +34,9 @@ export type ReleaseCommand =
   | { type: 'DeleteRelease'; data: Now }
   | { type: 'StartPublish'; data: Now & { by: string } }
   | { type: 'RecordOutcome'; data: Now & { outcome: Outcome } }
-  | { type: 'FinishPublish'; data: Now & { outcomes: Outcome[]; by: string } };
+  | { type: 'FinishPublish'; data: Now & { outcomes: Outcome[]; by: string } }
+  | { type: 'RequestPublish'; data: Now & { reason: 'due' | 'resume' } }
+  | { type: 'RefusePublish'; data: Now & { code: string } };
 
 const TERMINAL: ReleaseStatus[] = ['published'];
 /** Published, failed or partly: the status a publish ends in (DESIGN §5). */
@@ -101,6 +103,17 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
         return [
           { type: 'ReleasePublished', data: { releaseId, status, outcomes: cmd.data.outcomes, by: cmd.data.by, at } },
         ];
+      }
+      case 'RequestPublish': {
+        const r = live(s, releaseId);
+        if (TERMINAL.includes(r.status)) throw new AlreadyPublished({ releaseId });
+        if (r.publishRequested) throw new PublishInProgress({ releaseId });
+        return [{ type: 'ReleasePublishRequested', data: { releaseId, reason: cmd.data.reason, at } }];
+      }
+      case 'RefusePublish': {
+        // Only a request still waiting is answered: a publish that ended meanwhile answered it already.
+        if (!s.exists || !s.publishRequested) return [];
+        return [{ type: 'ReleasePublishRefused', data: { releaseId, code: cmd.data.code, at } }];
       }
       default:
         return assertNever(cmd);

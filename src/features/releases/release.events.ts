@@ -76,8 +76,29 @@ export type ReleasePublished = DomainEvent<
   }
 >;
 
+/**
+ * The content scheduler asks for a publish: the release is due (`due`), or a publish a crash cut off is to be
+ * finished (`resume`). The release publisher (a reactor) answers with the publish, or with ReleasePublishRefused.
+ */
+export type ReleasePublishRequested = DomainEvent<
+  'ReleasePublishRequested',
+  { releaseId: string; reason: 'due' | 'resume'; at: string }
+>;
+/** A requested publish was refused as a whole (`code`, e.g. ITEM_NOT_FOUND): the release stays as it was. */
+export type ReleasePublishRefused = DomainEvent<
+  'ReleasePublishRefused',
+  { releaseId: string; code: string; at: string }
+>;
+
 export type ReleaseEvent =
-  ReleaseCreated | ReleaseUpdated | ReleaseDeleted | ReleasePublishStarted | ReleaseItemPublished | ReleasePublished;
+  | ReleaseCreated
+  | ReleaseUpdated
+  | ReleaseDeleted
+  | ReleasePublishStarted
+  | ReleaseItemPublished
+  | ReleasePublished
+  | ReleasePublishRequested
+  | ReleasePublishRefused;
 
 export const RELEASE_EVENT_TYPES = [
   'ReleaseCreated',
@@ -86,6 +107,8 @@ export const RELEASE_EVENT_TYPES = [
   'ReleasePublishStarted',
   'ReleaseItemPublished',
   'ReleasePublished',
+  'ReleasePublishRequested',
+  'ReleasePublishRefused',
 ] as const;
 
 export const releaseStream = (siteId: string, releaseId: string) => `${siteId}/release/${releaseId}`;
@@ -101,6 +124,10 @@ export type ReleaseState =
       /** A best-effort publish in progress: its items and the outcomes recorded so far. */
       publishing: { items: ReleaseItem[]; outcomes: Outcome[]; by: string } | null;
       outcomes: Outcome[];
+      /** When the scheduler asked for a publish that has not been answered yet (absent in states folded before). */
+      publishRequested?: string | null;
+      /** The last requested publish that was refused as a whole, until the release changes. */
+      lastRefusal?: { code: string; at: string } | null;
     });
 
 export const initialReleaseState = (): ReleaseState => ({ exists: false });
@@ -132,6 +159,8 @@ export function evolveRelease(s: ReleaseState, e: ReleaseEvent): ReleaseState {
         status: publishAt ? 'scheduled' : 'draft',
         publishing: null,
         outcomes: [],
+        publishRequested: null,
+        lastRefusal: null,
       };
     }
     case 'ReleaseUpdated': {
@@ -139,7 +168,7 @@ export function evolveRelease(s: ReleaseState, e: ReleaseEvent): ReleaseState {
       const meta = { ...s, ...e.data.changes };
       const status =
         s.status === 'draft' || s.status === 'scheduled' ? (meta.publishAt ? 'scheduled' : 'draft') : s.status;
-      return { ...meta, status, items: mergeItems(s.items, e.data.added, e.data.removed) };
+      return { ...meta, status, items: mergeItems(s.items, e.data.added, e.data.removed), lastRefusal: null };
     }
     case 'ReleaseDeleted':
       return s.exists ? { ...s, deleted: true } : s;
@@ -150,7 +179,13 @@ export function evolveRelease(s: ReleaseState, e: ReleaseEvent): ReleaseState {
         ? { ...s, publishing: { ...s.publishing, outcomes: [...s.publishing.outcomes, e.data.outcome] } }
         : s;
     case 'ReleasePublished':
-      return s.exists ? { ...s, status: e.data.status, outcomes: e.data.outcomes, publishing: null } : s;
+      return s.exists
+        ? { ...s, status: e.data.status, outcomes: e.data.outcomes, publishing: null, publishRequested: null }
+        : s;
+    case 'ReleasePublishRequested':
+      return s.exists ? { ...s, publishRequested: e.data.at } : s;
+    case 'ReleasePublishRefused':
+      return s.exists ? { ...s, publishRequested: null, lastRefusal: { code: e.data.code, at: e.data.at } } : s;
     default:
       return assertNever(e);
   }

@@ -1,43 +1,73 @@
 import type { AppDeps } from '../../deps.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { dueReleases, findRelease } from '../../../projections/releases/index.ts';
+import { dueReleases, findRelease, type ReleaseRecord } from '../../../projections/releases/index.ts';
 import { windowAllows } from './maintenance-window.ts';
-import { publishRelease } from './publish.process.ts';
+import { releaseDecider } from './release.decider.ts';
+import { releaseStream } from './release.events.ts';
+import { RELEASE_PUBLISHER } from './publish.reactor.ts';
+
+/** A scheduled publish refused as a whole (an item gone, a staged revision) is asked for again after this long. */
+export const REFUSED_RETRY_MS = 5 * 60_000;
 
 /**
- * The content scheduler's tick: publishes every scheduled release whose time has come and whose maintenance window
- * is open now, and finishes publishes a crash cut off. Idempotent: a release another tick or node published
- * meanwhile answers ALREADY_PUBLISHED (or CONFLICT while one is running) and is skipped.
+ * Whether the scheduler asks for this release's publish now (pure): due or cut off by a crash, inside its
+ * maintenance window (a publish already running finishes whatever the window), no request waiting for an answer,
+ * and no refusal in the last REFUSED_RETRY_MS (the release's owner fixes it; a change to the release retries at once).
+ */
+export function requestFor(r: ReleaseRecord, now: Date): 'due' | 'resume' | null {
+  if (r.publishRequested) return null;
+  if (r.lastRefusal && now.getTime() - Date.parse(r.lastRefusal.at) < REFUSED_RETRY_MS) return null;
+  if (r.publishing) return 'resume';
+  return windowAllows(r.maintenanceWindow, now) ? 'due' : null;
+}
+
+const ENDED = new Set(['published', 'partially_failed', 'failed']);
+
+const schedulerMetadata = (siteId: string, releaseId: string, now: Date): EventMetadata => ({
+  siteId,
+  actor: { type: 'scheduler', id: 'content-scheduler' },
+  correlationId: `release:${releaseId}`,
+  causationId: null,
+  requestId: null,
+  occurredAt: now.toISOString(),
+});
+
+/**
+ * The content scheduler's tick: turns the time into ReleasePublishRequested for every release that is due (or was
+ * cut off by a crash), then lets the release publisher (a reactor) answer them, and reports the publishes that
+ * ended. Idempotent: a release requested or published meanwhile (another tick, another node, a manual publish) is
+ * refused by its decider and skipped.
  */
 export async function sweepDueReleases(deps: AppDeps): Promise<{ siteId: string; id: string; status: string }[]> {
   const now = deps.clock.now();
-  const done: { siteId: string; id: string; status: string }[] = [];
+  const requested: { siteId: string; id: string }[] = [];
   for (const due of await dueReleases(deps.db, now)) {
     const release = await findRelease(deps.db, due.siteId, due.id);
-    if (!release) continue;
-    if (!release.publishing && !windowAllows(release.maintenanceWindow, now)) continue;
+    const reason = release && requestFor(release, now);
+    if (!reason) continue;
     try {
-      const res = await publishRelease(deps, {
-        siteId: due.siteId,
-        releaseId: due.id,
-        metadata: {
-          siteId: due.siteId,
-          actor: { type: 'scheduler', id: 'content-scheduler' },
-          correlationId: `release:${due.id}`,
-          causationId: null,
-          requestId: null,
-          occurredAt: now.toISOString(),
-        },
-        // The scheduler has no rights of its own: each item is checked with the author's rights as they are now.
-        publisher: null,
-      });
-      done.push({ ...due, status: res.status });
+      await handleCommand(
+        deps.store,
+        releaseDecider,
+        releaseStream(due.siteId, due.id),
+        { type: 'RequestPublish', data: { releaseId: due.id, reason, now: now.toISOString() } },
+        { metadata: schedulerMetadata(due.siteId, due.id, now) },
+      );
+      requested.push(due);
     } catch (err) {
-      // Published or running elsewhere: nothing to do. Anything else that refuses (a missing item, a staged
-      // revision) leaves the release scheduled, for its owner to fix; the next tick tries again.
       if (err instanceof DomainError) continue;
       throw err;
     }
+  }
+  if (requested.length === 0) return [];
+  await deps.drainReactors(RELEASE_PUBLISHER);
+  const done: { siteId: string; id: string; status: string }[] = [];
+  for (const r of requested) {
+    const after = await findRelease(deps.db, r.siteId, r.id);
+    if (after && !after.publishing && !after.publishRequested && ENDED.has(after.status))
+      done.push({ ...r, status: after.status });
   }
   return done;
 }
