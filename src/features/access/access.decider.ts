@@ -1,5 +1,17 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import {
+  PermissionNotFound,
+  PolicyNotFound,
+  RoleHasChildren,
+  RoleInheritanceCycle,
+  RoleNameTaken,
+  RoleNotFound,
+  SystemRoleFixed,
+  TeamNameTaken,
+  TeamNotFound,
+  UnknownAttachTarget,
+  UnknownParentRole,
+} from './access.errors.ts';
 import type { AccessEvent } from './access.events.ts';
 import { foldable } from './access.fold-guard.ts';
 import {
@@ -48,8 +60,6 @@ export function roleChain(s: AccessState, id: string): string[] {
   return chain;
 }
 
-const notFound = (what: string, id: string) => new DomainError('NOT_FOUND', `${what} ${id} not found`);
-const invalid = (message: string, path: string[]) => new DomainError('VALIDATION_FAILED', message, { path });
 const sameTarget = (a: AttachTarget, b: AttachTarget) => a.kind === b.kind && a.id === b.id;
 /** A copy of `m` with `k` set to `v` (states are never changed in place: cached folds are shared). */
 const put = <T>(m: ReadonlyMap<string, T>, k: string, v: T) => new Map(m).set(k, v);
@@ -63,14 +73,13 @@ function checkRoleName(s: AccessState, name: string, except?: string): void {
   const taken =
     SYSTEM.has(name.toLowerCase()) ||
     [...s.roles.values()].some((r) => r.id !== except && r.name.toLowerCase() === name.toLowerCase());
-  if (taken) throw new DomainError('CONFLICT', `a role named ${name} exists`, { path: ['name'] });
+  if (taken) throw new RoleNameTaken({ name });
 }
 
 function checkParent(s: AccessState, id: string, parentId: string | null): void {
   if (parentId === null) return;
-  if (!roleExists(s, parentId)) throw invalid(`parent role ${parentId} does not exist`, ['parentId']);
-  if (roleChain(s, parentId).includes(id))
-    throw invalid('a role cannot inherit from itself or its descendants', ['parentId']);
+  if (!roleExists(s, parentId)) throw new UnknownParentRole({ parentId });
+  if (roleChain(s, parentId).includes(id)) throw new RoleInheritanceCycle();
 }
 
 export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
@@ -87,19 +96,18 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       }
       case 'UpdateRole': {
         const { id, changes } = cmd.data;
-        if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be changed`);
-        if (!s.roles.get(id)) throw notFound('role', id);
+        if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'changed' });
+        if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
         if (changes.name !== undefined) checkRoleName(s, changes.name, id);
         if (changes.parentId !== undefined) checkParent(s, id, changes.parentId);
         return [{ type: 'RoleUpdated', data: { id, changes, at } }];
       }
       case 'DeleteRole': {
         const { id } = cmd.data;
-        if (SYSTEM.has(id)) throw new DomainError('PERMISSION_DENIED', `system role ${id} cannot be deleted`);
-        if (!s.roles.get(id)) throw notFound('role', id);
+        if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'deleted' });
+        if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
         const children = [...s.roles.values()].filter((r) => r.parentId === id);
-        if (children.length)
-          throw new DomainError('CONFLICT', `role ${id} is the parent of ${children.map((c) => c.id).join(', ')}`);
+        if (children.length) throw new RoleHasChildren({ roleId: id, children: children.map((c) => c.id) });
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.target.kind === 'role' && a.target.id === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
@@ -110,36 +118,36 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
         return [{ type: 'PolicyCreated', data: { policy, at } }];
       }
       case 'UpdatePolicy':
-        if (!s.policies.get(cmd.data.id)) throw notFound('policy', cmd.data.id);
+        if (!s.policies.get(cmd.data.id)) throw new PolicyNotFound({ policyId: cmd.data.id });
         return [{ type: 'PolicyUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } }];
       case 'DeletePolicy': {
         const { id } = cmd.data;
-        if (!s.policies.get(id)) throw notFound('policy', id);
+        if (!s.policies.get(id)) throw new PolicyNotFound({ policyId: id });
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.policyId === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
         return [...detached, { type: 'PolicyDeleted', data: { id, at } }];
       }
       case 'AddPermission':
-        if (!s.policies.get(cmd.data.policyId)) throw notFound('policy', cmd.data.policyId);
+        if (!s.policies.get(cmd.data.policyId)) throw new PolicyNotFound({ policyId: cmd.data.policyId });
         return [
           { type: 'PermissionAdded', data: { policyId: cmd.data.policyId, permission: cmd.data.permission, at } },
         ];
       case 'RemovePermission': {
         const p = s.policies.get(cmd.data.policyId);
-        if (!p) throw notFound('policy', cmd.data.policyId);
+        if (!p) throw new PolicyNotFound({ policyId: cmd.data.policyId });
         if (!p.permissions.some((x) => x.id === cmd.data.permissionId))
-          throw notFound('permission', cmd.data.permissionId);
+          throw new PermissionNotFound({ permissionId: cmd.data.permissionId });
         return [{ type: 'PermissionRemoved', data: { ...cmd.data, at } }];
       }
       case 'AttachPolicy':
       case 'DetachPolicy': {
         const { policyId, target } = cmd.data;
-        if (!s.policies.get(policyId)) throw notFound('policy', policyId);
+        if (!s.policies.get(policyId)) throw new PolicyNotFound({ policyId });
         if (target.kind === 'role' && !roleExists(s, target.id))
-          throw invalid(`role ${target.id} does not exist`, ['id']);
+          throw new UnknownAttachTarget({ kind: 'role', id: target.id });
         if (target.kind === 'team' && !s.teams.get(target.id))
-          throw invalid(`team ${target.id} does not exist`, ['id']);
+          throw new UnknownAttachTarget({ kind: 'team', id: target.id });
         const attached = s.attachments.some((a) => a.policyId === policyId && sameTarget(a.target, target));
         if (cmd.type === 'AttachPolicy')
           return attached ? [] : [{ type: 'PolicyAttached', data: { policyId, target, at } }];
@@ -148,15 +156,15 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'CreateTeam': {
         const { now: _n, ...team } = cmd.data;
         if ([...s.teams.values()].some((t) => t.name.toLowerCase() === team.name.toLowerCase()))
-          throw new DomainError('CONFLICT', `a team named ${team.name} exists`, { path: ['name'] });
+          throw new TeamNameTaken({ name: team.name });
         return [{ type: 'TeamCreated', data: { team, at } }];
       }
       case 'UpdateTeam':
-        if (!s.teams.get(cmd.data.id)) throw notFound('team', cmd.data.id);
+        if (!s.teams.get(cmd.data.id)) throw new TeamNotFound({ teamId: cmd.data.id });
         return [{ type: 'TeamUpdated', data: { id: cmd.data.id, name: cmd.data.name, at } }];
       case 'DeleteTeam': {
         const { id } = cmd.data;
-        if (!s.teams.get(id)) throw notFound('team', id);
+        if (!s.teams.get(id)) throw new TeamNotFound({ teamId: id });
         const detached: AccessEvent[] = s.attachments
           .filter((a) => a.target.kind === 'team' && a.target.id === id)
           .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
@@ -165,7 +173,7 @@ export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
       case 'AddTeamMember':
       case 'RemoveTeamMember': {
         const t = s.teams.get(cmd.data.teamId);
-        if (!t) throw notFound('team', cmd.data.teamId);
+        if (!t) throw new TeamNotFound({ teamId: cmd.data.teamId });
         const member = t.members.includes(cmd.data.userId);
         if (cmd.type === 'AddTeamMember')
           return member ? [] : [{ type: 'TeamMemberAdded', data: { teamId: t.id, userId: cmd.data.userId, at } }];

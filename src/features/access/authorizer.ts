@@ -7,7 +7,7 @@ import {
   type Rights,
 } from '../../kernel/auth/authorizer.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
-import { forbidden } from '../../kernel/http/errors.ts';
+import { SiteAdminRequired } from './access.errors.ts';
 import { scopeOf } from './effective.ts';
 import { permissionsOf, requireScope } from './request-permissions.ts';
 
@@ -40,7 +40,7 @@ export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp
     may: async (p, resource, action) => (await rights(p)).scope(resource, action) !== null,
     isSiteAdmin,
     requireSiteAdmin: (p) => {
-      if (!isSiteAdmin(p)) throw forbidden('only site admins may do this');
+      if (!isSiteAdmin(p)) throw new SiteAdminRequired();
     },
   };
 }

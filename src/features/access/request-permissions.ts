@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
 import { roleOn } from '../../kernel/auth/actor.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, type Guard } from '../../../projections/item-documents/index.ts';
+import { ActionDenied } from './access.errors.ts';
 import type { Action } from './access.types.ts';
 
 export { checkWritable } from '../../kernel/auth/authorizer.ts';
@@ -43,7 +43,7 @@ async function compute(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp'>, req: P
 /** The scope of an action, or 403 naming the collection and action. */
 export function requireScope(set: PermissionSet, collection: string, action: Action): Scope {
   const scope = scopeOf(set, collection, action);
-  if (!scope) throw new DomainError('PERMISSION_DENIED', `you may not ${action} ${collection}`);
+  if (!scope) throw new ActionDenied({ action, collection });
   return scope;
 }
 
