@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import { emailClaimStream } from './user.events.ts';
+import { EmailTaken } from './auth.errors.ts';
 
 const normal = (email: string) => email.trim().toLowerCase();
 
@@ -29,6 +29,5 @@ export const legacyAddressHash = (email: string) => createHash('sha256').update(
  */
 export async function assertNoLegacyClaim(store: EventStore, email: string): Promise<void> {
   const version = await store.streamVersion(emailClaimStream(legacyAddressHash(email)));
-  if (version !== null && version !== undefined)
-    throw new DomainError('CONFLICT', 'this email address is already taken');
+  if (version !== null && version !== undefined) throw new EmailTaken();
 }

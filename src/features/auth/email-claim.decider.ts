@@ -1,6 +1,6 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import type { EmailClaimed } from './user.events.ts';
+import { EmailTaken } from './auth.errors.ts';
 
 /** One stream per address: the first claim wins, so two sign-ups cannot share an address. */
 export type ClaimEmail = { type: 'ClaimEmail'; data: { userId: string; now: string } };
@@ -9,7 +9,7 @@ export const emailClaimDecider: Decider<{ userId: string | null }, ClaimEmail, E
   initialState: () => ({ userId: null }),
   evolve: (_s, e) => ({ userId: e.data.userId }),
   decide: (cmd, s) => {
-    if (s.userId) throw new DomainError('CONFLICT', 'this email address is already taken');
+    if (s.userId) throw new EmailTaken();
     return [{ type: 'EmailClaimed', data: { userId: cmd.data.userId, at: cmd.data.now } }];
   },
 };

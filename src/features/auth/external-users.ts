@@ -12,6 +12,7 @@ import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { userDecider } from './user.decider.ts';
 import { newIdentityCommands } from './identity.ts';
 import { userStream } from './user.events.ts';
+import { ExternalEmailRequired, ExternalEmailTaken, ExternalIdentityBound } from './auth.errors.ts';
 
 /**
  * An external identity (a trusted issuer and the subject it names) was bound to a user created for it just in
@@ -28,7 +29,7 @@ const identityDecider: Decider<{ userId: string | null }, ClaimIdentity, Externa
   initialState: () => ({ userId: null }),
   evolve: (_s, e) => ({ userId: e.data.userId }),
   decide: (cmd, s) => {
-    if (s.userId) throw new DomainError('CONFLICT', 'this external identity is already bound to a user');
+    if (s.userId) throw new ExternalIdentityBound();
     return [{ type: 'ExternalIdentityClaimed', data: { ...cmd.data, at: cmd.data.now } }];
   },
 };
@@ -65,9 +66,6 @@ const metadataFor = (issuerId: string, now: Date): EventMetadata => ({
   occurredAt: now.toISOString(),
 });
 
-const refused = (reason: string, message: string) =>
-  new DomainError('PERMISSION_DENIED', message, { extensions: { reason } });
-
 /**
  * Just-in-time provisioning: the user of an external identity, created on its first request (active, no
  * password, the mapped role on the site), then kept on the role the issuer maps. The identity binding, the
@@ -95,7 +93,7 @@ export async function provisionExternalUser(
     await grant(existing);
     return existing;
   }
-  if (!input.email) throw refused('email_required', 'the token carries no email address to provision a user with');
+  if (!input.email) throw new ExternalEmailRequired();
   const userId = newId();
   const steps = [
     {
@@ -116,7 +114,7 @@ export async function provisionExternalUser(
     if (!(err instanceof DomainError) || err.code !== 'CONFLICT') throw err;
     // A concurrent first request bound the identity: use its user. Otherwise the address is someone else's.
     const winner = await externalUserId(store, input.issuerId, input.subject);
-    if (!winner) throw refused('email_taken', 'another account already uses this email address');
+    if (!winner) throw new ExternalEmailTaken();
     await grant(winner);
     return winner;
   }

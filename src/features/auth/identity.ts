@@ -10,6 +10,7 @@ import { hashPassword } from './passwords.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
 import { assertNoLegacyClaim } from './address-hash.ts';
 import { emailClaimStream, userStream } from './user.events.ts';
+import { UsedOrInvalidLink } from './auth.errors.ts';
 
 /**
  * The commands that make a new identity in one atomic append: the address's claim (so two sign-ups cannot share
@@ -112,14 +113,10 @@ export async function consumePasswordLink(
   password: string,
   metadataFor: (userId: string) => EventMetadata,
 ): Promise<UserRow> {
-  const badToken = () =>
-    new DomainError('VALIDATION_FAILED', 'this link is invalid, used or expired', {
-      path: ['token'],
-      extensions: { reason: 'invalid_token' },
-    });
   const claims = await deps.tokens.verifyPurpose(purpose, token);
   const user = claims ? await findUserById(deps.db, claims.sub) : null;
-  if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion) throw badToken();
+  if (!claims || !user || typeof claims.pv !== 'number' || claims.pv !== user.passwordVersion)
+    throw new UsedOrInvalidLink();
   checkPassword(password, user.email ?? undefined);
   try {
     await setPassword(
@@ -131,7 +128,7 @@ export async function consumePasswordLink(
     );
   } catch (err) {
     // The version moved between the check and the write: the link was just used.
-    throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? badToken() : err;
+    throw err instanceof DomainError && err.code === 'VALIDATION_FAILED' ? new UsedOrInvalidLink() : err;
   }
   return user;
 }

@@ -1,9 +1,9 @@
 import type { Authenticator } from '../../kernel/auth/actor.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import { findUserForToken, type UserRow } from '../../../projections/users/index.ts';
 import type { AccessClaims, TokenService } from './tokens.ts';
+import { StaleAccessToken } from './auth.errors.ts';
 
 const MAX_ENTRIES = 10_000;
 /** Events after which a cached user (or one of its sessions) is stale. */
@@ -21,8 +21,6 @@ interface CachedUser {
   /** Sessions seen live for this user. */
   sessions: Set<string>;
 }
-
-const stale = () => new DomainError('UNAUTHENTICATED', 'the access token is no longer valid');
 
 /**
  * The service's own access tokens: signature, audience and expiry, then the live user: its token version must
@@ -85,7 +83,7 @@ export function internalAuthenticator(db: Db, tokens: TokenService, store: Event
     authenticate: async (token) => {
       const claims = await verify(token);
       const user = await lookup(claims.sub, claims.sid);
-      if (!user || user.tokenVersion !== claims.tv || user.status !== 'active') throw stale();
+      if (!user || user.tokenVersion !== claims.tv || user.status !== 'active') throw new StaleAccessToken();
       return {
         type: 'user',
         id: user.userId,

@@ -1,4 +1,4 @@
-import { DomainError } from '../../kernel/http/errors.ts';
+import { WeakPassword } from './auth.errors.ts';
 
 /**
  * The shared password rule (register, change, setup, recovery and reset): at least 12 characters,
@@ -13,10 +13,5 @@ export function checkPassword(password: string, email?: string, path: string[] =
   const local = email?.split('@')[0]?.toLowerCase();
   if (local && local.length >= 3 && password.toLowerCase().includes(local))
     reasons.push('must not contain the email name');
-  if (reasons.length) {
-    throw new DomainError('VALIDATION_FAILED', `password too weak: ${reasons.join('; ')}`, {
-      path,
-      extensions: { reason: 'password_policy', rules: reasons },
-    });
-  }
+  if (reasons.length) throw new WeakPassword({ rules: reasons, path });
 }

@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import type { RevokeReason, SessionEvent, SessionStarted } from './session.events.ts';
+import { InvalidRefreshToken, SessionExists, SessionNotFound } from './auth.errors.ts';
 
 export type SessionState =
   | { status: 'none' }
@@ -28,8 +28,6 @@ export type RevokeSession = {
 };
 export type SessionCommand = StartSession | RefreshSession | RevokeSession;
 
-const invalid = () => new DomainError('UNAUTHENTICATED', 'invalid or expired refresh token');
-
 export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve: (s, e) => {
@@ -54,19 +52,19 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent>
   decide: (cmd, s) => {
     switch (cmd.type) {
       case 'StartSession': {
-        if (s.status !== 'none') throw new DomainError('CONFLICT', 'session exists');
+        if (s.status !== 'none') throw new SessionExists();
         const { now, ...data } = cmd.data;
         return [{ type: 'SessionStarted', data: { ...data, at: now } }];
       }
       case 'RefreshSession': {
         const d = cmd.data;
-        if (s.status !== 'live') throw invalid();
+        if (s.status !== 'live') throw new InvalidRefreshToken();
         const revoke = (reason: RevokeReason): SessionEvent[] => [
           { type: 'SessionRevoked', data: { sessionId: d.sessionId, reason, by: null, at: d.now } },
         ];
         // A rotated token presented again: someone holds a copy. End the family (theft detection).
         if (d.generation < s.generation) return revoke('reuse');
-        if (d.generation > s.generation) throw invalid();
+        if (d.generation > s.generation) throw new InvalidRefreshToken();
         if (d.now >= s.expiresAt) return revoke('expired');
         if (d.userTokenVersion !== s.tokenVersion) return revoke('password');
         return [
@@ -74,7 +72,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent>
         ];
       }
       case 'RevokeSession':
-        if (s.status === 'none') throw new DomainError('NOT_FOUND', `session ${cmd.data.sessionId} not found`);
+        if (s.status === 'none') throw new SessionNotFound({ sessionId: cmd.data.sessionId });
         if (s.status === 'revoked') return [];
         return [
           {

@@ -4,7 +4,6 @@ import { actorRef } from '../../kernel/auth/actor.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { commandMeta } from '../../kernel/http/command-meta.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
 import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
@@ -12,6 +11,7 @@ import { findUserById, toProfile, type UserRow } from '../../../projections/user
 import { findSessionOwner, liveSessions } from '../../../projections/sessions/index.ts';
 import { sessionDecider } from './session.decider.ts';
 import { sessionStream, type RevokeReason, type SessionEvent } from './session.events.ts';
+import { InvalidRefreshToken, RefreshEndedSession, RefreshHeaderMissing, RefreshTokenReused } from './auth.errors.ts';
 
 export const REFRESH_COOKIE = 'svc_refresh';
 const COOKIE_PATH = '/api/v1/auth';
@@ -83,8 +83,6 @@ async function answer(
   return { token, expiresIn, refreshToken, user: toProfile(user) };
 }
 
-const invalidRefresh = (message = 'invalid or expired refresh token') => new DomainError('UNAUTHENTICATED', message);
-
 /**
  * Rotates a refresh token: the presented generation must be the live one; then generation+1 is the only
  * live token. A rotated (older) token presented again ends the whole family, and this call fails.
@@ -96,10 +94,10 @@ export async function refreshSession(
   presented: string,
 ): Promise<LoginData> {
   const parsed = deps.tokens.parseRefresh(presented);
-  if (!parsed) throw invalidRefresh();
+  if (!parsed) throw new InvalidRefreshToken();
   const owner = await findSessionOwner(deps.db, parsed.sessionId);
   const user = owner ? await findUserById(deps.db, owner) : null;
-  if (!user) throw invalidRefresh();
+  if (!user) throw new InvalidRefreshToken();
   const result = await handleCommand(
     deps.store,
     sessionDecider,
@@ -113,9 +111,8 @@ export async function refreshSession(
   const e = result.events[0] as SessionEvent | undefined;
   if (!e || e.type !== 'SessionRefreshed' || result.state.status !== 'live') {
     clearRefreshCookie(deps, reply);
-    if (e?.type === 'SessionRevoked' && e.data.reason === 'reuse')
-      throw invalidRefresh('this refresh token was already used: the session has been ended for safety');
-    throw invalidRefresh();
+    if (e?.type === 'SessionRevoked' && e.data.reason === 'reuse') throw new RefreshTokenReused();
+    throw new RefreshEndedSession();
   }
   return answer(deps, reply, user, result.state.amr, parsed.sessionId, e.data.generation);
 }
@@ -185,9 +182,6 @@ export function presentedRefresh(req: FastifyRequest, fromBody: string | undefin
   if (fromBody) return fromBody;
   const cookie = req.cookies?.[REFRESH_COOKIE];
   if (!cookie) return null;
-  if (!req.headers['x-svc-refresh'])
-    throw new DomainError('PERMISSION_DENIED', 'a cookie refresh token needs the X-Svc-Refresh header', {
-      path: ['headers', 'x-svc-refresh'],
-    });
+  if (!req.headers['x-svc-refresh']) throw new RefreshHeaderMissing();
   return cookie;
 }

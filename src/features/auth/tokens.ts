@@ -1,6 +1,6 @@
 import { createHmac, createSecretKey, randomUUID, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { AccessTokenExpired, InvalidAccessToken } from './auth.errors.ts';
 
 export interface AccessClaims {
   sub: string;
@@ -86,9 +86,8 @@ export class TokenService {
             : null,
       };
     } catch (err) {
-      if (err instanceof errors.JWTExpired)
-        throw new DomainError('TOKEN_EXPIRED', 'the access token has expired; refresh and retry');
-      throw new DomainError('UNAUTHENTICATED', 'invalid access token');
+      if (err instanceof errors.JWTExpired) throw new AccessTokenExpired();
+      throw new InvalidAccessToken();
     }
   }
 

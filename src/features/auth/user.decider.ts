@@ -1,8 +1,9 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 import { dict, dictFrom, own } from '../../kernel/safe/keys.ts';
 import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
+import { ResetLinkSpent, UserExists, UserNotFound } from './auth.errors.ts';
+import { AlreadyMember, InvitationClosed, NotAMember } from './users/users.errors.ts';
 
 export type UserState =
   | { exists: false }
@@ -143,11 +144,11 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   },
   decide: (cmd, s) => {
     if (cmd.type === 'RegisterUser') {
-      if (s.exists) throw new DomainError('CONFLICT', `user ${cmd.data.userId} already exists`);
+      if (s.exists) throw new UserExists({ userId: cmd.data.userId });
       const { now, ...rest } = cmd.data;
       return [{ type: 'UserRegistered', data: { ...rest, at: now } }];
     }
-    if (!s.exists) throw new DomainError('NOT_FOUND', `user ${cmd.data.userId} not found`);
+    if (!s.exists) throw new UserNotFound({ userId: cmd.data.userId });
     const { userId, now } = cmd.data;
     switch (cmd.type) {
       case 'GrantSiteRole':
@@ -162,10 +163,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return s.status === 'unverified' ? [{ type: 'UserEmailVerified', data: { userId, at: now } }] : [];
       case 'ChangePassword': {
         const { reason, passwordHash, passwordVersion } = cmd.data;
-        if (reason === 'reset' && passwordVersion !== s.passwordVersion)
-          throw new DomainError('VALIDATION_FAILED', 'this reset link was already used or is no longer valid', {
-            path: ['token'],
-          });
+        if (reason === 'reset' && passwordVersion !== s.passwordVersion) throw new ResetLinkSpent();
         const events: UserEvent[] = [{ type: 'UserPasswordChanged', data: { userId, passwordHash, reason, at: now } }];
         // Proving the address by a reset or invitation link also verifies it.
         if (reason === 'reset' && s.status !== 'active')
@@ -194,21 +192,16 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return [{ type: 'UserSignUpAttempted', data: { userId, siteId: cmd.data.siteId, at: now } }];
       case 'InviteToSite': {
         const { siteId, role, invitationId, invitedBy } = cmd.data;
-        if (own(s.roles, siteId) !== undefined)
-          throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
+        if (own(s.roles, siteId) !== undefined) throw new AlreadyMember();
         return [{ type: 'UserSiteInvited', data: { userId, siteId, role, invitationId, invitedBy, at: now } }];
       }
       case 'AcceptSiteInvitation': {
         const open = own(s.invitations, cmd.data.siteId);
-        if (!open)
-          throw new DomainError('VALIDATION_FAILED', 'this invitation was already accepted or withdrawn', {
-            path: ['token'],
-          });
+        if (!open) throw new InvitationClosed();
         return [{ type: 'UserSiteRoleGranted', data: { userId, siteId: cmd.data.siteId, role: open.role, at: now } }];
       }
       case 'RevokeSiteRole':
-        if (own(s.roles, cmd.data.siteId) === undefined)
-          throw new DomainError('NOT_FOUND', `user ${userId} is not a member of site ${cmd.data.siteId}`);
+        if (own(s.roles, cmd.data.siteId) === undefined) throw new NotAMember({ userId, siteId: cmd.data.siteId });
         return [{ type: 'UserSiteRoleRevoked', data: { userId, siteId: cmd.data.siteId, at: now } }];
       default:
         return assertNever(cmd);

@@ -20,6 +20,7 @@ import { userDecider } from '../user.decider.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { Accepted } from './auth.schemas.ts';
 import { userStream } from '../user.events.ts';
+import { InvalidLink, SignUpClosed } from '../auth.errors.ts';
 
 const Email = z.string().trim().toLowerCase().email().max(320);
 const RegisterBody = z.object({
@@ -35,11 +36,6 @@ const ResetBody = z.object({ token: z.string().min(1).max(4096), password: z.str
 const ACCEPTED = {
   data: { accepted: true, message: 'If the address can be used, an email is on its way.' },
 };
-const badToken = () =>
-  new DomainError('VALIDATION_FAILED', 'this link is invalid or has expired', {
-    path: ['token'],
-    extensions: { reason: 'invalid_token' },
-  });
 
 /**
  * Self-service sign-up and recovery. Every answer that could reveal whether an address has an account is the
@@ -65,8 +61,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       const siteId = siteOf(req);
       await limitByIp(limiter, req, reply, 'register', rules.register);
       const site = await findSite(db, siteId);
-      if (site?.settings.public_registration !== true)
-        throw new DomainError('PERMISSION_DENIED', `site ${siteId} does not accept sign-ups`);
+      if (site?.settings.public_registration !== true) throw new SignUpClosed({ siteId });
       const { email, password } = req.body;
       checkPassword(password, email);
       // Both paths spend the same work: one password hash, one append to the log, one signed link, one mail.
@@ -126,7 +121,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req) => {
       const claims = await tokens.verifyPurpose('verify-email', req.body.token);
       const user = claims ? await findUserById(db, claims.sub) : null;
-      if (!claims || !user) throw badToken();
+      if (!claims || !user) throw new InvalidLink();
       await handleCommand(
         store,
         userDecider,

@@ -5,13 +5,13 @@ import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { SessionRecord } from './auth.schemas.ts';
 import { revokeSession } from '../sessions.ts';
+import { SessionNotFound, SessionsOfOtherSites, UserNotFound } from '../auth.errors.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
 const OutboxQuery = z.object({
@@ -36,10 +36,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
   };
   const mayManageSessions = (user: UserRow, callerIsInstanceAdmin: boolean) => {
     if (callerIsInstanceAdmin || Object.keys(user.roles).length === 1) return;
-    throw new DomainError(
-      'PERMISSION_DENIED',
-      'this account belongs to other sites too: only its owner or an instance administrator manages its sessions',
-    );
+    throw new SessionsOfOtherSites();
   };
 
   app.get(
@@ -55,7 +52,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     },
     async (req) => {
       const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
-      if (!user) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
+      if (!user) throw new UserNotFound({ userId: req.params.id });
       mayManageSessions(user, req.actor!.instanceAdmin);
       return { data: await liveSessions(db, user.userId, clock.now()) };
     },
@@ -76,8 +73,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
       const siteId = siteOf(req);
       const owner = await findSessionOwner(db, req.params.id);
       const user = owner ? await memberOfSite(owner, siteId, req.actor!.instanceAdmin) : null;
-      if (!user || !roleOn(req.actor!, siteId))
-        throw new DomainError('NOT_FOUND', `session ${req.params.id} not found`);
+      if (!user || !roleOn(req.actor!, siteId)) throw new SessionNotFound({ sessionId: req.params.id });
       mayManageSessions(user, req.actor!.instanceAdmin);
       await revokeSession(deps, commandMeta(req, '_system', clock.now()), req.params.id, 'admin', req.actor!.id);
       return { data: { id: req.params.id, revoked: true } };

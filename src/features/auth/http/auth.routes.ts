@@ -11,6 +11,15 @@ import { verifyPassword } from '../passwords.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { LoginResult, Me, Session } from './auth.schemas.ts';
 import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, userMeta } from '../sessions.ts';
+import {
+  EmailNotVerified,
+  InvalidCredentials,
+  NoProfile,
+  NoRefreshToken,
+  NoSessionToEnd,
+  UnreadableRefreshToken,
+  UserGone,
+} from '../auth.errors.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).nullish();
@@ -41,12 +50,9 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const user = await findUserByEmail(db, req.body.email);
       const ok = await verifyPassword(user?.passwordHash ?? null, req.body.password);
       // One answer for unknown user and wrong password.
-      if (!user || !ok) throw new DomainError('UNAUTHENTICATED', 'invalid email or password');
+      if (!user || !ok) throw new InvalidCredentials();
       await limiter.reset(account);
-      if (user.status !== 'active')
-        throw new DomainError('PERMISSION_DENIED', 'verify your email address first: see the link we sent', {
-          extensions: { reason: 'email_not_verified' },
-        });
+      if (user.status !== 'active') throw new EmailNotVerified();
       return { data: await completeLogin(deps, req, reply, user, ['pwd']) };
     },
   );
@@ -64,7 +70,7 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       const token = presentedRefresh(req, req.body?.refreshToken);
-      if (!token) throw new DomainError('UNAUTHENTICATED', 'no refresh token: send refreshToken or the cookie');
+      if (!token) throw new NoRefreshToken();
       return { data: await refreshSession(deps, req, reply, token) };
     },
   );
@@ -83,10 +89,10 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req, reply) => {
       const token = presentedRefresh(req, req.body?.refreshToken);
       const parsed = token ? tokens.parseRefresh(token) : null;
-      if (token && !parsed) throw new DomainError('UNAUTHENTICATED', 'invalid refresh token');
+      if (token && !parsed) throw new UnreadableRefreshToken();
       // Without a refresh token, the bearer's own session ends.
       const sessionId = parsed?.sessionId ?? req.actor?.sessionId ?? null;
-      if (!sessionId) throw new DomainError('UNAUTHENTICATED', 'no session to end: send refreshToken or the cookie');
+      if (!sessionId) throw new NoSessionToEnd();
       try {
         await revokeSession(deps, userMeta(req, deps, req.actor?.id ?? 'anonymous'), sessionId, 'logout', null);
       } catch (err) {
@@ -99,9 +105,9 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   const me = async (req: FastifyRequest) => {
     const actor = req.actor!;
-    if (actor.type !== 'user') throw new DomainError('PERMISSION_DENIED', 'only users have a profile');
+    if (actor.type !== 'user') throw new NoProfile();
     const user = await findUserById(db, actor.id);
-    if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
+    if (!user) throw new UserGone();
     return { data: { ...toProfile(user), instanceAdmin: user.instanceAdmin, sites: user.roles, amr: actor.amr ?? [] } };
   };
   app.get(

@@ -6,7 +6,6 @@ import { roleOn, type Actor } from '../../../kernel/auth/actor.ts';
 import { siteFromRequest } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { liveSessions } from '../../../../projections/sessions/index.ts';
@@ -19,6 +18,7 @@ import { userDecider } from '../user.decider.ts';
 import { dataEnvelope, metaEnvelope } from '../../../kernel/http/envelope.ts';
 import { Preferences, PreferencesMeta, Session, SessionRecord } from './auth.schemas.ts';
 import { userStream } from '../user.events.ts';
+import { AccountWhileImpersonating, NoAccount, SessionNotFound, UserGone, WrongPassword } from '../auth.errors.ts';
 
 const ChangePasswordBody = z.object({
   currentPassword: z.string().min(1).max(1024),
@@ -39,11 +39,10 @@ const PreferencesPatch = z
 /** The user behind a bearer: API keys and other principals have no account to manage. */
 export async function currentUser(deps: AppDeps, req: FastifyRequest): Promise<UserRow> {
   const actor = req.actor as Actor;
-  if (actor.type !== 'user') throw new DomainError('PERMISSION_DENIED', 'only a signed-in user has an account');
-  if (actor.impersonator)
-    throw new DomainError('PERMISSION_DENIED', 'not while impersonating: the account belongs to its owner');
+  if (actor.type !== 'user') throw new NoAccount();
+  if (actor.impersonator) throw new AccountWhileImpersonating();
   const user = await findUserById(deps.db, actor.id);
-  if (!user) throw new DomainError('UNAUTHENTICATED', 'the user no longer exists');
+  if (!user) throw new UserGone();
   return user;
 }
 
@@ -61,8 +60,7 @@ export async function passwordStepUp(
 ): Promise<void> {
   const key = `auth:stepup:${user.userId}`;
   await enforceRate(deps.limiter, reply, [{ key, rule: authRules(deps.config).loginFailures }]);
-  if (!(await verifyPassword(user.passwordHash, password)))
-    throw new DomainError('UNAUTHENTICATED', 'the password is not correct', { path });
+  if (!(await verifyPassword(user.passwordHash, password))) throw new WrongPassword({ path });
   await deps.limiter.reset(key);
 }
 
@@ -138,7 +136,7 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req) => {
       const user = await currentUser(deps, req);
       const mine = (await liveSessions(db, user.userId, clock.now())).some((s) => s.id === req.params.id);
-      if (!mine) throw new DomainError('NOT_FOUND', `session ${req.params.id} not found`);
+      if (!mine) throw new SessionNotFound({ sessionId: req.params.id });
       await revokeSession(deps, userMeta(req, deps, user.userId), req.params.id, 'user', user.userId);
       return { data: { id: req.params.id, revoked: true } };
     },

@@ -1,6 +1,14 @@
 import { assertNever, type Decider } from '../../../kernel/es/decider.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import type { TfaEvent } from './tfa.events.ts';
+import {
+  ChallengeAnswered,
+  CodeReused,
+  RecoveryCodeSpent,
+  SetupNotStarted,
+  TfaAlreadyOn,
+  TfaNotOn,
+  TfaOffAtChallenge,
+} from './tfa.errors.ts';
 
 export interface TfaState {
   status: 'none' | 'pending' | 'enrolled';
@@ -24,15 +32,13 @@ export type TfaCommand =
   | { type: 'RegenerateRecoveryCodes'; data: Now & { step: number; recoveryCodes: string[] } }
   | { type: 'DisableTotp'; data: Now & { proof: Proof } };
 
-const refused = (message: string) => new DomainError('UNAUTHENTICATED', message);
-
 /** Events of a valid proof (a code newer than the last, or an unspent recovery code), else an error. */
 function prove(s: TfaState, userId: string, proof: Proof, at: string): TfaEvent[] {
   if (proof.kind === 'code') {
-    if (proof.step <= s.lastStep) throw refused('this code was already used; wait for the next one');
+    if (proof.step <= s.lastStep) throw new CodeReused();
     return [{ type: 'TotpCodeAccepted', data: { userId, step: proof.step, at } }];
   }
-  if (!s.recoveryCodes[proof.index]) throw refused('invalid recovery code');
+  if (!s.recoveryCodes[proof.index]) throw new RecoveryCodeSpent();
   return [{ type: 'RecoveryCodeUsed', data: { userId, index: proof.index, at } }];
 }
 
@@ -78,18 +84,17 @@ export const tfaDecider: Decider<TfaState, TfaCommand, TfaEvent> = {
     const { userId, now: at } = cmd.data;
     switch (cmd.type) {
       case 'IssueSetup':
-        if (s.status === 'enrolled')
-          throw new DomainError('CONFLICT', 'two-factor authentication is already on; remove it first');
+        if (s.status === 'enrolled') throw new TfaAlreadyOn();
         return [{ type: 'TotpSetupIssued', data: { userId, seed: cmd.data.seed, at } }];
       case 'ConfirmSetup':
-        if (s.status !== 'pending') throw new DomainError('CONFLICT', 'start with POST /api/v1/me/tfa/setup');
+        if (s.status !== 'pending') throw new SetupNotStarted();
         return [
           { type: 'TotpEnrolled', data: { userId, recoveryCodes: cmd.data.recoveryCodes, step: cmd.data.step, at } },
         ];
       case 'ProveSecondFactor': {
-        if (s.status !== 'enrolled') throw refused('two-factor authentication is not on');
+        if (s.status !== 'enrolled') throw new TfaOffAtChallenge();
         const c = cmd.data.challenge;
-        if (c && c.jti in s.challenges) throw refused('this challenge was already answered; log in again');
+        if (c && c.jti in s.challenges) throw new ChallengeAnswered();
         const events = prove(s, userId, cmd.data.proof, at);
         if (c)
           events.push({
@@ -105,13 +110,13 @@ export const tfaDecider: Decider<TfaState, TfaCommand, TfaEvent> = {
         return events;
       }
       case 'RegenerateRecoveryCodes':
-        if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+        if (s.status !== 'enrolled') throw new TfaNotOn();
         return [
           ...prove(s, userId, { kind: 'code', step: cmd.data.step }, at),
           { type: 'RecoveryCodesRegenerated', data: { userId, recoveryCodes: cmd.data.recoveryCodes, at } },
         ];
       case 'DisableTotp':
-        if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+        if (s.status !== 'enrolled') throw new TfaNotOn();
         return [...prove(s, userId, cmd.data.proof, at), { type: 'TotpDisabled', data: { userId, at } }];
       default:
         return assertNever(cmd);

@@ -2,12 +2,18 @@ import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { openValue } from '../../../kernel/crypto/envelope.ts';
 import { userMeta } from '../sessions.ts';
 import { tfaDecider, type Proof, type TfaCommand, type TfaState } from './tfa.decider.ts';
 import { tfaStream, type TfaEvent } from './tfa.events.ts';
 import { codeStep, findRecoveryCode } from './totp.ts';
+import {
+  InvalidCode,
+  InvalidRecoveryCode,
+  OneProofRequired,
+  TfaKeyUnavailable,
+  TfaOffAtChallenge,
+} from './tfa.errors.ts';
 
 export const seedAad = (userId: string) => `tfa:${userId}`;
 
@@ -21,14 +27,7 @@ export async function tfaState(deps: Pick<AppDeps, 'store'>, userId: string): Pr
 /** The seed in clear, or 409 TFA_KEY_UNAVAILABLE when the key that sealed it is not configured (fail closed). */
 export function openSeed(deps: Pick<AppDeps, 'config'>, s: TfaState, userId: string): string {
   const seed = s.seed ? openValue(deps.config.keyring, s.seed, seedAad(userId)) : null;
-  if (!seed)
-    throw new DomainError(
-      'TFA_KEY_UNAVAILABLE',
-      'the key that sealed your two-factor seed is not configured; use a recovery code',
-      {
-        extensions: { reason: 'seed_key_missing' },
-      },
-    );
+  if (!seed) throw new TfaKeyUnavailable();
   return seed;
 }
 
@@ -43,16 +42,15 @@ export function proofFrom(
   given: { code?: string; recoveryCode?: string },
 ): Proof {
   // A challenge can outlive the enrollment (removed meanwhile): that is a failed login, not a missing key.
-  if (s.status !== 'enrolled') throw new DomainError('UNAUTHENTICATED', 'two-factor authentication is not on');
-  if ((given.code === undefined) === (given.recoveryCode === undefined))
-    throw new DomainError('VALIDATION_FAILED', 'send exactly one of code and recoveryCode', { path: ['code'] });
+  if (s.status !== 'enrolled') throw new TfaOffAtChallenge();
+  if ((given.code === undefined) === (given.recoveryCode === undefined)) throw new OneProofRequired();
   if (given.recoveryCode !== undefined) {
     const index = findRecoveryCode(s.recoveryCodes, given.recoveryCode);
-    if (index < 0) throw new DomainError('UNAUTHENTICATED', 'invalid recovery code', { path: ['recoveryCode'] });
+    if (index < 0) throw new InvalidRecoveryCode();
     return { kind: 'recovery', index };
   }
   const step = codeStep(openSeed(deps, s, userId), given.code!, deps.clock.now().getTime());
-  if (step === null) throw new DomainError('UNAUTHENTICATED', 'invalid code', { path: ['code'] });
+  if (step === null) throw new InvalidCode();
   return { kind: 'code', step };
 }
 

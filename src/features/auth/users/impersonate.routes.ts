@@ -3,11 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { Profile } from '../http/auth.schemas.ts';
 import { findUserById, toProfile } from '../../../../projections/users/index.ts';
+import { UserNotFound } from '../auth.errors.ts';
+import { AdminImpersonation, SelfImpersonation } from './users.errors.ts';
 
 const IdParams = z.object({ id: RecordId });
 /** An impersonation lasts at most 15 minutes (less when access tokens are shorter); it cannot be refreshed. */
@@ -39,10 +40,9 @@ export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       const siteId = siteOf(req);
       const target = await findUserById(deps.db, req.params.id);
       const role = target?.roles[siteId];
-      if (!target || !role) throw new DomainError('NOT_FOUND', `user ${req.params.id} not found`);
-      if (role === 'admin' || role === 'site_admin' || target.instanceAdmin)
-        throw new DomainError('PERMISSION_DENIED', 'administrators cannot be impersonated');
-      if (target.userId === actorOf(req).id) throw new DomainError('PERMISSION_DENIED', 'you are yourself already');
+      if (!target || !role) throw new UserNotFound({ userId: req.params.id });
+      if (role === 'admin' || role === 'site_admin' || target.instanceAdmin) throw new AdminImpersonation();
+      if (target.userId === actorOf(req).id) throw new SelfImpersonation();
       const { token, expiresIn } = await deps.tokens.issue({
         userId: target.userId,
         tokenVersion: target.tokenVersion,

@@ -17,6 +17,8 @@ import { userDecider, type UserCommand, type UserState } from '../user.decider.t
 import { userStream, type UserEvent } from '../user.events.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { own } from '../../../kernel/safe/keys.ts';
+import { UsedOrInvalidLink } from '../auth.errors.ts';
+import { AlreadyMember, InvitedPasswordMismatch } from './users.errors.ts';
 
 const INVITE_TTL_S = 7 * 24 * 3600;
 
@@ -58,8 +60,7 @@ export async function inviteToSite(
   const answer: InvitationAnswer = { id: invitationId, email: input.email, role: input.role, status: 'invited' };
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await findUserByEmail(deps.db, input.email);
-    if (own(existing?.roles, siteId))
-      throw new DomainError('CONFLICT', 'this address is already a member of the site', { path: ['email'] });
+    if (own(existing?.roles, siteId)) throw new AlreadyMember();
     const userId = existing?.userId ?? newId();
     const commands = existing
       ? [inviteCommand(userId, invite)]
@@ -121,12 +122,6 @@ async function hasOpenInvitation(deps: AppDeps, userId: string, siteId: string):
   return state.exists && own(state.invitations, siteId) !== undefined;
 }
 
-const badToken = () =>
-  new DomainError('VALIDATION_FAILED', 'this link is invalid, used or expired', {
-    path: ['token'],
-    extensions: { reason: 'invalid_token' },
-  });
-
 /**
  * Spends an invitation link. An account without a password chooses one (the link names its password version, so
  * it works once); an account with one proves it is its owner by that password, and keeps it. Then the membership
@@ -139,16 +134,13 @@ export async function acceptInvitation(
 ): Promise<UserRow> {
   const claims = await deps.tokens.verifyPurpose('invite', input.token);
   const user = claims ? await findUserById(deps.db, claims.sub) : null;
-  if (!claims || !user) throw badToken();
+  if (!claims || !user) throw new UsedOrInvalidLink();
   const siteId = typeof claims.site === 'string' ? claims.site : null;
   // A used, superseded-by-membership or foreign link changes nothing, not even a password.
-  if (siteId && !(await hasOpenInvitation(deps, user.userId, siteId))) throw badToken();
+  if (siteId && !(await hasOpenInvitation(deps, user.userId, siteId))) throw new UsedOrInvalidLink();
   if (!siteId || needsPassword(user))
     await consumePasswordLink(deps, 'invite', input.token, input.password, metadataFor);
-  else if (!(await verifyPassword(user.passwordHash, input.password)))
-    throw new DomainError('UNAUTHENTICATED', 'the password does not match the invited account', {
-      path: ['password'],
-    });
+  else if (!(await verifyPassword(user.passwordHash, input.password))) throw new InvitedPasswordMismatch();
   if (siteId)
     await handleCommand(
       deps.store,

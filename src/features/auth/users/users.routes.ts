@@ -20,6 +20,15 @@ import { userStream } from '../user.events.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { InvitationRecord, ListMeta, MemberListRow, MemberRecord } from './users.schemas.ts';
 import { inviteToSite } from './site-invitations.ts';
+import { UserNotFound } from '../auth.errors.ts';
+import {
+  AdminGrantDenied,
+  AdminManagement,
+  RenameDenied,
+  RoleChoiceRequired,
+  SelfManagement,
+  UnknownRole,
+} from './users.errors.ts';
 
 export const Email = z.string().trim().toLowerCase().email().max(320);
 const Name = z.string().trim().max(200);
@@ -63,14 +72,11 @@ export async function grantableRole(
   req: FastifyRequest,
   body: { roleId?: string; roleKey?: string },
 ): Promise<string> {
-  if ((body.roleId === undefined) === (body.roleKey === undefined))
-    throw new DomainError('VALIDATION_FAILED', 'name exactly one of roleId and roleKey', { path: ['roleId'] });
+  if ((body.roleId === undefined) === (body.roleKey === undefined)) throw new RoleChoiceRequired();
   const role = (body.roleId ?? body.roleKey)!;
   const path = [body.roleId !== undefined ? 'roleId' : 'roleKey'];
-  if (!(await roleIsKnown(deps, siteOf(req), role)))
-    throw new DomainError('VALIDATION_FAILED', `role ${role} does not exist on this site`, { path });
-  if (ADMINS.has(role) && roleOn(actorOf(req), siteOf(req)) !== 'admin')
-    throw new DomainError('PERMISSION_DENIED', 'only an administrator may grant the admin role', { path });
+  if (!(await roleIsKnown(deps, siteOf(req), role))) throw new UnknownRole({ role, path });
+  if (ADMINS.has(role) && roleOn(actorOf(req), siteOf(req)) !== 'admin') throw new AdminGrantDenied({ path });
   return role;
 }
 
@@ -78,16 +84,15 @@ export async function grantableRole(
 async function member(deps: AppDeps, req: FastifyRequest, id: string): Promise<UserRow & { role: string }> {
   const user = await findUserById(deps.db, id);
   const role = user?.roles[siteOf(req)];
-  if (!user || !role || (user.instanceAdmin && !actorOf(req).instanceAdmin))
-    throw new DomainError('NOT_FOUND', `user ${id} not found`);
+  if (!user || !role || (user.instanceAdmin && !actorOf(req).instanceAdmin)) throw new UserNotFound({ userId: id });
   return { ...user, role };
 }
 
 /** Only an administrator changes an administrator; nobody changes their own role or membership. */
 function mayManage(req: FastifyRequest, target: UserRow & { role: string }, what: string): void {
-  if (target.userId === actorOf(req).id) throw new DomainError('PERMISSION_DENIED', `you cannot ${what} yourself`);
+  if (target.userId === actorOf(req).id) throw new SelfManagement({ what });
   if ((ADMINS.has(target.role) || target.instanceAdmin) && roleOn(actorOf(req), siteOf(req)) !== 'admin')
-    throw new DomainError('PERMISSION_DENIED', `only an administrator may ${what} an administrator`);
+    throw new AdminManagement({ what });
 }
 
 /**
@@ -96,11 +101,7 @@ function mayManage(req: FastifyRequest, target: UserRow & { role: string }, what
  */
 function mayRename(req: FastifyRequest, target: UserRow, field: 'firstName' | 'lastName'): void {
   if (target.userId === actorOf(req).id || actorOf(req).instanceAdmin) return;
-  throw new DomainError(
-    'PERMISSION_DENIED',
-    'only the account’s owner or an instance administrator changes its names',
-    { path: [field] },
-  );
+  throw new RenameDenied({ field });
 }
 
 const view = (u: UserRow & { role: string }) => ({

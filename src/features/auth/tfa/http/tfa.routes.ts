@@ -4,7 +4,6 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../../deps.ts';
 import { sealValue } from '../../../../kernel/crypto/envelope.ts';
 import { handleCommand } from '../../../../kernel/es/handle-command.ts';
-import { DomainError } from '../../../../kernel/http/errors.ts';
 import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
 import { findUserById } from '../../../../../projections/users/index.ts';
 import { authRules } from '../../auth-limits.ts';
@@ -16,6 +15,14 @@ import { openSeed, proofFrom, seedAad, sendTfa, tfaState } from '../tfa.service.
 import { dataEnvelope } from '../../../../kernel/http/envelope.ts';
 import { Session } from '../../http/auth.schemas.ts';
 import { codeStep, hashRecoveryCode, newRecoveryCodes, newSeed, otpauthUrl } from '../totp.ts';
+import {
+  CodeMismatch,
+  EncryptionNotConfigured,
+  InvalidChallenge,
+  LiveCodeRequired,
+  SetupNotStarted,
+  TfaNotOn,
+} from '../tfa.errors.ts';
 
 const Code = z.string().min(1).max(16);
 const Password = z.string().min(1).max(1024);
@@ -83,8 +90,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       const user = await currentUser(deps, req);
-      if (!config.keyring.activeKeyId)
-        throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'two-factor setup needs ENCRYPTION_KEY on the server');
+      if (!config.keyring.activeKeyId) throw new EncryptionNotConfigured();
       await passwordStepUp(deps, req, reply, user, req.body.password);
       const secret = newSeed();
       const seed = sealValue(config.keyring, secret, seedAad(user.userId));
@@ -107,10 +113,9 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req) => {
       const user = await currentUser(deps, req);
       const s = await tfaState(deps, user.userId);
-      if (s.status !== 'pending') throw new DomainError('CONFLICT', 'start with POST /api/v1/me/tfa/setup');
+      if (s.status !== 'pending') throw new SetupNotStarted();
       const step = codeStep(openSeed(deps, s, user.userId), req.body.code, clock.now().getTime());
-      if (step === null)
-        throw new DomainError('VALIDATION_FAILED', 'the code does not match; try the current one', { path: ['code'] });
+      if (step === null) throw new CodeMismatch();
       const { codes, hashes } = recoveryCodes();
       await sendTfa(deps, req, user.userId, {
         type: 'ConfirmSetup',
@@ -135,10 +140,9 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const user = await currentUser(deps, req);
       await passwordStepUp(deps, req, reply, user, req.body.password);
       const s = await tfaState(deps, user.userId);
-      if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+      if (s.status !== 'enrolled') throw new TfaNotOn();
       const proof = proofFrom(deps, s, user.userId, { code: req.body.code });
-      if (proof.kind !== 'code')
-        throw new DomainError('VALIDATION_FAILED', 'a live code is needed', { path: ['code'] });
+      if (proof.kind !== 'code') throw new LiveCodeRequired();
       const { codes, hashes } = recoveryCodes();
       await sendTfa(deps, req, user.userId, {
         type: 'RegenerateRecoveryCodes',
@@ -163,7 +167,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const user = await currentUser(deps, req);
       await passwordStepUp(deps, req, reply, user, req.body.password);
       const s = await tfaState(deps, user.userId);
-      if (s.status !== 'enrolled') throw new DomainError('CONFLICT', 'two-factor authentication is not on');
+      if (s.status !== 'enrolled') throw new TfaNotOn();
       const proof = proofFrom(deps, s, user.userId, req.body);
       await sendTfa(deps, req, user.userId, { type: 'DisableTotp', data: { userId: user.userId, proof, now: now() } });
       // Every token issued before is void, and every session ends.
@@ -199,8 +203,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         ...(claims ? [{ key: `auth:totp:user:${claims.sub}`, rule: rules.totpUser }] : []),
       ]);
       const user = claims ? await findUserById(deps.db, claims.sub) : null;
-      if (!claims || !user || user.status !== 'active')
-        throw new DomainError('UNAUTHENTICATED', 'the challenge is invalid or has expired; log in again');
+      if (!claims || !user || user.status !== 'active') throw new InvalidChallenge();
       const s = await tfaState(deps, user.userId);
       const proof = proofFrom(deps, s, user.userId, req.body);
       const expiresAt = new Date(Number(claims.exp ?? 0) * 1000).toISOString();
