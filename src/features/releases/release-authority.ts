@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { Actor } from '../../kernel/auth/actor.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { RevisionStaged } from './release.errors.ts';
+import { PinnedRevisionNotFound, RevisionStaged } from './release.errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
@@ -52,7 +52,7 @@ export async function pinnedValues(
     findRevision(trx, siteId, item.collection, item.itemId, item.revisionId!),
   );
   if (!opts.strict && (!rev || !rev.committed)) return null;
-  if (!rev) throw new DomainError('NOT_FOUND', `revision ${item.revisionId} of item ${item.itemId} not found`);
+  if (!rev) throw new PinnedRevisionNotFound({ revisionId: item.revisionId, itemId: item.itemId });
   if (!rev.committed) throw new RevisionStaged({ revisionId: item.revisionId! });
   const { id: _id, ...data } = rev.data;
   return data;

@@ -1,25 +1,40 @@
-import type { FastifyRequest } from 'fastify';
-import type { AppDeps } from '../../../deps.ts';
-import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
-import { unprocessable } from '../../../kernel/http/unprocessable.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
-import { findItemsAnyState } from '../../../../projections/item-documents/index.ts';
-import { pinnedValues, releaseChanges, releaseItemChecks } from '../release-authority.ts';
-import { itemKey, type ReleaseItem } from '../release.events.ts';
+import type { AppDeps } from '../../deps.ts';
+import type { Principal } from '../../kernel/http/access.ts';
+import { actorOf, siteOf } from '../../kernel/http/access.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { unprocessable } from '../../kernel/http/unprocessable.ts';
+import { withSite } from '../../kernel/tenancy/site.ts';
+import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
+import { pinnedValues, releaseChanges, releaseItemChecks } from './release-authority.ts';
+import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllowed } from './release.errors.ts';
+import { itemKey, type ReleaseAuthor, type ReleaseItem } from './release.events.ts';
+
+type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>;
+
+/** Releases are for those who may update items somewhere on the site. */
+export async function mayRelease(deps: Pick<AppDeps, 'authorizer'>, p: Principal): Promise<void> {
+  if (!(await deps.authorizer.rights(p)).any('update')) throw new ReleasesNotAllowed();
+}
+
+/** The creator of a release, whose rights its publish acts with: a user or an API key. */
+export function authorOf(p: Principal): ReleaseAuthor {
+  const actor = actorOf(p);
+  if (actor.type !== 'user' && actor.type !== 'apiKey') throw new AuthorRequired();
+  return { type: actor.type, id: actor.id, amr: actor.amr ?? [] };
+}
 
 /**
- * Items added to a release (at creation or by PATCH) name existing collections (422) and items of the request's
+ * Items added to a release (at creation or by PATCH) name existing collections (422) and items of the caller's
  * site (404 ITEM_NOT_FOUND), and the caller could update each of them as PATCH would: an update rule, the row inside
  * its conditions, the fields the release changes (at least the status) writable. Otherwise 403 PERMISSION_DENIED
  * naming the item in `path` and `extensions`. Validation and the editorial gate wait for the publish: they depend
  * on the item's values then.
  */
-export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>) {
+export function addedItemsCheck(deps: Deps) {
   const check = releaseItemChecks(deps);
-  return async (req: FastifyRequest, items: ReleaseItem[]) => {
+  return async (p: Principal, items: ReleaseItem[]) => {
     if (!items.length) return;
-    const siteId = siteOf(req);
+    const siteId = siteOf(p);
     const schema = await deps.schemas.read(siteId);
     items.forEach((i, n) => {
       if (!schema.collections.has(i.collection))
@@ -39,29 +54,21 @@ export function addedItemsCheck(deps: Pick<AppDeps, 'db' | 'store' | 'authorizer
       ),
     );
     const missing = items.find((i) => !found.has(itemKey(i)));
-    if (missing)
-      throw new DomainError('ITEM_NOT_FOUND', `item ${missing.itemId} of ${missing.collection} not found`, {
-        path: ['addItems'],
-      });
+    if (missing) throw new ReleaseItemNotFound({ ...missing, path: ['addItems'] });
     for (const [n, item] of items.entries()) {
       const doc = found.get(itemKey(item))!;
       const changes = releaseChanges(schema, item, doc.data, await pinnedValues(deps, siteId, item, { strict: false }));
       const path = ['addItems', String(n)];
+      const target = { collection: item.collection, id: item.itemId, current: doc.data, changes };
       try {
-        await check(
-          req,
-          schema,
-          { collection: item.collection, id: item.itemId, current: doc.data, changes },
-          {
-            validation: false,
-            path,
-          },
-        );
+        await check(p, schema, target, { validation: false, path });
       } catch (err) {
         if (!(err instanceof DomainError) || err.code !== 'PERMISSION_DENIED') throw err;
-        throw new DomainError('PERMISSION_DENIED', `${err.message} (item ${item.itemId} of ${item.collection})`, {
+        throw new ReleaseItemDenied({
+          ...item,
+          reason: err.message,
           path: err.options.path ?? path,
-          extensions: { ...err.options.extensions, collection: item.collection, itemId: item.itemId },
+          extensions: err.options.extensions ?? {},
         });
       }
     }

@@ -2,20 +2,16 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
-import { rejectInvalid, unprocessable } from '../../../kernel/http/unprocessable.ts';
-import { newId } from '../../../kernel/ids.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/index.ts';
-import { releaseDecider, type ReleaseCommand } from '../release.decider.ts';
-import { releaseStream } from '../release.events.ts';
-import { publishRelease } from '../publish.process.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { createRelease, deleteRelease, publishNow, updateRelease } from '../release.commands.ts';
+import { ReleaseNotFound } from '../release.errors.ts';
+import { addedItemsCheck, authorOf, mayRelease } from '../release.guard.ts';
 import { PublishResult, ReleaseListMeta, ReleaseRecord as ReleaseBody } from './releases.schemas.ts';
-import { addedItemsCheck } from './release-items.ts';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)');
 const Item = z
@@ -64,14 +60,6 @@ const ListQuery = z.object({
 });
 const IdParams = z.object({ id: z.string().min(1).max(64) });
 
-/** The creator of a release, whose rights its publish acts with. */
-const authorOf = (req: FastifyRequest) => {
-  const actor = actorOf(req);
-  if (actor.type !== 'user' && actor.type !== 'apiKey')
-    throw new DomainError('PERMISSION_DENIED', 'releases are created by users and API keys');
-  return { type: actor.type, id: actor.id, amr: actor.amr ?? [] };
-};
-
 const view = (r: ReleaseRecord) => ({
   id: r.id,
   name: r.name,
@@ -89,28 +77,12 @@ const view = (r: ReleaseRecord) => ({
 /** Releases: bundles of item status changes published together, now or at `publishAt` (spec "Releases"). */
 export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, store, clock } = deps;
+  const { db, clock } = deps;
   const tags = ['releases'];
-
-  /** Releases are for those who may update items somewhere on the site. */
-  const mayRelease = async (req: FastifyRequest) => {
-    if (!(await deps.authorizer.rights(req)).any('update'))
-      throw new DomainError('PERMISSION_DENIED', 'your role may not manage releases');
-  };
-  const send = (req: FastifyRequest, releaseId: string, command: ReleaseCommand) =>
-    handleCommand(store, releaseDecider, releaseStream(siteOf(req), releaseId), command, {
-      metadata: commandMeta(req, siteOf(req), clock.now()),
-    });
   const read = async (req: FastifyRequest, id: string) => {
     const r = await withSite(db, siteOf(req), (trx) => findRelease(trx, siteOf(req), id));
-    if (!r) throw new DomainError('NOT_FOUND', `release ${id} not found`);
+    if (!r) throw new ReleaseNotFound({ releaseId: id });
     return r;
-  };
-  /** publishAt must not be in the past (422). */
-  const checkPublishAt = (publishAt: string | null | undefined) => {
-    if (publishAt && new Date(publishAt).getTime() < clock.now().getTime())
-      throw unprocessable([{ message: 'publishAt is in the past', path: ['publishAt'], extensions: {} }]);
-    return publishAt ? new Date(publishAt).toISOString() : (publishAt ?? null);
   };
   const checkItems = addedItemsCheck(deps);
 
@@ -165,25 +137,12 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     },
     async (req, reply) => {
       rejectInvalid(req);
-      await mayRelease(req);
-      const b = req.body;
-      const publishAt = checkPublishAt(b.publishAt);
-      await checkItems(req, b.addItems);
-      const id = newId();
-      await send(req, id, {
-        type: 'CreateRelease',
-        data: {
-          releaseId: id,
-          name: b.name,
-          atomicityMode: b.atomicityMode,
-          publishAt,
-          maintenanceWindow: b.maintenanceWindow ?? null,
-          items: b.addItems,
-          by: req.actor!.id,
-          author: authorOf(req),
-          now: clock.now().toISOString(),
-        },
-      });
+      await mayRelease(deps, req);
+      const { addItems: items, ...meta } = req.body;
+      await checkItems(req, items);
+      const ctx = commandContext(req, clock);
+      const maintenanceWindow = meta.maintenanceWindow ?? null;
+      const id = await createRelease(deps, ctx, { ...meta, maintenanceWindow, items, author: authorOf(req) });
       reply.status(201);
       return { data: view(await read(req, id)) };
     },
@@ -203,17 +162,10 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     },
     async (req) => {
       rejectInvalid(req);
-      await mayRelease(req);
-      const { addItems, removeItems, ...meta } = req.body;
-      const changes = {
-        ...meta,
-        ...(meta.publishAt !== undefined ? { publishAt: checkPublishAt(meta.publishAt) } : {}),
-      };
-      await checkItems(req, addItems);
-      await send(req, req.params.id, {
-        type: 'UpdateRelease',
-        data: { releaseId: req.params.id, changes, add: addItems, remove: removeItems, now: clock.now().toISOString() },
-      });
+      await mayRelease(deps, req);
+      const { addItems: add, removeItems: remove, ...changes } = req.body;
+      await checkItems(req, add);
+      await updateRelease(deps, commandContext(req, clock), { releaseId: req.params.id, changes, add, remove });
       return { data: view(await read(req, req.params.id)) };
     },
   );
@@ -231,11 +183,8 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     },
     async (req, reply) => {
       rejectInvalid(req);
-      await mayRelease(req);
-      await send(req, req.params.id, {
-        type: 'DeleteRelease',
-        data: { releaseId: req.params.id, now: clock.now().toISOString() },
-      });
+      await mayRelease(deps, req);
+      await deleteRelease(deps, commandContext(req, clock), req.params.id);
       return reply.status(204).send();
     },
   );
@@ -253,14 +202,9 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     },
     async (req) => {
       rejectInvalid(req);
-      await mayRelease(req);
+      await mayRelease(deps, req);
       // Both the caller's and the author's rights: pressing publish lends a release no right its author lacks.
-      const res = await publishRelease(deps, {
-        siteId: siteOf(req),
-        releaseId: req.params.id,
-        metadata: commandMeta(req, siteOf(req), clock.now()),
-        publisher: req,
-      });
+      const res = await publishNow(deps, commandContext(req, clock), { releaseId: req.params.id, publisher: req });
       return { data: { release: view(await read(req, req.params.id)), status: res.status, outcomes: res.outcomes } };
     },
   );
