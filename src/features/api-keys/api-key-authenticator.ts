@@ -2,17 +2,14 @@ import type { Authenticator } from '../../kernel/auth/actor.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { forbidden, unauthenticated } from '../../kernel/http/errors.ts';
 import { findApiKeyCredential, touchApiKey, type ApiKeyCredential } from '../../../projections/api-keys/index.ts';
+import { InvalidApiKey, OriginNotAllowed } from './api-key.errors.ts';
 import { API_KEY_EVENT_TYPES } from './api-key.events.ts';
 import { API_KEY_PREFIX, parseApiKey, secretMatches } from './api-key.secrets.ts';
 
 const CACHE_MS = 10_000;
 const TOUCH_EVERY_MS = 60_000;
 const MAX_ENTRIES = 10_000;
-
-/** One answer for every bad key, so a caller learns nothing about which part was wrong. */
-const invalidKey = () => unauthenticated('invalid API key');
 
 /**
  * API keys (`svck_…`, `svck_pub_…`). Every token with the prefix is claimed here and accepted or refused, never
@@ -60,14 +57,13 @@ export function apiKeyAuthenticator(db: Db, store: EventStore, clock: Clock): Au
     authenticate: async (token, ctx) => {
       if (!token.startsWith(API_KEY_PREFIX)) return null;
       const parsed = parseApiKey(token);
-      if (!parsed) throw invalidKey();
+      if (!parsed) throw new InvalidApiKey();
       const now = clock.now();
       const key = await lookup(parsed.id, now.getTime());
       if (!key || key.publishable !== parsed.publishable || !secretMatches(parsed.secret, key.secretHash))
-        throw invalidKey();
-      if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) throw invalidKey();
-      if (key.publishable && (!ctx.origin || !key.allowedOrigins.includes(ctx.origin)))
-        throw forbidden('this key may not be used from this origin');
+        throw new InvalidApiKey();
+      if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) throw new InvalidApiKey();
+      if (key.publishable && (!ctx.origin || !key.allowedOrigins.includes(ctx.origin))) throw new OriginNotAllowed();
       touch(key.keyId, now);
       return {
         type: 'apiKey',

@@ -1,5 +1,14 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError, forbidden } from '../../kernel/http/errors.ts';
+import {
+  ApiKeyExists,
+  ApiKeyNotFound,
+  ExpiryInThePast,
+  KeyRoleAboveCreator,
+  OriginsOnSecretKey,
+  PublishableKeyRole,
+  PublishableKeyWithoutOrigins,
+  UnknownKeyRole,
+} from './api-key.errors.ts';
 import type { ApiKeyCreated, ApiKeyEvent } from './api-key.events.ts';
 
 /** The preset role keys, strongest first. Custom roles arrive later; until then a roleId names one of these. */
@@ -28,24 +37,21 @@ export type RevokeApiKey = { type: 'RevokeApiKey'; data: { keyId: string; siteId
 export type ApiKeyCommand = CreateApiKey | RevokeApiKey;
 
 const rank = (role: string) => ROLE_RANK.indexOf(role as (typeof ROLE_RANK)[number]);
-const invalid = (message: string, field: string) => new DomainError('VALIDATION_FAILED', message, { path: [field] });
 
 /** The rules a new key must satisfy; throws the first one broken. */
 function checkNewKey(d: CreateApiKey['data']): void {
   // A custom role ranks as the system role it stands on (roleBase), given by the route.
   const base = d.roleBase ?? d.role;
-  if (rank(base) < 0) throw invalid(`unknown role ${d.role}`, 'role');
+  if (rank(base) < 0) throw new UnknownKeyRole({ role: d.role });
   if (rank(d.creatorRole) < 0 || rank(base) < rank(d.creatorRole))
-    throw forbidden(`a ${d.creatorRole} may not create a key with role ${d.role}`);
+    throw new KeyRoleAboveCreator({ creatorRole: d.creatorRole, role: d.role });
   if (d.publishable) {
-    if (!PUBLISHABLE_ROLES.includes(base))
-      throw invalid(`a publishable key may only carry a read role (${PUBLISHABLE_ROLES.join(', ')})`, 'role');
-    if (!d.allowedOrigins?.length) throw invalid('a publishable key needs allowedOrigins', 'allowedOrigins');
+    if (!PUBLISHABLE_ROLES.includes(base)) throw new PublishableKeyRole({ readRoles: PUBLISHABLE_ROLES });
+    if (!d.allowedOrigins?.length) throw new PublishableKeyWithoutOrigins();
   } else if (d.allowedOrigins !== null) {
-    throw invalid('allowedOrigins is for publishable keys only', 'allowedOrigins');
+    throw new OriginsOnSecretKey();
   }
-  if (d.expiresAt !== null && Date.parse(d.expiresAt) <= Date.parse(d.now))
-    throw invalid('expiresAt must be in the future', 'expiresAt');
+  if (d.expiresAt !== null && Date.parse(d.expiresAt) <= Date.parse(d.now)) throw new ExpiryInThePast();
 }
 
 export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
@@ -63,14 +69,14 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   decide: (cmd, s) => {
     switch (cmd.type) {
       case 'CreateApiKey': {
-        if (s.status !== 'none') throw new DomainError('CONFLICT', `API key ${cmd.data.keyId} already exists`);
+        if (s.status !== 'none') throw new ApiKeyExists({ keyId: cmd.data.keyId });
         checkNewKey(cmd.data);
         const { creatorRole: _creatorRole, roleBase: _roleBase, now, ...data } = cmd.data;
         return [{ type: 'ApiKeyCreated', data: { ...data, at: now } }];
       }
       case 'RevokeApiKey': {
         const { keyId, siteId, by, now } = cmd.data;
-        if (s.status === 'none') throw new DomainError('NOT_FOUND', `API key ${keyId} not found`);
+        if (s.status === 'none') throw new ApiKeyNotFound({ keyId });
         if (s.status === 'revoked') return [];
         return [{ type: 'ApiKeyRevoked', data: { keyId, siteId, by, at: now } }];
       }

@@ -2,20 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { roleBase } from '../../access/index.ts';
-import { roleOn, type Actor } from '../../../kernel/auth/actor.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
+import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { notFound } from '../../../kernel/http/errors.ts';
-import { newId } from '../../../kernel/ids.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findApiKey, listApiKeys } from '../../../../projections/api-keys/index.ts';
-import { apiKeyDecider, ROLE_RANK, type CreateApiKey, type RevokeApiKey } from '../api-key.decider.ts';
-import { apiKeyStream } from '../api-key.events.ts';
+import { createApiKey, revokeApiKey } from '../api-key.commands.ts';
+import { ApiKeyNotFound } from '../api-key.errors.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { ApiKeyRecord, CreatedApiKey } from './api-keys.schemas.ts';
-import { generateApiKey } from '../api-key.secrets.ts';
 
 /** `scheme://host[:port]` as browsers send it in Origin; stored in its canonical form. */
 const Origin = z
@@ -65,19 +60,12 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
       },
     },
     async (req, reply) => {
-      const siteId = siteOf(req);
-      const now = clock.now();
-      const keyId = newId();
-      const { key, prefix, secretHash } = generateApiKey(keyId, req.body.publishable);
-      const role = (req.body.roleKey ?? req.body.roleId)!;
-      const cmd = createCommand(req.body, { keyId, siteId, prefix, secretHash, actor: actorOf(req), now });
-      // A custom role of the site ranks as the system role it stands on; an unknown one stays unknown (400).
-      if (!(ROLE_RANK as readonly string[]).includes(role)) cmd.data.roleBase = await roleBase({ store }, siteId, role);
-      await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, keyId), cmd, {
-        metadata: commandMeta(req, siteId, now),
-      });
+      const ctx = commandContext(req, clock);
+      const { roleId, roleKey, ...body } = req.body;
+      const creatorRole = roleOn(actorOf(req), ctx.siteId) ?? '';
+      const { keyId, key } = await createApiKey({ store }, ctx, { ...body, role: (roleKey ?? roleId)!, creatorRole });
       reply.status(201);
-      return { data: { ...(await read(siteId, keyId))!, key } };
+      return { data: { ...(await read(ctx.siteId, keyId))!, key } };
     },
   );
 
@@ -107,7 +95,7 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
     },
     async (req) => {
       const found = await read(siteOf(req), req.params.id);
-      if (!found) throw notFound('API key', req.params.id);
+      if (!found) throw new ApiKeyNotFound({ keyId: req.params.id });
       return { data: found };
     },
   );
@@ -119,41 +107,9 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
       schema: { ...schema, summary: 'Revoke an API key', params: Id, response: { 200: dataEnvelope(ApiKeyRecord) } },
     },
     async (req) => {
-      const siteId = siteOf(req);
-      const now = clock.now();
-      const id = req.params.id;
-      const cmd: RevokeApiKey = {
-        type: 'RevokeApiKey',
-        data: { keyId: id, siteId, by: actorOf(req).id, now: now.toISOString() },
-      };
-      await handleCommand(store, apiKeyDecider, apiKeyStream(siteId, id), cmd, {
-        metadata: commandMeta(req, siteId, now),
-      });
-      return { data: (await read(siteId, id))! };
+      const ctx = commandContext(req, clock);
+      await revokeApiKey({ store }, ctx, { keyId: req.params.id });
+      return { data: (await read(ctx.siteId, req.params.id))! };
     },
   );
 };
-
-/** The creation command: the body's fields, the generated id and secret hash, and who creates the key. */
-function createCommand(
-  b: z.infer<typeof CreateApiKeyBody>,
-  k: { keyId: string; siteId: string; prefix: string; secretHash: string; actor: Actor; now: Date },
-): CreateApiKey {
-  return {
-    type: 'CreateApiKey',
-    data: {
-      keyId: k.keyId,
-      siteId: k.siteId,
-      name: b.name,
-      role: (b.roleKey ?? b.roleId)!,
-      publishable: b.publishable,
-      allowedOrigins: b.allowedOrigins ?? null,
-      expiresAt: b.expiresAt ? new Date(b.expiresAt).toISOString() : null,
-      prefix: k.prefix,
-      secretHash: k.secretHash,
-      createdBy: k.actor.id,
-      creatorRole: roleOn(k.actor, k.siteId) ?? '',
-      now: k.now.toISOString(),
-    },
-  };
-}
