@@ -1,10 +1,16 @@
 import { decodeJwt, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { AppDeps } from '../../deps.ts';
 import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
 import { enabledIssuers, type TrustedIssuerRecord } from '../../../projections/trusted-issuers/index.ts';
 import { provisionExternalUser } from '../auth/index.ts';
+import {
+  ExternalTokenExpired,
+  ExternalTokenUnverified,
+  ExternalTokenWithoutSubject,
+  NoMappedRole,
+  TokenForAnotherSite,
+} from './issuer.errors.ts';
 import { ISSUER_EVENT_TYPES } from './issuer.events.ts';
 import { resolveRole, claimAt } from './external-claims.ts';
 import { issuerKeys, KEY_REFRESH_INTERVAL_MS } from './issuer-keys.ts';
@@ -12,8 +18,6 @@ import { issuerKeys, KEY_REFRESH_INTERVAL_MS } from './issuer-keys.ts';
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const MAX_ENTRIES = 10_000;
 const ISSUER_EVENTS = new Set<string>(ISSUER_EVENT_TYPES);
-
-const unauthenticated = (message: string) => new DomainError('UNAUTHENTICATED', message);
 
 /**
  * JWTs of the site's trusted external issuers (spec: External JWT verification). A token whose `iss` is not an
@@ -76,9 +80,8 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
       });
       return payload;
     } catch (err) {
-      if (err instanceof errors.JWTExpired)
-        throw new DomainError('TOKEN_EXPIRED', 'the token of the external issuer has expired');
-      throw unauthenticated('the token of the external issuer could not be verified');
+      if (err instanceof errors.JWTExpired) throw new ExternalTokenExpired();
+      throw new ExternalTokenUnverified();
     }
   };
 
@@ -118,13 +121,11 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
       const payload = await verify(token, issuer);
       const { claimMapping } = issuer;
       const siteClaim = claimMapping.siteId === undefined ? undefined : claimAt(payload, claimMapping.siteId);
-      if (siteClaim !== undefined && siteClaim !== ctx.siteId)
-        throw new DomainError('PERMISSION_DENIED', 'the token is for another site');
+      if (siteClaim !== undefined && siteClaim !== ctx.siteId) throw new TokenForAnotherSite();
       const subject = claimAt(payload, claimMapping.externalId);
-      if (typeof subject !== 'string' || !subject)
-        throw unauthenticated('the token of the external issuer names no subject');
+      if (typeof subject !== 'string' || !subject) throw new ExternalTokenWithoutSubject();
       const role = resolveRole(issuer, claimAt(payload, claimMapping.roles));
-      if (!role) throw new DomainError('PERMISSION_DENIED', 'no role of the token maps to a role on this site');
+      if (!role) throw new NoMappedRole();
       const emailClaim = claimAt(payload, claimMapping.email);
       const email = typeof emailClaim === 'string' ? emailClaim : '';
       return {

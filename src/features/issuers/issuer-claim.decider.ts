@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { IssuerAlreadyExists } from './issuer.errors.ts';
 import type { IssuerClaimEvent } from './issuer.events.ts';
 
 /** Take an `iss` value for an issuer of the site: the first claim wins (409 ISSUER_ALREADY_EXISTS). */
@@ -16,11 +16,7 @@ export const issuerClaimDecider: Decider<{ issuerId: string | null }, IssuerClai
     switch (cmd.type) {
       case 'ClaimIssuer':
         if (s.issuerId === issuerId) return [];
-        if (s.issuerId)
-          throw new DomainError('ISSUER_ALREADY_EXISTS', `issuer ${cmd.data.iss} is already registered on this site`, {
-            path: ['body', 'issuer'],
-            extensions: { issuerId: s.issuerId },
-          });
+        if (s.issuerId) throw new IssuerAlreadyExists({ iss: cmd.data.iss, issuerId: s.issuerId });
         return [{ type: 'TrustedIssuerClaimed', data: { issuerId, at: now } }];
       case 'ReleaseIssuer':
         return s.issuerId === issuerId ? [{ type: 'TrustedIssuerReleased', data: { issuerId, at: now } }] : [];

@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { IssuerChangedMeanwhile, IssuerExists, IssuerNotFound } from './issuer.errors.ts';
 import type { IssuerEvent } from './issuer.events.ts';
 import { validateIssuer, type IssuerPatch, type TrustedIssuerConfig } from './issuer.schema.ts';
 
@@ -28,9 +28,6 @@ export type RemoveIssuer = {
 };
 export type IssuerCommand = RegisterIssuer | UpdateIssuer | RemoveIssuer;
 
-const notFound = (id: string) => new DomainError('NOT_FOUND', `trusted issuer ${id} not found`);
-const moved = () => new DomainError('CONFLICT', 'the trusted issuer was changed by someone else; try again');
-
 function merge(config: TrustedIssuerConfig, patch: IssuerPatch): Record<string, unknown> {
   const defined = Object.entries(patch).filter(([, v]) => v !== undefined);
   return { ...config, ...Object.fromEntries(defined) };
@@ -53,20 +50,20 @@ export const issuerDecider: Decider<IssuerState, IssuerCommand, IssuerEvent> = {
     const { issuerId, siteId, now } = cmd.data;
     switch (cmd.type) {
       case 'RegisterIssuer': {
-        if (s.status !== 'absent') throw new DomainError('CONFLICT', `trusted issuer ${issuerId} exists`);
+        if (s.status !== 'absent') throw new IssuerExists({ issuerId });
         const config = validateIssuer(cmd.data.config);
         return [{ type: 'TrustedIssuerRegistered', data: { issuerId, siteId, config, at: now } }];
       }
       case 'UpdateIssuer': {
-        if (s.status !== 'active') throw notFound(issuerId);
-        if (s.config.issuer !== cmd.data.expectedIssuer) throw moved();
+        if (s.status !== 'active') throw new IssuerNotFound({ issuerId });
+        if (s.config.issuer !== cmd.data.expectedIssuer) throw new IssuerChangedMeanwhile();
         const config = validateIssuer(merge(s.config, cmd.data.patch));
         if (JSON.stringify(config) === JSON.stringify(s.config)) return [];
         return [{ type: 'TrustedIssuerUpdated', data: { issuerId, siteId, config, at: now } }];
       }
       case 'RemoveIssuer':
-        if (s.status !== 'active') throw notFound(issuerId);
-        if (s.config.issuer !== cmd.data.expectedIssuer) throw moved();
+        if (s.status !== 'active') throw new IssuerNotFound({ issuerId });
+        if (s.config.issuer !== cmd.data.expectedIssuer) throw new IssuerChangedMeanwhile();
         return [{ type: 'TrustedIssuerRemoved', data: { issuerId, siteId, at: now } }];
       default:
         return assertNever(cmd);
