@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { siteDecider } from './site.decider.ts';
+import { siteDecider, type UpdateSite } from './site.decider.ts';
 import { siteStream } from './site.events.ts';
 
 type Ctx = Pick<CommandContext, 'metadata' | 'expectedVersion'>;
@@ -14,4 +14,14 @@ export function createSite(
 ) {
   const data = input;
   return handleCommand(deps.store, siteDecider, siteStream(input.siteId), { type: 'CreateSite', data }, ctx);
+}
+
+/** Renames a site or changes its settings; with If-Match, a stale version answers 409. */
+export function updateSite(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: Ctx & Pick<CommandContext, 'siteId' | 'now'>,
+  input: Omit<UpdateSite['data'], 'siteId' | 'now'>,
+) {
+  const data = { siteId: ctx.siteId, ...input, now: ctx.now.toISOString() };
+  return handleCommand(deps.store, siteDecider, siteStream(ctx.siteId), { type: 'UpdateSite', data }, ctx);
 }

@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { SiteExists, SiteNotFound } from './site.errors.ts';
 import type { SiteEvent, SiteSettings } from './site.events.ts';
 
 export type SiteState = { exists: false } | { exists: true; name: string; settings: SiteSettings };
@@ -29,7 +29,7 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
   decide: (cmd, s) => {
     switch (cmd.type) {
       case 'CreateSite':
-        if (s.exists) throw new DomainError('CONFLICT', `site ${cmd.data.siteId} already exists`, { path: ['id'] });
+        if (s.exists) throw new SiteExists({ siteId: cmd.data.siteId });
         return [
           {
             type: 'SiteCreated',
@@ -43,7 +43,7 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
           },
         ];
       case 'UpdateSite': {
-        if (!s.exists) throw new DomainError('SITE_NOT_FOUND', `site ${cmd.data.siteId} not found`);
+        if (!s.exists) throw new SiteNotFound({ siteId: cmd.data.siteId });
         const name = cmd.data.name !== undefined && cmd.data.name !== s.name ? cmd.data.name : undefined;
         const changed = Object.entries(cmd.data.settings ?? {}).filter(
           ([k, v]) => JSON.stringify(v) !== JSON.stringify(s.settings[k as keyof SiteSettings]),

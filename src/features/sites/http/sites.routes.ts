@@ -2,19 +2,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandContext, commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
-import { ifMatchVersion } from '../../../kernel/http/if-match.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
-import { siteDecider } from '../site.decider.ts';
-import { siteStream } from '../site.events.ts';
+import { SiteNotFound } from '../site.errors.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { ActiveSite, SiteRecord } from './sites.schemas.ts';
-import { createSite } from '../site.commands.ts';
+import { createSite, updateSite } from '../site.commands.ts';
 
 const CreateSiteBody = z.object({
   id: z.string().regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -'),
@@ -78,7 +74,7 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
       const siteId = siteOf(req);
       return withSite(db, siteId, async (trx) => {
         const site = await findSite(trx, siteId);
-        if (!site) throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`);
+        if (!site) throw new SiteNotFound({ siteId });
         return { data: { ...site, activity: await siteActivity(trx, siteId) } };
       });
     },
@@ -96,19 +92,9 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
       },
     },
     async (req) => {
-      const siteId = siteOf(req);
-      const now = clock.now();
-      await handleCommand(
-        store,
-        siteDecider,
-        siteStream(siteId),
-        { type: 'UpdateSite', data: { siteId, ...req.body, now: now.toISOString() } },
-        {
-          metadata: commandMeta(req, siteId, now),
-          expectedVersion: ifMatchVersion(req),
-        },
-      );
-      return { data: await withSite(db, siteId, (trx) => findSite(trx, siteId)) };
+      const ctx = commandContext(req, clock);
+      await updateSite({ store }, ctx, req.body);
+      return { data: await withSite(db, ctx.siteId, (trx) => findSite(trx, ctx.siteId)) };
     },
   );
 };

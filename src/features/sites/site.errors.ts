@@ -1,0 +1,14 @@
+import { defineError } from '../../kernel/http/errors.ts';
+
+type Site = { siteId: string };
+
+/** A create names a site id that is taken. */
+export const SiteExists = defineError<Site>(
+  'CONFLICT',
+  'conflict',
+  (d) => `site ${d.siteId} already exists`,
+  () => ({ path: ['id'] }),
+);
+
+/** The site does not exist (an update of an unknown site, or the active site gone from the read model). */
+export const SiteNotFound = defineError<Site>('SITE_NOT_FOUND', 'not_found', (d) => `site ${d.siteId} not found`);
