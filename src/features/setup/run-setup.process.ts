@@ -12,6 +12,7 @@ import { emailClaimStream } from '../auth/user.events.ts';
 import { grantSiteRole, registerUser } from '../auth/index.ts';
 import { createSite } from '../sites/index.ts';
 import { setupDecider, type SetupState } from './setup.decider.ts';
+import { InvalidAdminPath, InvalidSetupSiteId } from './setup.errors.ts';
 import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
 
 export interface SetupInput {
@@ -35,14 +36,9 @@ export async function runSetup(
   input: SetupInput,
   metadata: EventMetadata,
 ): Promise<{ userId: string; siteId: string }> {
-  if (!SITE_ID_PATTERN.test(input.siteId))
-    throw new DomainError('VALIDATION_FAILED', 'invalid site id', { path: ['siteId'] });
+  if (!SITE_ID_PATTERN.test(input.siteId)) throw new InvalidSetupSiteId();
   const adminPath = input.adminPath ?? `/studio-${newId().slice(0, 10).toLowerCase()}`;
-  if (!ADMIN_PATH_PATTERN.test(adminPath) || RESERVED_PATHS.has(adminPath)) {
-    throw new DomainError('VALIDATION_FAILED', 'adminPath must look like /my-admin and not be a reserved path', {
-      path: ['adminPath'],
-    });
-  }
+  if (!ADMIN_PATH_PATTERN.test(adminPath) || RESERVED_PATHS.has(adminPath)) throw new InvalidAdminPath();
   checkPassword(input.password, input.email);
   const userId = newId();
   const email = input.email.trim();

@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { SetupDone, SetupInProgress, SetupNotStarted } from './setup.errors.ts';
 import type { SetupEvent, SetupStarted } from './setup.events.ts';
 
 export type SetupState = { phase: 'new' } | { phase: 'started' | 'completed'; started: SetupStarted['data'] };
@@ -9,8 +9,6 @@ export type StartSetup = { type: 'StartSetup'; data: Omit<SetupStarted['data'], 
 /** Mark setup finished once the user and site exist. */
 export type CompleteSetup = { type: 'CompleteSetup'; data: { now: string } };
 export type SetupCommand = StartSetup | CompleteSetup;
-
-export const setupNotFound = () => new DomainError('NOT_FOUND', 'not found');
 
 export const setupDecider: Decider<SetupState, SetupCommand, SetupEvent> = {
   initialState: () => ({ phase: 'new' }),
@@ -28,13 +26,13 @@ export const setupDecider: Decider<SetupState, SetupCommand, SetupEvent> = {
     switch (cmd.type) {
       case 'StartSetup': {
         // After setup the endpoint answers like any unknown route.
-        if (s.phase === 'completed') throw setupNotFound();
-        if (s.phase === 'started') throw new DomainError('CONFLICT', 'setup is already in progress');
+        if (s.phase === 'completed') throw new SetupDone();
+        if (s.phase === 'started') throw new SetupInProgress();
         const { now, ...data } = cmd.data;
         return [{ type: 'SetupStarted', data: { ...data, at: now } }];
       }
       case 'CompleteSetup':
-        if (s.phase === 'new') throw new DomainError('CONFLICT', 'setup was not started');
+        if (s.phase === 'new') throw new SetupNotStarted();
         return s.phase === 'completed' ? [] : [{ type: 'SetupCompleted', data: { at: cmd.data.now } }];
       default:
         return assertNever(cmd);

@@ -1,18 +1,14 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { instanceState } from '../../../../projections/instance/index.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
 import { startSession } from '../../auth/index.ts';
-import { setupNotFound } from '../setup.decider.ts';
+import { completeSetup, requireSetupPending } from '../setup.commands.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { runSetup } from '../run-setup.process.ts';
 
 const CompleteBody = z.object({
   siteId: z.string().min(1).max(63),
@@ -23,12 +19,9 @@ const CompleteBody = z.object({
   setupToken: z.string().max(512).optional(),
 });
 
-const sameSecret = (a: string, b: string) =>
-  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
-
 export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, config, setupToken } = deps;
+  const { db, config } = deps;
 
   app.get(
     '/setup/capabilities',
@@ -43,7 +36,7 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       },
     },
     async () => {
-      if ((await instanceState(db)).setupComplete) throw setupNotFound();
+      await requireSetupPending(deps);
       return { data: { setupComplete: false, encryption: { available: config.keyring.activeKeyId !== null } } };
     },
   );
@@ -59,14 +52,7 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       },
     },
     async (req, reply) => {
-      if ((await instanceState(db)).setupComplete) throw setupNotFound();
-      if (config.SVC_REQUIRE_SETUP_TOKEN) {
-        if (!setupToken) throw new DomainError('SETUP_TOKEN_NOT_ISSUED', 'no setup token was issued');
-        if (!req.body.setupToken || !sameSecret(req.body.setupToken, setupToken)) {
-          throw new DomainError('UNAUTHENTICATED', 'a valid setupToken is required', { path: ['setupToken'] });
-        }
-      }
-      const { userId, siteId } = await runSetup(deps, req.body, commandMeta(req, SYSTEM_SITE, deps.clock.now()));
+      const { userId, siteId } = await completeSetup(deps, commandContext(req, deps.clock, SYSTEM_SITE), req.body);
       const user = (await findUserById(db, userId))!;
       const login = await startSession(deps, req, reply, user, ['pwd']);
       reply.status(201);
