@@ -4,9 +4,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { ping } from '../../../kernel/db/ping.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
+import { ProjectionNotFound } from '../system.errors.ts';
 
 export { OBSERVABILITY_HEADER };
 
@@ -75,8 +75,7 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       schema: { params: ProjectionParams, tags: ['admin'], summary: 'Rebuild a projection from the event log' },
     },
     async (req) => {
-      if (!engine.get(req.params.name))
-        throw new DomainError('NOT_FOUND', `projection ${req.params.name} not found`, { path: ['name'] });
+      if (!engine.get(req.params.name)) throw new ProjectionNotFound({ name: req.params.name });
       return { data: await engine.rebuild(req.params.name) };
     },
   );
