@@ -2,7 +2,19 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { roleOn, type Actor, type AuthContext } from '../auth/actor.ts';
 import { SITE_ADMIN_ROLES } from '../auth/authorizer.ts';
 import { siteFromRequest, SITE_ID_PATTERN } from '../tenancy/site.ts';
-import { DomainError, forbidden, unauthenticated } from './errors.ts';
+import {
+  AdministratorsOnly,
+  AuthenticationRequired,
+  MalformedAuthorization,
+  NotASiteMember,
+  NotWhileImpersonating,
+  ReadOnlyKey,
+  ScimTokenOutsideScim,
+  ScimTokenRequired,
+  SiteAdministratorsOnly,
+  SiteNotGiven,
+  UnknownSite,
+} from './kernel.errors.ts';
 import './route-config.ts';
 
 export interface AccessOptions {
@@ -31,31 +43,24 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     const path = req.url.split('?')[0]!;
     if (token) req.actor = await opts.authenticate(token, { siteId: named, method: req.method, path, origin });
     else if (opts.devActor && caller !== 'public') req.actor = await opts.devActor();
-    if (caller !== 'public' && !req.actor) throw unauthenticated();
-    if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD')
-      throw forbidden('a publishable key may only read');
-    if (req.actor?.impersonator && (caller === 'admin' || caller === 'site-admin'))
-      throw forbidden('not while impersonating: administration needs your own session');
+    if (caller !== 'public' && !req.actor) throw new AuthenticationRequired();
+    if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD') throw new ReadOnlyKey();
+    if (req.actor?.impersonator && (caller === 'admin' || caller === 'site-admin')) throw new NotWhileImpersonating();
     if ((caller === 'scim') !== (req.actor?.type === 'scim') && req.actor)
-      throw forbidden(caller === 'scim' ? 'this area needs the SCIM token' : 'the SCIM token is for /scim/v2/ only');
+      throw caller === 'scim' ? new ScimTokenRequired() : new ScimTokenOutsideScim();
 
     const siteScoped = config.site ?? (req.routeOptions.url ?? '').startsWith('/api/v1/');
     // Instance-wide admin areas are for instance admins; a site's admin areas also for its `admin` role.
-    if (caller === 'admin' && !siteScoped && !req.actor?.instanceAdmin)
-      throw forbidden('this area is for administrators');
+    if (caller === 'admin' && !siteScoped && !req.actor?.instanceAdmin) throw new AdministratorsOnly();
     if (!siteScoped) return;
     const siteId = named;
-    if (!siteId)
-      throw new DomainError('VALIDATION_FAILED', 'no site given: send X-Svc-Site', { path: ['headers', 'x-svc-site'] });
-    if (!SITE_ID_PATTERN.test(siteId) || !(await opts.siteExists(siteId))) {
-      throw new DomainError('SITE_NOT_FOUND', `site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
-    }
+    if (!siteId) throw new SiteNotGiven();
+    if (!SITE_ID_PATTERN.test(siteId) || !(await opts.siteExists(siteId))) throw new UnknownSite({ siteId });
     if (req.actor) {
       const role = roleOn(req.actor, siteId);
-      if (!role) throw forbidden(`you are not a member of site ${siteId}`);
-      if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role))
-        throw forbidden('this area is for site administrators');
-      if (caller === 'admin' && role !== 'admin') throw forbidden('this area is for administrators');
+      if (!role) throw new NotASiteMember({ siteId });
+      if (caller === 'site-admin' && !SITE_ADMIN_ROLES.has(role)) throw new SiteAdministratorsOnly();
+      if (caller === 'admin' && role !== 'admin') throw new AdministratorsOnly();
     }
     req.site = { id: siteId };
   });
@@ -65,7 +70,7 @@ function bearer(req: FastifyRequest): string | null {
   const h = req.headers.authorization;
   if (!h) return null;
   const m = /^Bearer\s+(\S+)$/i.exec(h);
-  if (!m) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+  if (!m) throw new MalformedAuthorization();
   return m[1]!;
 }
 
@@ -85,6 +90,6 @@ export function siteOf(req: Principal): string {
 }
 
 export function actorOf(req: Principal): Actor {
-  if (!req.actor) throw unauthenticated();
+  if (!req.actor) throw new AuthenticationRequired();
   return req.actor;
 }
