@@ -1,6 +1,7 @@
 import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
-import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
+import type { ErrorObject } from '../../kernel/http/errors.ts';
+import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
 import { relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import type { FieldDef } from '../schema/index.ts';
 import type { ItemValues } from './item.events.ts';
@@ -40,16 +41,10 @@ export function sealItemValues(
       });
       continue;
     }
-    if (!ring.activeKeyId)
-      throw new DomainError(
-        'ENCRYPTION_NOT_CONFIGURED',
-        `${f.field} is encrypted: set ENCRYPTION_KEY (base64 of 32 random bytes) to write it`,
-        { path: [...pathPrefix, f.field] },
-      );
+    if (!ring.activeKeyId) throw new EncryptionKeyRequired({ field: f.field, path: [...pathPrefix, f.field] });
     out[f.field] = sealValue(ring, JSON.stringify(values[f.field]), placeOf(site, collection, id, f.field));
   }
-  if (problems.length)
-    throw new DomainError('VALIDATION_FAILED', problems.map((p) => p.message).join('; '), { errors: problems });
+  if (problems.length) throw new InvalidValues(problems);
   return out;
 }
 

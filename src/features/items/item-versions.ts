@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
 import type { ItemValues } from './item.events.ts';
+import { VersionExists, VersionNotFound } from './item.errors.ts';
 import { type At, type ItemVersionEvent } from './item-versions.events.ts';
 
 export { ITEM_VERSION_EVENT_TYPES, itemVersionsStream, type ItemVersionEvent } from './item-versions.events.ts';
@@ -11,8 +11,6 @@ export type ItemVersionCommand =
   | { type: 'DeleteVersion'; data: At };
 
 export type ItemVersionsState = Record<string, { name: string; data: ItemValues; base: number }>;
-
-const missing = (key: string) => new DomainError('NOT_FOUND', `version ${key} not found`, { path: ['key'] });
 
 export const itemVersionsDecider: Decider<ItemVersionsState, ItemVersionCommand, ItemVersionEvent> = {
   initialState: () => ({}),
@@ -40,14 +38,13 @@ export const itemVersionsDecider: Decider<ItemVersionsState, ItemVersionCommand,
     const { key } = cmd.data;
     switch (cmd.type) {
       case 'CreateVersion':
-        if (Object.hasOwn(s, key))
-          throw new DomainError('CONFLICT', `version ${key} exists already`, { path: ['key'] });
+        if (Object.hasOwn(s, key)) throw new VersionExists({ key });
         return [{ type: 'ItemVersionCreated', data: cmd.data }];
       case 'UpdateVersion':
-        if (!Object.hasOwn(s, key)) throw missing(key);
+        if (!Object.hasOwn(s, key)) throw new VersionNotFound({ key });
         return [{ type: 'ItemVersionUpdated', data: cmd.data }];
       case 'DeleteVersion':
-        if (!Object.hasOwn(s, key)) throw missing(key);
+        if (!Object.hasOwn(s, key)) throw new VersionNotFound({ key });
         return [{ type: 'ItemVersionDeleted', data: cmd.data }];
       default:
         return assertNever(cmd);

@@ -28,14 +28,12 @@ export type ItemCommand =
   /** A singleton's one record: created with these values when absent, else updated with them. */
   | { type: 'UpsertItem'; data: Ctx & { changes: ItemValues } };
 
-const notFound = (c: Ctx) => new ItemNotFound(c);
-
 function check(problems: ErrorObject[]): void {
   if (problems.length) throw new InvalidValues(problems);
 }
 
 function liveValues(s: ItemState, c: Ctx): ItemValues {
-  if (s.status !== 'live') throw notFound(c);
+  if (s.status !== 'live') throw new ItemNotFound(c);
   return s.values;
 }
 
@@ -127,15 +125,15 @@ function decideItem(cmd: ItemCommand, s: ItemState): ItemEvent[] {
       return [{ type: 'ItemVersionPromoted', data: { collection, id, key, values, diverged, at, by } }];
     }
     case 'RestoreItem':
-      if (s.status !== 'deleted') throw notFound(cmd.data);
+      if (s.status !== 'deleted') throw new ItemNotFound(cmd.data);
       return [{ type: 'ItemRestored', data: { collection, id, at, by } }];
     case 'RewrapItem':
-      if (s.status === 'absent') throw notFound(cmd.data);
+      if (s.status === 'absent') throw new ItemNotFound(cmd.data);
       return Object.keys(cmd.data.changes).length
         ? [{ type: 'ItemRewrapped', data: { collection, id, changes: cmd.data.changes, at, by } }]
         : [];
     case 'PurgeItem':
-      if (s.status === 'absent') throw notFound(cmd.data);
+      if (s.status === 'absent') throw new ItemNotFound(cmd.data);
       return [{ type: 'ItemPurged', data: { collection, id, at, by } }];
     case 'DeleteItem':
       liveValues(s, cmd.data);

@@ -10,6 +10,61 @@ export const ItemNotFound = defineError<{ id: string; collection?: string }>(
   (d) => `item ${d.id}${d.collection ? ` of ${d.collection}` : ''} not found`,
 );
 
+/** The collection an item route names does not exist. */
+export const CollectionNotFound = defineError<{ collection: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `collection ${d.collection} not found`,
+  () => ({ path: ['collection'] }),
+);
+
+/** A read names a time or version at which the item did not exist (or was deleted). */
+export const ItemAbsentThen = defineError<{ id: string }>(
+  'RECORD_NOT_FOUND',
+  'not_found',
+  (d) => `item ${d.id} did not exist then`,
+);
+
+/** POST to a singleton collection: its one record is written with PATCH. */
+export const SingletonCreate = defineError<{ collection: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `${d.collection} is a singleton: PATCH /items/${d.collection}`,
+  () => ({ path: ['collection'] }),
+);
+
+/** PATCH without an id on a collection that is not a singleton. */
+export const NotASingleton = defineError<{ collection: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `${d.collection} is not a singleton: PATCH one item by id`,
+  () => ({ path: ['collection'] }),
+);
+
+/** A create on a collection with integer keys sends no integer id. */
+export const IntegerIdRequired = defineError<{ index: number }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  () => 'this collection has integer keys: send an integer id',
+  (d) => ({ path: [String(d.index), 'id'] }),
+);
+
+/** A create sends an id outside the pattern of client-chosen ids. */
+export const InvalidItemId = defineError<{ index: number }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  () => 'id must be 1–128 letters, digits, _ or -',
+  (d) => ({ path: [String(d.index), 'id'] }),
+);
+
+/** A create's items break their collection's field rules: every problem of every item, each with its path. */
+export const InvalidNewItems = defineError<ErrorObject[]>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (problems) => `${problems.length} invalid value(s)`,
+  (problems) => ({ errors: problems }),
+);
+
 /** A create names an id the collection already holds. */
 export const ItemExists = defineError<At>(
   'CONFLICT',
@@ -69,3 +124,42 @@ export const DependentRecordsExist = defineError<Dependent[]>(
 
 /** The same as a function, for the call sites that build it from a list. */
 export const dependentRecordsExist = (dependents: Dependent[]) => new DependentRecordsExist(dependents);
+
+/** An encrypted field is written while no encryption key is configured. */
+export const EncryptionKeyRequired = defineError<{ field: string; path: string[] }>(
+  'ENCRYPTION_NOT_CONFIGURED',
+  'unavailable',
+  (d) => `${d.field} is encrypted: set ENCRYPTION_KEY (base64 of 32 random bytes) to write it`,
+  (d) => ({ path: d.path }),
+);
+
+/** Re-wrapping envelopes without an active encryption key. */
+export const EncryptionNotConfigured = defineError(
+  'ENCRYPTION_NOT_CONFIGURED',
+  'unavailable',
+  () => 'no encryption key is configured (ENCRYPTION_KEY)',
+);
+
+/** The item has no named version with the key (`itemId` where the request named the item). */
+export const VersionNotFound = defineError<{ key: string; itemId?: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `version ${d.key}${d.itemId ? ` of item ${d.itemId}` : ''} not found`,
+  () => ({ path: ['key'] }),
+);
+
+/** A named version is created with a key the item's versions hold. */
+export const VersionExists = defineError<{ key: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `version ${d.key} exists already`,
+  () => ({ path: ['key'] }),
+);
+
+/** A revert names a revision that is not one of the item's. */
+export const RevisionNotFound = defineError<{ revisionId: string; itemId: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `revision ${d.revisionId} of item ${d.itemId} not found`,
+  () => ({ path: ['revisionId'] }),
+);

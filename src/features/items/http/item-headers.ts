@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { InvalidReadHeader } from '../item-query.errors.ts';
 
 const LOCALE = /^[a-z]{2,3}(-[A-Za-z0-9]{2,8}){0,3}$/;
-const bad = (message: string, header: string) =>
-  new DomainError('VALIDATION_FAILED', message, { path: ['headers', header] });
+const bad = (message: string, header: string) => new InvalidReadHeader({ header, message });
 
 /** The optional item read headers: `X-Svc-Locale: <code>` and `X-Svc-Draft: true`. */
 export function readHeaders(req: FastifyRequest): { locale: string | null; draft: boolean } {

@@ -1,6 +1,6 @@
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { InvalidQueryParameter } from '../item-query.errors.ts';
 
-const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const bad = (message: string, key: string) => new InvalidQueryParameter({ key, message });
 const ISO = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** `asOf=<ISO 8601>`: a date or a date and time (UTC unless an offset is given); anything else is 400. */

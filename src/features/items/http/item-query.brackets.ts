@@ -1,9 +1,9 @@
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { InvalidQueryParameter } from '../item-query.errors.ts';
 import { dict, isForbiddenKey } from '../../../kernel/safe/keys.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
-const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const bad = (message: string, key: string) => new InvalidQueryParameter({ key, message });
 
 /**
  * Bracket-form values: true/false, null, clean numbers (no leading zeros) become typed; all else stays a string.

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
 import { inspectJson } from '../../../kernel/http/input-guard.ts';
 import { dict, dictFrom, isForbiddenKey } from '../../../kernel/safe/keys.ts';
 import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/index.ts';
@@ -7,7 +7,7 @@ import { bracketFilter, coerce } from './item-query.brackets.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
-const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const bad = (message: string, key: string) => new InvalidQueryParameter({ key, message });
 const commaList = (v: string | undefined) =>
   (v ?? '')
     .split(',')
@@ -35,9 +35,10 @@ export function parseAggregate(raw: Raw): Aggregate | null {
       throw bad(`unknown aggregate function ${fn}; use ${AGGREGATES.join(', ')}`, key);
     if (!fields.length) throw bad(`${key} needs a field or *`, key);
     if (fields.some(isForbiddenKey))
-      throw new DomainError('VALIDATION_FAILED', 'aggregate fields must not name prototype members', {
+      throw new UnsafeQueryValue({
         path: ['query', key],
-        extensions: { reason: 'forbidden_key' },
+        message: 'aggregate fields must not name prototype members',
+        reason: 'forbidden_key',
       });
     out ??= {};
     out[fn as AggregateFn] = [...(out[fn as AggregateFn] ?? []), ...fields];
@@ -105,11 +106,7 @@ export function parseDeep(raw: Raw): Map<string, DeepSpec> {
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw bad('deep must be a JSON object', 'deep');
     const problem = inspectJson(parsed, ['query', 'deep']);
-    if (problem)
-      throw new DomainError('VALIDATION_FAILED', problem.message, {
-        path: problem.path,
-        extensions: { reason: problem.reason },
-      });
+    if (problem) throw new UnsafeQueryValue({ path: problem.path, message: problem.message, reason: problem.reason });
     for (const [k, v] of Object.entries(parsed)) tree[k] = v;
   }
   return toSpecs(tree, 'deep');

@@ -1,4 +1,4 @@
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
 import { inspectJson } from '../../../kernel/http/input-guard.ts';
 import { bracketFilter } from './item-query.brackets.ts';
 import { parseAggregate, parseDeep, parseGroupBy, parseMeta, parseSearch } from './item-query.extras.ts';
@@ -6,7 +6,7 @@ import type { ItemQuery } from '../../../../projections/item-documents/index.ts'
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
-const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const bad = (message: string, key: string) => new InvalidQueryParameter({ key, message });
 
 /** Deepest offset a list may start at (PostgreSQL's bigint holds more; no real page is further). */
 export const MAX_OFFSET = 1_000_000_000;
@@ -24,11 +24,7 @@ export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
     if (!filter || typeof filter !== 'object' || Array.isArray(filter))
       throw bad('filter must be a JSON object', 'filter');
     const problem = inspectJson(filter, ['query', 'filter']);
-    if (problem)
-      throw new DomainError('VALIDATION_FAILED', problem.message, {
-        path: problem.path,
-        extensions: { reason: problem.reason },
-      });
+    if (problem) throw new UnsafeQueryValue({ path: problem.path, message: problem.message, reason: problem.reason });
   }
   const limit = one(raw.limit) === undefined ? 25 : Number(one(raw.limit));
   if (!Number.isInteger(limit) || limit < 1 || limit > 200)
