@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
 import { siteOf } from '../../kernel/http/access.ts';
-import { DomainError } from '../../kernel/http/errors.ts';
+import { commandContext } from '../../kernel/http/command-meta.ts';
 import { withSite } from '../../kernel/tenancy/site.ts';
 import {
   countSealedOutside,
@@ -11,7 +11,8 @@ import {
   type EncryptedFields,
 } from '../../../projections/item-documents/index.ts';
 import { placeOf } from './encrypted-fields.ts';
-import { itemContext, type ItemTarget } from './http/item-context.ts';
+import { sendItemCommands, type ItemTarget } from './item.commands.ts';
+import { EncryptionNotConfigured } from './item.errors.ts';
 
 /** Items re-wrapped per call; the client polls until `done`. */
 const BATCH = 200;
@@ -24,11 +25,10 @@ const BATCH = 200;
 export function envelopeMigration(deps: AppDeps) {
   const { db } = deps;
   const ring = deps.config.keyring;
-  const { sendMany } = itemContext(deps);
 
   return async (req: FastifyRequest) => {
     const active = ring.activeKeyId;
-    if (!active) throw new DomainError('ENCRYPTION_NOT_CONFIGURED', 'no encryption key is configured (ENCRYPTION_KEY)');
+    if (!active) throw new EncryptionNotConfigured();
     const site = siteOf(req);
     const others = [...ring.keys.keys()].filter((k) => k !== active);
     const schema = await deps.schemas.read(site);
@@ -48,10 +48,14 @@ export function envelopeMigration(deps: AppDeps) {
         // Tampered with, or moved from another place: it stays as it is and reads as '***'.
         if (!changes) unreadable++;
         else
-          targets.push({ collection, id: row.id, make: (ctx) => ({ type: 'RewrapItem', data: { ...ctx, changes } }) });
+          targets.push({
+            collection,
+            id: row.id,
+            make: (data) => ({ type: 'RewrapItem', data: { ...data, changes } }),
+          });
       }
     }
-    if (targets.length) await sendMany(req, targets, (c) => [...(schema.fields.get(c)?.values() ?? [])]);
+    if (targets.length) await sendItemCommands(deps, commandContext(req, deps.clock), schema, targets);
     const configured = [...ring.keys.keys()];
     const [stale, unavailable] = await withSite(db, site, (trx) =>
       Promise.all([countSealedUnder(trx, site, fields, others), countSealedOutside(trx, site, fields, configured)]),

@@ -9,8 +9,8 @@ import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
 
 /** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
-export { itemPermissions } from './http/item-permissions.ts';
-export type { CollectionSchema } from './http/item-context.ts';
+export { itemPermissions } from './item.permissions.ts';
+export type { CollectionSchema } from './item.reads.ts';
 export { envelopeMigration } from './envelope-migration.ts';
 
 export const itemsFeature: Feature = {

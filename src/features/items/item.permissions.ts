@@ -1,7 +1,7 @@
-import type { AppDeps } from '../../../deps.ts';
-import { actorOf, siteOf, type Principal } from '../../../kernel/http/access.ts';
-import { ItemNotFound, PermissionValidationFailed, RowForbidden } from '../item.errors.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import type { AppDeps } from '../../deps.ts';
+import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
+import { ItemNotFound, PermissionValidationFailed, RowForbidden } from './item.errors.ts';
+import { withSite } from '../../kernel/tenancy/site.ts';
 import {
   candidateInside,
   itemInside,
@@ -12,10 +12,10 @@ import {
   type Guard,
   type RowCondition,
   type SiteSchema,
-} from '../../../../projections/item-documents/index.ts';
-import { checkWritable, type AccessScope as Scope, type Action, type Rights } from '../../../kernel/auth/authorizer.ts';
-import type { MayDecrypt } from '../encrypted-fields.ts';
-import type { CollectionSchema } from './item-context.ts';
+} from '../../../projections/item-documents/index.ts';
+import { checkWritable, type AccessScope as Scope, type Action, type Rights } from '../../kernel/auth/authorizer.ts';
+import type { MayDecrypt } from './encrypted-fields.ts';
+import type { CollectionSchema } from './item.reads.ts';
 
 /**
  * Permission checks of the item routes. Reads: a guard that the query compiler turns into SQL (rows and

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import {
   findDependents,
@@ -12,10 +12,21 @@ import {
   type Dependent,
   type Reference,
 } from '../../../../projections/item-documents/index.ts';
-import { dependentRecordsExist } from '../item.errors.ts';
+import { sendItemCommands, type ItemTarget } from '../item.commands.ts';
+import {
+  HardDeleteOnly,
+  InvalidReassignTarget,
+  ReferencedItemNotFound,
+  ReferenceFieldForbidden,
+  ReferenceRequired,
+  ReferencingItemsForbidden,
+  RelationNotPointingHere,
+} from '../item-dependents.errors.ts';
+import { DependentRecordsExist } from '../item.errors.ts';
 import type { ItemValues } from '../item.events.ts';
+import { itemGuard } from '../item.guard.ts';
+import { readItem, type CollectionSchema } from '../item.reads.ts';
 import type { Scope } from '../../access/index.ts';
-import { itemContext, type CollectionSchema, type ItemTarget } from './item-context.ts';
 import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemParams } from './item-params.ts';
 
@@ -34,14 +45,14 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const ctx = itemContext(deps);
-  const { schemaOf, sendMany, read, authorizeWrite, scopeFor, mayAdminister, readableIds, readableSamples } = ctx;
+  const guard = itemGuard(deps);
+  const { authorizeWrite, readableIds, readableSamples } = guard;
 
   /** 404 for a missing item and, alike, for one outside the caller's read conditions. */
   const liveItem = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
     const name = s.collection.name;
-    if (!(await read(req, name, id)) || !(await readableIds(req, s.schema, name, [id])).has(id))
-      throw new DomainError('NOT_FOUND', `item ${id} of ${s.collection.name} not found`, { path: ['id'] });
+    if (!(await readItem(deps, siteOf(req), name, id)) || !(await readableIds(req, s.schema, name, [id])).has(id))
+      throw new ReferencedItemNotFound({ id, collection: name });
   };
 
   // Writers only: the listing serves a delete. It counts every referencing item (they decide whether the delete is
@@ -50,7 +61,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     '/api/v1/items/:collection/:id/dependents',
     { schema: { tags, summary: 'List the records that reference an item', params: ItemParams } },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       // A row the caller may not read answers like a missing one, before any write right is judged.
       await liveItem(req, s, req.params.id);
       await authorizeWrite(req, s, 'delete', req.params.id);
@@ -84,59 +95,57 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { collection, id } = req.params;
       const body = req.body;
       // Purging erases history: site admins only, like the other irreversible acts.
-      if (body.hard) mayAdminister(req);
+      if (body.hard) guard.mayAdminister(req);
       await liveItem(req, s, id);
       await authorizeWrite(req, s, 'delete', id);
       const refs = referencesTo(s.schema, collection).filter((r) => r.relation.id === body.relation);
-      if (!refs.length)
-        throw new DomainError('NOT_FOUND', `relation ${body.relation} does not point at ${collection}`, {
-          path: ['relation'],
-        });
-      if (body.hard && body.action !== 'delete')
-        throw new DomainError('VALIDATION_FAILED', 'hard applies to the delete action only', { path: ['hard'] });
+      if (!refs.length) throw new RelationNotPointingHere({ relation: body.relation, collection });
+      if (body.hard && body.action !== 'delete') throw new HardDeleteOnly();
       const targets: ItemTarget[] = [];
-      for (const ref of refs) {
-        // The referencing items change too: the caller needs that right on their collection.
-        const scope = await scopeFor(req, ref.collection, body.action === 'delete' ? 'delete' : 'update');
-        if (body.action !== 'delete' && scope.fields && !scope.fields.has(ref.field))
-          throw new DomainError('PERMISSION_DENIED', `you may not write ${ref.collection}.${ref.field}`);
-        const change = await changeFor(req, s, ref, body, collection, id);
-        const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
-        await refuseOutside(
-          req,
-          s,
-          ref.collection,
-          items.map((i) => i.id),
-          scope,
-          body.action,
-        );
-        for (const item of items) {
-          targets.push({
-            collection: ref.collection,
-            id: item.id,
-            // From the item as its stream has it: one changed since the lookup is judged afresh (and left alone
-            // when it no longer points here), and a retry never writes a value computed from a stale one.
-            make: (ctx, current) => {
-              if (current.status !== 'live' || !pointsHere(ref, current.values[ref.field], collection, id)) return null;
-              if (change === 'delete') return { type: body.hard ? 'PurgeItem' : 'DeleteItem', data: ctx };
-              return { type: 'UpdateItem', data: { ...ctx, changes: change(current.values[ref.field]) } };
-            },
-          });
-        }
-      }
+      for (const ref of refs) targets.push(...(await targetsOf(req, s, ref, body, id)));
       if (body.action === 'delete') await refuseIfHeldUp(req, s, targets);
       // One atomic append: every referencing item changes, or none does.
       const results = targets.length
-        ? await sendMany(req, targets, (c) => [...(s.schema.fields.get(c)?.values() ?? [])])
+        ? await sendItemCommands(deps, commandContext(req, deps.clock), s.schema, targets)
         : [];
       const ids = [...new Set(targets.filter((_, i) => results[i]!.events.length > 0).map((t) => t.id))];
       return { data: { action: body.action, relation: body.relation, affected: ids.length, ids } };
     },
   );
+
+  /** The referencing items of one reference and what resolving does to each, once the caller may do it to them. */
+  async function targetsOf(
+    req: FastifyRequest,
+    s: CollectionSchema,
+    ref: Reference,
+    body: Resolve,
+    id: string,
+  ): Promise<ItemTarget[]> {
+    const collection = s.collection.name;
+    // The referencing items change too: the caller needs that right on their collection.
+    const scope = await guard.scopeFor(req, ref.collection, body.action === 'delete' ? 'delete' : 'update');
+    if (body.action !== 'delete' && scope.fields && !scope.fields.has(ref.field))
+      throw new ReferenceFieldForbidden({ collection: ref.collection, field: ref.field });
+    const change = await changeFor(req, s, ref, body, collection, id);
+    const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
+    const ids = items.map((i) => i.id);
+    await refuseOutside(req, s, ref.collection, ids, scope, body.action);
+    return ids.map((itemId) => ({
+      collection: ref.collection,
+      id: itemId,
+      // From the item as its stream has it: one changed since the lookup is judged afresh (and left alone
+      // when it no longer points here), and a retry never writes a value computed from a stale one.
+      make: (data, current) => {
+        if (current.status !== 'live' || !pointsHere(ref, current.values[ref.field], collection, id)) return null;
+        if (change === 'delete') return { type: body.hard ? 'PurgeItem' : 'DeleteItem', data };
+        return { type: 'UpdateItem', data: { ...data, changes: change(current.values[ref.field]) } };
+      },
+    }));
+  }
 
   /** Deleting the referencing items is a delete like any other: restrict relations pointing at them hold it up. */
   async function refuseIfHeldUp(req: FastifyRequest, s: CollectionSchema, targets: ItemTarget[]): Promise<void> {
@@ -149,7 +158,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
         blocking.push(...found.filter((d) => d.onDelete === 'restrict'));
       }
     });
-    if (blocking.length) throw dependentRecordsExist(await readableSamples(req, s.schema, blocking));
+    if (blocking.length) throw new DependentRecordsExist(await readableSamples(req, s.schema, blocking));
   }
 
   /**
@@ -164,14 +173,11 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     scope: Scope,
     action: Resolve['action'],
   ): Promise<void> {
-    const outside = await ctx.idsOutside(req, s.schema, collection, ids, scope);
+    const outside = await guard.idsOutside(req, s.schema, collection, ids, scope);
     if (!outside.length) return;
     const verb = action === 'delete' ? 'delete' : 'update';
     const named = [...(await readableIds(req, s.schema, collection, outside))];
-    const which = named.length ? `${collection} ${named[0]}` : `an item of ${collection}`;
-    throw new DomainError('PERMISSION_DENIED', `you may not ${verb} ${which}, which points here`, {
-      extensions: { collection, ids: named, count: outside.length },
-    });
+    throw new ReferencingItemsForbidden({ verb, collection, ids: named, count: outside.length });
   }
 
   /** What resolving does to each referencing item of one reference, checked once for the reference. */
@@ -189,25 +195,15 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       if (ref.kind === 'entry')
         return (v) => ({ [ref.field]: entries(v).filter((e) => !isEntryOf(e, collection, id)) });
       if (!field || field.required || !field.nullable)
-        throw new DomainError(
-          'FIELD_REQUIRED',
-          `${ref.collection}.${ref.field} is required: it cannot be set to null`,
-          {
-            path: ['relation'],
-          },
-        );
+        throw new ReferenceRequired({ collection: ref.collection, field: ref.field });
       return () => ({ [ref.field]: null });
     }
     // Every reference of the relation points at an item of this collection (on either side of an m2m).
     const raw = body.newTargetId;
-    const target = raw === undefined ? null : await read(req, collection, String(raw));
+    const target = raw === undefined ? null : await readItem(deps, siteOf(req), collection, String(raw));
     // A target the caller may not read answers as a missing one: reassigning must not reveal it exists.
     const readable = target && (await readableIds(req, s.schema, collection, [String(raw)])).has(String(raw));
-    if (!readable || String(raw) === id)
-      throw new DomainError('INVALID_TARGET', `newTargetId must name another live item of ${collection}`, {
-        path: ['newTargetId'],
-        status: 422,
-      });
+    if (!readable || String(raw) === id) throw new InvalidReassignTarget({ collection });
     // The reference keeps the type of what holds it: an integer field, or an m2a entry of an integer-keyed collection.
     const numeric =
       ref.kind === 'entry'

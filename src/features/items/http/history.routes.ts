@@ -3,10 +3,14 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findRevision, listRevisions } from '../../../../projections/item-revisions/index.ts';
-import { itemContext } from './item-context.ts';
+import { restoreItem, revertItem } from '../item.commands.ts';
+import { ItemNotFound, RevisionNotFound } from '../item.errors.ts';
+import { itemGuard } from '../item.guard.ts';
+import { present, writeMeta } from '../item.present.ts';
+import { readItem } from '../item.reads.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemWriteBody, RevisionListMeta, RevisionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
@@ -22,7 +26,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, mayAdminister, send, read, present, checkVisible, authorizeWrite } = itemContext(deps);
+  const guard = itemGuard(deps);
 
   app.get(
     '/api/v1/items/:collection/:id/revisions',
@@ -36,16 +40,16 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
-      await checkVisible(req, s, req.params.id);
+      const s = await guard.collection(req, req.params.collection);
+      await guard.checkVisible(req, s, req.params.id);
       const { limit, page } = req.query;
       const offset = page ? (page - 1) * limit : req.query.offset;
       const { revisions, total } = await withSite(db, siteOf(req), (trx) =>
         listRevisions(trx, siteOf(req), s.collection.name, req.params.id, { limit, offset }),
       );
-      if (total === 0) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+      if (total === 0) throw new ItemNotFound({ id: req.params.id });
       const data = await Promise.all(
-        revisions.map(async (r) => ({ ...r, data: await present(req, s, { ...r.data, id: req.params.id }) })),
+        revisions.map(async (r) => ({ ...r, data: await present(deps, req, s, { ...r.data, id: req.params.id }) })),
       );
       return { data, meta: { total, limit, offset } };
     },
@@ -63,29 +67,20 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { collection, id } = req.params;
-      await checkVisible(req, s, id);
-      await authorizeWrite(req, s, 'update', id);
+      const { revisionId } = req.body;
+      await guard.checkVisible(req, s, id);
+      await guard.authorizeWrite(req, s, 'update', id);
       const revision = await withSite(db, siteOf(req), (trx) =>
-        findRevision(trx, siteOf(req), collection, id, req.body.revisionId),
+        findRevision(trx, siteOf(req), collection, id, revisionId),
       );
-      if (!revision)
-        throw new DomainError('NOT_FOUND', `revision ${req.body.revisionId} of item ${id} not found`, {
-          path: ['revisionId'],
-        });
-      await authorizeWrite(req, s, 'update', id, revision.data);
-      const res = await send(
-        req,
-        collection,
-        id,
-        (ctx) => ({ type: 'RevertItem', data: { ...ctx, values: revision.data, revisionId: revision.id } }),
-        s.fields,
-      );
-      return {
-        data: await present(req, s, (await read(req, collection, id))!.record),
-        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
-      };
+      if (!revision) throw new RevisionNotFound({ revisionId, itemId: id });
+      await guard.authorizeWrite(req, s, 'update', id, revision.data);
+      const ctx = commandContext(req, deps.clock);
+      const res = await revertItem(deps, ctx, { schema: s, id, revision });
+      const record = (await readItem(deps, ctx.siteId, collection, id))!.record;
+      return { data: await present(deps, req, s, record), meta: writeMeta(res) };
     },
   );
 
@@ -94,14 +89,13 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     '/api/v1/items/:collection/:id/restore',
     { schema: { tags, summary: 'Restore a soft-deleted item', params: ItemParams, response: { 200: ItemWriteBody } } },
     async (req) => {
-      mayAdminister(req);
-      const s = await schemaOf(req, req.params.collection);
+      guard.mayAdminister(req);
+      const s = await guard.collection(req, req.params.collection);
       const { collection, id } = req.params;
-      const res = await send(req, collection, id, (ctx) => ({ type: 'RestoreItem', data: ctx }), s.fields);
-      return {
-        data: await present(req, s, (await read(req, collection, id))!.record),
-        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
-      };
+      const ctx = commandContext(req, deps.clock);
+      const res = await restoreItem(deps, ctx, { schema: s, id });
+      const record = (await readItem(deps, ctx.siteId, collection, id))!.record;
+      return { data: await present(deps, req, s, record), meta: writeMeta(res) };
     },
   );
 };

@@ -3,11 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { listItems, type ItemQuery } from '../../../../projections/item-documents/index.ts';
 import { listItemVersions } from '../../../../projections/item-versions/index.ts';
-import { itemContext, type CollectionSchema } from './item-context.ts';
+import { upsertSingleton } from '../item.commands.ts';
+import { ItemAbsentThen, ItemNotFound, NotASingleton } from '../item.errors.ts';
+import { itemGuard } from '../item.guard.ts';
+import { present, writeMeta } from '../item.present.ts';
+import type { CollectionSchema } from '../item.reads.ts';
 import { readHeaders } from './item-headers.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
 import { parseItemQuery } from './item-query.params.ts';
@@ -31,7 +35,9 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
   const { db } = deps;
-  const { schemaOf, mayAdminister, send, seal, present, guardFor, authorizeWrite, checkValidation } = itemContext(deps);
+  const guard = itemGuard(deps);
+  const { guardFor } = guard;
+  const show = <T>(req: FastifyRequest, s: CollectionSchema, records: T) => present(deps, req, s, records);
 
   const query = async (req: FastifyRequest, s: CollectionSchema, q: Omit<ItemQuery, 'locale'> & Partial<ItemQuery>) => {
     const { locale } = readHeaders(req);
@@ -39,7 +45,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     const res = await withSite(db, siteOf(req), (trx) =>
       listItems(trx, siteOf(req), s.collection.name, { ...q, locale, guard }, s.schema),
     );
-    return q.aggregate || q.groupBy.length ? res : { ...res, data: await present(req, s, res.data) };
+    return q.aggregate || q.groupBy.length ? res : { ...res, data: await show(req, s, res.data) };
   };
   /** One item through the list query, so that `fields`, relations and translation work the same way. */
   const one = async (req: FastifyRequest, s: CollectionSchema, id: string, raw: Raw, withDeleted = false) => {
@@ -53,7 +59,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const readOptions = (req: FastifyRequest) => {
     const raw = req.query as Raw;
     const withDeleted = parseWithDeleted(raw);
-    if (withDeleted) mayAdminister(req);
+    if (withDeleted) guard.mayAdminister(req);
     return { asOf: parseAsOf(raw), withDeleted };
   };
 
@@ -61,7 +67,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/items/:collection',
     { schema: { tags, summary: 'List items', params: CollectionParams, response: { 200: ItemListBody } } },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       // The caller's words are parsed only once the caller may read the collection at all.
       await guardFor(req, s.collection.name);
       if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
@@ -73,26 +79,25 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/items/:collection/:id',
     { schema: { tags, summary: 'Read an item', params: ItemParams, response: { 200: ItemBody } } },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       await guardFor(req, s.collection.name);
       const raw = req.query as Raw;
       const { asOf, withDeleted } = readOptions(req);
       const version = parseVersion(raw);
       if (asOf || version) {
         // A past state is shown only while the item is visible to the caller now.
-        if (!(await one(req, s, req.params.id, {}, true)))
-          throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
-        return { data: await present(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
+        if (!(await one(req, s, req.params.id, {}, true))) throw new ItemNotFound({ id: req.params.id });
+        return { data: await show(req, s, await itemAsOf(req, s, req.params.id, { asOf, version })) };
       }
       const item = await one(req, s, req.params.id, raw, withDeleted);
-      if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${req.params.id} not found`);
+      if (!item) throw new ItemNotFound({ id: req.params.id });
       if (!readHeaders(req).draft) return { data: item };
       // X-Svc-Draft: true reads the item's `draft` version over main (main when it has none).
       const [draft] = await withSite(db, siteOf(req), (trx) =>
         listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
       );
       if (!draft) return { data: item, meta: { draft: false } };
-      return { data: { ...item, ...(await present(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
+      return { data: { ...item, ...(await show(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
     },
   );
 
@@ -109,8 +114,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         version: at.version ?? undefined,
       }),
     );
-    if (!found || found.revision.action === 'delete')
-      throw new DomainError('RECORD_NOT_FOUND', `item ${id} did not exist then`);
+    if (!found || found.revision.action === 'delete') throw new ItemAbsentThen({ id });
     const { revision, first } = found;
     return translateRecord(
       {
@@ -138,28 +142,16 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
-      if (!s.collection.singleton)
-        throw new DomainError('VALIDATION_FAILED', `${s.collection.name} is not a singleton: PATCH one item by id`, {
-          path: ['collection'],
-        });
+      const s = await guard.collection(req, req.params.collection);
+      if (!s.collection.singleton) throw new NotASingleton({ collection: s.collection.name });
       const { id: _ignored, ...values } = req.body;
       const id = singletonId(s);
-      const scope = await authorizeWrite(req, s, 'update', id, values);
+      const scope = await guard.authorizeWrite(req, s, 'update', id, values);
+      // Through the list query and before the write: a caller who may not read the singleton is refused (403) first.
       const current = (await one(req, s, id, {})) ?? {};
-      await checkValidation(req, s, id, { ...current, ...values }, scope);
-      const changes = seal(req, s, id, values);
-      const res = await send(
-        req,
-        s.collection.name,
-        id,
-        (ctx) => ({ type: 'UpsertItem', data: { ...ctx, changes } }),
-        s.fields,
-      );
-      return {
-        data: await one(req, s, id, {}),
-        meta: { version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
-      };
+      await guard.checkValidation(req, s, id, { ...current, ...values }, scope);
+      const res = await upsertSingleton(deps, commandContext(req, deps.clock), { schema: s, id, changes: values });
+      return { data: await one(req, s, id, {}), meta: writeMeta(res) };
     },
   );
 

@@ -2,16 +2,17 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';
-import { itemVersionsDecider, itemVersionsStream, type ItemVersionCommand } from '../item-versions.ts';
-import { valueProblems } from '../item.values.ts';
-import { itemContext, type CollectionSchema } from './item-context.ts';
+import { createVersion, deleteVersion, updateVersion } from '../item-versions.commands.ts';
+import { promoteVersion } from '../item.commands.ts';
+import { ItemNotFound, VersionNotFound } from '../item.errors.ts';
+import { itemGuard } from '../item.guard.ts';
+import { present, writeMeta } from '../item.present.ts';
+import { readItem, type CollectionSchema } from '../item.reads.ts';
 import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { PromoteBody, VersionCompareBody, VersionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
@@ -28,39 +29,29 @@ const UpdateBody = z
 export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const tags = ['items'];
-  const { db, store, clock } = deps;
-  const { schemaOf, send, read, seal, present, checkVisible, authorizeWrite, checkValidation } = itemContext(deps);
+  const { db } = deps;
+  const guard = itemGuard(deps);
+  const { authorizeWrite } = guard;
+  const show = <T>(req: FastifyRequest, s: CollectionSchema, records: T) => present(deps, req, s, records);
   const base = '/api/v1/items/:collection/:id/versions';
 
   // Every route reads main first: outside the caller's read conditions the item and its versions are 404.
   const main = async (req: FastifyRequest, s: CollectionSchema, id: string) => {
-    await checkVisible(req, s, id);
-    const item = await read(req, s.collection.name, id);
-    if (!item) throw new DomainError('RECORD_NOT_FOUND', `item ${id} not found`);
+    await guard.checkVisible(req, s, id);
+    const item = await readItem(deps, siteOf(req), s.collection.name, id);
+    if (!item) throw new ItemNotFound({ id });
     return item;
   };
   const versions = (req: FastifyRequest, s: CollectionSchema, id: string, k?: string) =>
     withSite(db, siteOf(req), (trx) => listItemVersions(trx, siteOf(req), s.collection.name, id, k));
   const stored = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
     const [v] = await versions(req, s, id, k);
-    if (!v) throw new DomainError('NOT_FOUND', `version ${k} of item ${id} not found`, { path: ['key'] });
+    if (!v) throw new VersionNotFound({ key: k, itemId: id });
     return v;
   };
   const version = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
     const v = await stored(req, s, id, k);
-    return { ...v, data: await present(req, s, { ...v.data, id }) };
-  };
-  const command = (
-    req: FastifyRequest,
-    s: CollectionSchema,
-    id: string,
-    make: (at: { collection: string; id: string; at: string; by: string }) => ItemVersionCommand,
-  ) => {
-    const now = clock.now();
-    const at = { collection: s.collection.name, id, at: now.toISOString(), by: actorOf(req).id };
-    return handleCommand(store, itemVersionsDecider, itemVersionsStream(siteOf(req), s.collection.name, id), make(at), {
-      metadata: commandMeta(req, siteOf(req), now),
-    });
+    return { ...v, data: await show(req, s, { ...v.data, id }) };
   };
 
   app.get(
@@ -74,11 +65,11 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       await main(req, s, req.params.id);
       const list = await versions(req, s, req.params.id);
       const data = await Promise.all(
-        list.map(async (v) => ({ ...v, data: await present(req, s, { ...v.data, id: req.params.id }) })),
+        list.map(async (v) => ({ ...v, data: await show(req, s, { ...v.data, id: req.params.id }) })),
       );
       return { data };
     },
@@ -96,17 +87,16 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req, reply) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { id } = req.params;
       const item = await main(req, s, id);
       await authorizeWrite(req, s, 'update', id);
       const count = await withSite(db, siteOf(req), (trx) => revisionCount(trx, siteOf(req), s.collection.name, id));
-      await command(req, s, id, (at) => ({
-        type: 'CreateVersion',
-        data: { ...at, key: req.body.key, name: req.body.name, data: item.data, base: count },
-      }));
+      const { key: k, name } = req.body;
+      const input = { schema: s, id, key: k, name, data: item.data, base: count };
+      await createVersion(deps, commandContext(req, deps.clock), input);
       reply.status(201);
-      return { data: await version(req, s, id, req.body.key) };
+      return { data: await version(req, s, id, k) };
     },
   );
 
@@ -121,7 +111,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       await main(req, s, req.params.id);
       return { data: await version(req, s, req.params.id, req.params.key) };
     },
@@ -139,19 +129,13 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { id, key: k } = req.params;
       const { id: _ignored, ...changes } = req.body.data ?? {};
       await main(req, s, id);
       await authorizeWrite(req, s, 'update', id, changes, ['data']);
-      const problems = valueProblems(s.fields, changes, 'partial').map((p) => ({ ...p, path: ['data', ...p.path] }));
-      if (problems.length)
-        throw new DomainError('VALIDATION_FAILED', problems.map((p) => p.message).join('; '), { errors: problems });
-      const sealed = req.body.data ? seal(req, s, id, changes, ['data']) : undefined;
-      await command(req, s, id, (at) => ({
-        type: 'UpdateVersion',
-        data: { ...at, key: k, name: req.body.name, changes: sealed },
-      }));
+      const input = { schema: s, id, key: k, name: req.body.name, changes: req.body.data ? changes : undefined };
+      await updateVersion(deps, commandContext(req, deps.clock), input);
       return { data: await version(req, s, id, k) };
     },
   );
@@ -160,10 +144,11 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     `${base}/:key`,
     { schema: { tags, summary: 'Delete a named version', params: VersionParams, response: { 204: NoContent } } },
     async (req, reply) => {
-      const s = await schemaOf(req, req.params.collection);
-      await main(req, s, req.params.id);
-      await authorizeWrite(req, s, 'update', req.params.id);
-      await command(req, s, req.params.id, (at) => ({ type: 'DeleteVersion', data: { ...at, key: req.params.key } }));
+      const s = await guard.collection(req, req.params.collection);
+      const { id, key: k } = req.params;
+      await main(req, s, id);
+      await authorizeWrite(req, s, 'update', id);
+      await deleteVersion(deps, commandContext(req, deps.clock), { schema: s, id, key: k });
       return reply.status(204).send();
     },
   );
@@ -181,12 +166,12 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { id, key: k } = req.params;
       const item = await main(req, s, id);
       const v = await stored(req, s, id, k);
       const mainValues = { ...item.data, id };
-      const [shownMain, shownVersion, shownChanges] = await present(req, s, [
+      const [shownMain, shownVersion, shownChanges] = await show(req, s, [
         mainValues,
         { ...v.data, id },
         { ...deltaOf(mainValues, { ...v.data, id }), id },
@@ -210,25 +195,19 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await schemaOf(req, req.params.collection);
+      const s = await guard.collection(req, req.params.collection);
       const { id, key: k } = req.params;
       const item = await main(req, s, id);
       const v = await stored(req, s, id, k);
       // Promoting writes what the version changes on main: the same checks as a PATCH of that change.
       const { id: _id, ...change } = deltaOf(item.data, v.data);
       const scope = await authorizeWrite(req, s, 'update', id, change);
-      await checkValidation(req, s, id, v.data, scope);
-      const res = await send(
-        req,
-        s.collection.name,
-        id,
-        (ctx) => ({ type: 'PromoteVersion', data: { ...ctx, key: k, values: v.data, diverged: v.mainChanged } }),
-        s.fields,
-      );
-      return {
-        data: await present(req, s, (await read(req, s.collection.name, id))!.record),
-        meta: { mainDiverged: v.mainChanged, version: res.version, revisionId: res.events.at(-1)?.eventId ?? null },
-      };
+      await guard.checkValidation(req, s, id, v.data, scope);
+      const ctx = commandContext(req, deps.clock);
+      const input = { schema: s, id, key: k, values: v.data, diverged: v.mainChanged };
+      const res = await promoteVersion(deps, ctx, input);
+      const record = (await readItem(deps, ctx.siteId, s.collection.name, id))!.record;
+      return { data: await show(req, s, record), meta: { mainDiverged: v.mainChanged, ...writeMeta(res) } };
     },
   );
 };

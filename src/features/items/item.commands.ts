@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { AppDeps } from '../../deps.ts';
+import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { CollectionRecord } from '../../../projections/schema/index.ts';
+import type { FieldDef, Workflow } from '../schema/index.ts';
+import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts';
+import { IntegerIdRequired, InvalidItemId, InvalidNewItems } from './item.errors.ts';
+import { itemStream, type ItemValues } from './item.events.ts';
+import { sealValues, withNullFields } from './item.present.ts';
+import { fieldsOf, type CollectionSchema } from './item.reads.ts';
+import { valueProblems, withDefaults } from './item.values.ts';
+
+type Deps = Pick<AppDeps, 'store' | 'config'>;
+type One = { schema: CollectionSchema; id: string };
+
+/** What every item command carries besides its own data: the decider reads nothing else. */
+export type ItemCommandData = {
+  collection: string;
+  id: string;
+  fields: FieldDef[];
+  now: string;
+  by: string;
+  workflow: Workflow | null;
+};
+
+/**
+ * One item a multi-item command changes, and how. `make` sees the item as its stream has it, again on every retry,
+ * so a change computed from its values is never stale; null leaves the item alone.
+ */
+export type ItemTarget = {
+  collection: string;
+  id: string;
+  make: (data: ItemCommandData, current: ItemState) => ItemCommand | null;
+};
+
+/** A new item of a create: its id, its values (the rule's presets filled in), what the body gave, its place. */
+export type NewItem = { id: string; values: ItemValues; given: ItemValues; index: number };
+
+const dataFor = (ctx: CommandContext, schema: SiteSchema, collection: string, id: string): ItemCommandData => ({
+  collection,
+  id,
+  fields: fieldsOf(schema, collection),
+  now: ctx.now.toISOString(),
+  by: ctx.actor.id,
+  workflow: schema.collections.get(collection)?.workflow ?? null,
+});
+
+/** One command on one item; with If-Match, a stale version answers 409 instead of being retried. */
+function send(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: CommandContext,
+  s: CollectionSchema,
+  id: string,
+  make: (data: ItemCommandData) => ItemCommand,
+) {
+  const collection = s.collection.name;
+  const command = make(dataFor(ctx, s.schema, collection, id));
+  return handleCommand(deps.store, itemDecider, itemStream(ctx.siteId, collection, id), command, {
+    metadata: ctx.metadata,
+    expectedVersion: ctx.expectedVersion,
+  });
+}
+
+/** Commands on several items, appended atomically (all or nothing); each validates against its collection. */
+export function sendItemCommands(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: CommandContext,
+  schema: SiteSchema,
+  targets: ItemTarget[],
+) {
+  return handleCommands(
+    deps.store,
+    targets.map((t) => ({
+      decider: itemDecider as StreamCommand['decider'],
+      streamId: itemStream(ctx.siteId, t.collection, t.id),
+      command: (current: ItemState) => t.make(dataFor(ctx, schema, t.collection, t.id), current),
+    })),
+    { metadata: ctx.metadata },
+  );
+}
+
+/**
+ * Creates items in one atomic append over their streams (a crash or a conflict leaves none of them), after every
+ * item's values are validated. The new records come from the events written, not from a read-back.
+ */
+export async function createItems(
+  deps: Deps,
+  ctx: CommandContext,
+  input: { schema: CollectionSchema; items: NewItem[]; bulk: boolean },
+) {
+  const { schema: s, items, bulk } = input;
+  const at = (p: NewItem) => (bulk ? [String(p.index)] : []);
+  const problems = items.flatMap((p) =>
+    valueProblems(s.fields, withDefaults(s.fields, p.values), 'full').map((e) => ({
+      ...e,
+      path: [...at(p), ...e.path],
+    })),
+  );
+  if (problems.length) throw new InvalidNewItems(problems);
+  const written = await sendItemCommands(
+    deps,
+    ctx,
+    s.schema,
+    items.map((p) => ({
+      collection: s.collection.name,
+      id: p.id,
+      make: (data) => ({
+        type: 'CreateItem',
+        data: { ...data, values: sealValues(deps, ctx.siteId, s, p.id, p.values, at(p)) },
+      }),
+    })),
+  );
+  const records = written.map((w, i) => {
+    const e = w.events[0]!.data as { values: Record<string, unknown>; at: string; by: string };
+    const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
+    return withNullFields(s, { ...e.values, id: items[i]!.id, ...audit });
+  });
+  return { records, revisionIds: written.map((w) => w.events.at(-1)?.eventId ?? null) };
+}
+
+/** Sets the given fields of an item (PATCH). */
+export function updateItem(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, input.changes);
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpdateItem', data: { ...data, changes } }));
+}
+
+/** Replaces all values of an item (PUT). */
+export function replaceItem(deps: Deps, ctx: CommandContext, input: One & { values: ItemValues }) {
+  const values = sealValues(deps, ctx.siteId, input.schema, input.id, input.values);
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'ReplaceItem', data: { ...data, values } }));
+}
+
+/** Writes a singleton's one record: created on the first write, updated after. */
+export function upsertSingleton(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, input.changes);
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpsertItem', data: { ...data, changes } }));
+}
+
+/** Soft-deletes an item. */
+export function deleteItem(deps: Pick<AppDeps, 'store'>, ctx: CommandContext, input: One) {
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'DeleteItem', data }));
+}
+
+/** Brings a soft-deleted item back. */
+export function restoreItem(deps: Pick<AppDeps, 'store'>, ctx: CommandContext, input: One) {
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'RestoreItem', data }));
+}
+
+/** Sets an item back to a revision's stored values (already sealed: they come from the log). */
+export function revertItem(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: CommandContext,
+  input: One & { revision: { id: string; data: ItemValues } },
+) {
+  const { id: revisionId, data: values } = input.revision;
+  return send(deps, ctx, input.schema, input.id, (data) => ({
+    type: 'RevertItem',
+    data: { ...data, values, revisionId },
+  }));
+}
+
+/** Makes a named version's stored values main's; `diverged` records that main changed since the version was taken. */
+export function promoteVersion(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: CommandContext,
+  input: One & { key: string; values: ItemValues; diverged: boolean },
+) {
+  const { key, values, diverged } = input;
+  return send(deps, ctx, input.schema, input.id, (data) => ({
+    type: 'PromoteVersion',
+    data: { ...data, key, values, diverged },
+  }));
+}
+
+/** The new items of a create body (or bodies): their ids, and the rule's presets under what each body gives. */
+export function newItems(c: CollectionRecord, bodies: ItemValues[], presets: ItemValues): NewItem[] {
+  return bodies.map((b, index) => {
+    const { id, values } = splitId(c, b, index);
+    return { id, values: { ...presets, ...values }, given: values, index };
+  });
+}
+
+/** The record id: random by default, a UUID for uuid keys, given by the client for integer keys. */
+function splitId(c: CollectionRecord, body: ItemValues, index: number): { id: string; values: ItemValues } {
+  const { id, ...values } = body;
+  if (c.primaryKeyType === 'integer' || c.primaryKeyType === 'bigInteger') {
+    if (!Number.isSafeInteger(id)) throw new IntegerIdRequired({ index });
+    return { id: String(id), values };
+  }
+  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id)))
+    throw new InvalidItemId({ index });
+  return { id: (id as string | undefined) ?? (c.primaryKeyType === 'uuid' ? randomUUID() : newId()), values };
+}

@@ -1,0 +1,67 @@
+import type { AppDeps } from '../../deps.ts';
+import type { Principal } from '../../kernel/http/access.ts';
+import { siteOf } from '../../kernel/http/access.ts';
+import { relationOn } from '../../../projections/item-documents/index.ts';
+import { revealRecords, sealItemValues } from './encrypted-fields.ts';
+import type { ItemValues } from './item.events.ts';
+import { itemPermissions, readGuard } from './item.permissions.ts';
+import type { CollectionSchema } from './item.reads.ts';
+
+/** Encrypts the values of encrypted fields before they go into a command (see encrypted-fields.ts). */
+export const sealValues = (
+  deps: Pick<AppDeps, 'config'>,
+  siteId: string,
+  s: CollectionSchema,
+  id: string,
+  values: ItemValues,
+  path: string[] = [],
+) => sealItemValues(deps.config.keyring, siteId, s.collection.name, id, s.fields, values, path);
+
+/**
+ * Records as the caller may see them: fields it may not read dropped, each encrypted value decrypted where the
+ * caller may (see `decryptable`), '***' everywhere else. A first pass only notes which rows hold encrypted values.
+ */
+export async function present<T>(
+  deps: Pick<AppDeps, 'config' | 'db' | 'authorizer'>,
+  caller: Principal,
+  s: CollectionSchema,
+  records: T,
+): Promise<T> {
+  const { keyring } = deps.config;
+  const permissions = itemPermissions(deps);
+  const name = s.collection.name;
+  const site = siteOf(caller);
+  const wanted = new Map<string, Set<string>>();
+  revealRecords(keyring, site, s.schema, name, records, (collection, id) => {
+    wanted.set(collection, (wanted.get(collection) ?? new Set()).add(id));
+    return false;
+  });
+  const decrypt = wanted.size ? await permissions.decryptable(caller, s.schema, wanted) : () => false;
+  const revealed = revealRecords(keyring, site, s.schema, name, records, decrypt);
+  const guard = readGuard(await permissions.rights(caller));
+  if (!guard) return revealed;
+  const hide = (r: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(r).filter(([k]) => !s.schema.fields.get(name)?.has(k) || guard.visible(name, k)));
+  return (Array.isArray(revealed) ? revealed.map(hide) : hide(revealed as Record<string, unknown>)) as T;
+}
+
+/**
+ * A written record as answers show it: every field of the collection present, `null` where it has no value
+ * (as reads show it; o2m and m2m fields hold no value of their own and stay out). Hidden fields go later.
+ */
+export function withNullFields<T extends Record<string, unknown>>(s: CollectionSchema, record: T): T {
+  const out: Record<string, unknown> = { ...record };
+  for (const f of s.fields) {
+    if (Object.hasOwn(out, f.field)) continue;
+    const kind = relationOn(s.schema, s.collection.name, f.field)?.kind;
+    if (kind === 'o2m' || kind === 'm2m') continue;
+    Object.defineProperty(out, f.field, { value: null, enumerable: true, writable: true, configurable: true });
+  }
+  return out as T;
+}
+
+/** The meta of a write's answer: the stream's version after it and the revision it made (null when it changed nothing). */
+export const writeMeta = (res: { version: number; events: { eventId: string }[] }) => ({
+  version: res.version,
+  revisionId: res.events.at(-1)?.eventId ?? null,
+});
