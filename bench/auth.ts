@@ -10,7 +10,7 @@ import type { AuthContext } from '../src/kernel/auth/actor.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { buildApp } from '../src/app.ts';
 import { runSetup } from '../src/features/setup/run-setup.process.ts';
-import { startSession } from '../src/features/auth/sessions.ts';
+import { openSession } from '../src/features/auth/session.commands.ts';
 import { findUserByEmail, findUserForToken } from '../projections/users/users.queries.ts';
 
 /**
@@ -77,9 +77,8 @@ try {
     meta,
   );
   const user = (await findUserByEmail(deps.db, 'b@example.com'))!;
-  const fakeReq = { headers: {}, ip: '127.0.0.1', id: 'bench', actor: null } as never;
-  const fakeReply = { setCookie: () => undefined } as never;
-  const login = await startSession(deps, fakeReq, fakeReply, user, ['pwd']);
+  const command = { siteId: meta.siteId, actor: meta.actor, now: new Date(), metadata: meta };
+  const login = await openSession(deps, command, { user, amr: ['pwd'], client: { userAgent: null, ip: '127.0.0.1' } });
   const chain = features.flatMap((f) => f.authenticators?.(deps) ?? []).sort((a, b) => a.order - b.order);
   const ctx: AuthContext = { siteId: 'main', method: 'GET', path: '/api/v1/site', origin: null };
   const authenticate = async (token: string) => {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
+import type { AddressHasher } from './address-hash.ts';
 import { enforceRate } from '../../kernel/rate-limit/enforce.ts';
 import type { RateLimiter, RateRule } from '../../kernel/rate-limit/limiter.ts';
 
@@ -31,3 +32,6 @@ export const limitByIp = (
   name: string,
   rule: RateRule,
 ) => enforceRate(limiter, reply, [{ key: `auth:${name}:ip:${req.ip}`, rule }]);
+
+/** The failed-login counter of an address, kept whether or not it has an account (a lockout reveals nothing). */
+export const loginFailuresKey = (addresses: AddressHasher, email: string) => `auth:login:acct:${addresses.hash(email)}`;

@@ -21,7 +21,7 @@ export { TokenService } from './tokens.ts';
 export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
 export { grantSiteRole, registerUser } from './user.commands.ts';
-export { startSession } from './sessions.ts';
+export { startSession } from './http/session-http.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(authRoutes, deps);

@@ -2,25 +2,14 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand, handleCommands } from '../../../kernel/es/handle-command.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
-import { newId } from '../../../kernel/ids.ts';
-import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { findSite } from '../../../../projections/sites/index.ts';
-import { findUserByEmail, findUserById } from '../../../../projections/users/index.ts';
-import { mailAccountExists, mailNothingToSend, mailPasswordReset, mailVerification } from '../account-mails.ts';
-import { authRules, limitByIp } from '../auth-limits.ts';
-import { checkPassword } from '../password-policy.ts';
-import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
-import { hashPassword } from '../passwords.ts';
-import { revokeAllSessions, userMeta } from '../sessions.ts';
-import { userDecider } from '../user.decider.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { confirmEmail, resendVerification, signUp } from '../account.commands.ts';
+import { authRules, limitByIp } from '../auth-limits.ts';
+import { forgotPassword, resetPassword } from '../password.commands.ts';
 import { Accepted } from './auth.schemas.ts';
-import { userStream } from '../user.events.ts';
-import { InvalidLink, SignUpClosed } from '../auth.errors.ts';
 
 const Email = z.string().trim().toLowerCase().email().max(320);
 const RegisterBody = z.object({
@@ -43,7 +32,7 @@ const ACCEPTED = {
  */
 export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, store, clock, limiter, tokens } = deps;
+  const { clock, limiter } = deps;
   const rules = authRules(deps.config);
 
   app.post(
@@ -60,49 +49,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req, reply) => {
       const siteId = siteOf(req);
       await limitByIp(limiter, req, reply, 'register', rules.register);
-      const site = await findSite(db, siteId);
-      if (site?.settings.public_registration !== true) throw new SignUpClosed({ siteId });
-      const { email, password } = req.body;
-      checkPassword(password, email);
-      // Both paths spend the same work: one password hash, one append to the log, one signed link, one mail.
-      const userId = newId();
-      const passwordHash = await hashPassword(password);
-      const existing = await findUserByEmail(db, email);
-      const metadata = { ...commandMeta(req, SYSTEM_SITE, clock.now()), actor: { type: 'user' as const, id: userId } };
-      if (existing) {
-        await handleCommand(
-          store,
-          userDecider,
-          userStream(existing.userId),
-          { type: 'RecordSignUpAttempt', data: { userId: existing.userId, siteId, now: clock.now().toISOString() } },
-          { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) },
-        );
-        await mailAccountExists(deps, siteId, existing);
-        return reply.status(202).send(ACCEPTED);
-      }
-      try {
-        await handleCommands(
-          store,
-          await newIdentityCommands(
-            deps,
-            {
-              userId,
-              email,
-              passwordHash,
-              firstName: req.body.firstName,
-              lastName: req.body.lastName,
-              status: 'unverified',
-            },
-            { siteId, role: 'subscriber' },
-          ),
-          { metadata },
-        );
-      } catch (err) {
-        // Lost a race for the address to a concurrent sign-up: the same generic answer.
-        if (err instanceof DomainError && err.code === 'CONFLICT') return reply.status(202).send(ACCEPTED);
-        throw err;
-      }
-      await mailVerification(deps, siteId, userId, email);
+      await signUp(deps, commandContext(req, clock, SYSTEM_SITE), { ...req.body, siteId });
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -119,16 +66,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req) => {
-      const claims = await tokens.verifyPurpose('verify-email', req.body.token);
-      const user = claims ? await findUserById(db, claims.sub) : null;
-      if (!claims || !user) throw new InvalidLink();
-      await handleCommand(
-        store,
-        userDecider,
-        userStream(user.userId),
-        { type: 'VerifyEmail', data: { userId: user.userId, now: clock.now().toISOString() } },
-        { metadata: userMeta(req, deps, user.userId) },
-      );
+      await confirmEmail(deps, commandContext(req, clock, SYSTEM_SITE), req.body);
       return { data: { verified: true } };
     },
   );
@@ -146,11 +84,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'resend', rules.resend);
-      const user = await findUserByEmail(db, req.body.email);
-      if (user?.status === 'unverified') {
-        const siteId = Object.keys(user.roles)[0] ?? SYSTEM_SITE;
-        await mailVerification(deps, siteId, user.userId, user.email!);
-      } else await mailNothingToSend(deps, req.body.email, 'verify');
+      await resendVerification(deps, req.body);
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -168,17 +102,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'recovery', rules.recovery);
-      const user = await findUserByEmail(db, req.body.email);
-      if (user) {
-        await handleCommand(
-          store,
-          userDecider,
-          userStream(user.userId),
-          { type: 'RequestPasswordReset', data: { userId: user.userId, now: clock.now().toISOString() } },
-          { metadata: commandMeta(req, SYSTEM_SITE, clock.now()) },
-        );
-        await mailPasswordReset(deps, user);
-      } else await mailNothingToSend(deps, req.body.email, 'reset');
+      await forgotPassword(deps, commandContext(req, clock, SYSTEM_SITE), req.body);
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -196,12 +120,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'reset', rules.reset);
-      const metadataFor = (userId: string) => ({
-        ...commandMeta(req, SYSTEM_SITE, clock.now()),
-        actor: { type: 'user' as const, id: userId },
-      });
-      const user = await consumePasswordLink(deps, 'reset-password', req.body.token, req.body.password, metadataFor);
-      await revokeAllSessions(deps, metadataFor(user.userId), user.userId, 'password', null);
+      await resetPassword(deps, commandContext(req, clock, SYSTEM_SITE), req.body);
       return { data: { reset: true } };
     },
   );

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { SessionRecord } from './auth.schemas.ts';
-import { revokeSession } from '../sessions.ts';
+import { revokeSession } from '../session.commands.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { SessionNotFound, SessionsOfOtherSites, UserNotFound } from '../auth.errors.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
@@ -75,7 +76,8 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
       const user = owner ? await memberOfSite(owner, siteId, req.actor!.instanceAdmin) : null;
       if (!user || !roleOn(req.actor!, siteId)) throw new SessionNotFound({ sessionId: req.params.id });
       mayManageSessions(user, req.actor!.instanceAdmin);
-      await revokeSession(deps, commandMeta(req, '_system', clock.now()), req.params.id, 'admin', req.actor!.id);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      await revokeSession(deps, ctx, { sessionId: req.params.id, reason: 'admin', by: req.actor!.id });
       return { data: { id: req.params.id, revoked: true } };
     },
   );

@@ -2,31 +2,25 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { DomainError } from '../../../kernel/http/errors.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
-import { findUserByEmail, findUserById, toProfile } from '../../../../projections/users/index.ts';
-import { authRules } from '../auth-limits.ts';
-import { completeLogin } from '../login-flow.ts';
-import { verifyPassword } from '../passwords.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { findUserById, toProfile } from '../../../../projections/users/index.ts';
+import { asUserIfAnonymous } from '../acting-user.ts';
+import { authRules, loginFailuresKey } from '../auth-limits.ts';
+import { NoProfile, NoRefreshToken, UserGone } from '../auth.errors.ts';
+import { logIn } from '../login.commands.ts';
+import { endedBySessionRotation, logout, rotateSession } from '../session.commands.ts';
 import { LoginResult, Me, Session } from './auth.schemas.ts';
-import { clearRefreshCookie, presentedRefresh, refreshSession, revokeSession, userMeta } from '../sessions.ts';
-import {
-  EmailNotVerified,
-  InvalidCredentials,
-  NoProfile,
-  NoRefreshToken,
-  NoSessionToEnd,
-  UnreadableRefreshToken,
-  UserGone,
-} from '../auth.errors.ts';
+import { clearRefreshCookie, clientOf, presentedRefresh, withRefreshCookie } from './session-http.ts';
 
 const LoginBody = z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) });
 const RefreshBody = z.object({ refreshToken: z.string().max(200).optional() }).nullish();
 
 export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, limiter, tokens } = deps;
+  const { db, limiter } = deps;
   const rules = authRules(deps.config);
 
   app.post(
@@ -42,18 +36,13 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       // Attempts per IP, and per address whether it exists or not (so a lockout reveals nothing either).
-      const account = `auth:login:acct:${deps.addresses.hash(req.body.email)}`;
       await enforceRate(limiter, reply, [
         { key: `auth:login:ip:${req.ip}`, rule: rules.loginIp },
-        { key: account, rule: rules.loginFailures },
+        { key: loginFailuresKey(deps.addresses, req.body.email), rule: rules.loginFailures },
       ]);
-      const user = await findUserByEmail(db, req.body.email);
-      const ok = await verifyPassword(user?.passwordHash ?? null, req.body.password);
-      // One answer for unknown user and wrong password.
-      if (!user || !ok) throw new InvalidCredentials();
-      await limiter.reset(account);
-      if (user.status !== 'active') throw new EmailNotVerified();
-      return { data: await completeLogin(deps, req, reply, user, ['pwd']) };
+      const ctx = commandContext(req, deps.clock, SYSTEM_SITE);
+      const login = await logIn(deps, ctx, { ...req.body, client: clientOf(req) });
+      return { data: withRefreshCookie(deps, reply, login) };
     },
   );
 
@@ -71,7 +60,13 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req, reply) => {
       const token = presentedRefresh(req, req.body?.refreshToken);
       if (!token) throw new NoRefreshToken();
-      return { data: await refreshSession(deps, req, reply, token) };
+      try {
+        const login = await rotateSession(deps, commandContext(req, deps.clock, SYSTEM_SITE), token);
+        return { data: withRefreshCookie(deps, reply, login) };
+      } catch (err) {
+        if (endedBySessionRotation(err)) clearRefreshCookie(deps, reply);
+        throw err;
+      }
     },
   );
 
@@ -87,17 +82,10 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       },
     },
     async (req, reply) => {
-      const token = presentedRefresh(req, req.body?.refreshToken);
-      const parsed = token ? tokens.parseRefresh(token) : null;
-      if (token && !parsed) throw new UnreadableRefreshToken();
+      const refreshToken = presentedRefresh(req, req.body?.refreshToken);
+      const ctx = asUserIfAnonymous(commandContext(req, deps.clock, SYSTEM_SITE), 'anonymous');
       // Without a refresh token, the bearer's own session ends.
-      const sessionId = parsed?.sessionId ?? req.actor?.sessionId ?? null;
-      if (!sessionId) throw new NoSessionToEnd();
-      try {
-        await revokeSession(deps, userMeta(req, deps, req.actor?.id ?? 'anonymous'), sessionId, 'logout', null);
-      } catch (err) {
-        if (!(err instanceof DomainError && err.code === 'NOT_FOUND')) throw err;
-      }
+      await logout(deps, ctx, { refreshToken, bearerSessionId: req.actor?.sessionId ?? null });
       clearRefreshCookie(deps, reply);
       return { data: { loggedOut: true } };
     },

@@ -2,23 +2,19 @@ import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { roleOn, type Actor } from '../../../kernel/auth/actor.ts';
-import { siteFromRequest } from '../../../kernel/tenancy/site.ts';
+import { roleOn } from '../../../kernel/auth/actor.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope, metaEnvelope } from '../../../kernel/http/envelope.ts';
+import { siteFromRequest, SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { liveSessions } from '../../../../projections/sessions/index.ts';
-import { authRules } from '../auth-limits.ts';
-import { checkPassword } from '../password-policy.ts';
-import { verifyPassword } from '../passwords.ts';
-import { setPassword } from '../identity.ts';
-import { revokeAllSessions, revokeSession, startSession, userMeta } from '../sessions.ts';
-import { userDecider } from '../user.decider.ts';
-import { dataEnvelope, metaEnvelope } from '../../../kernel/http/envelope.ts';
+import { changePassword } from '../password.commands.ts';
+import { revokeAllSessions, revokeOwnSession } from '../session.commands.ts';
+import { changePreferences } from '../user.commands.ts';
 import { Preferences, PreferencesMeta, Session, SessionRecord } from './auth.schemas.ts';
-import { userStream } from '../user.events.ts';
-import { AccountWhileImpersonating, NoAccount, SessionNotFound, UserGone, WrongPassword } from '../auth.errors.ts';
+import { currentUser, passwordStepUp } from './caller.ts';
+import { clientOf, withRefreshCookie } from './session-http.ts';
 
 const ChangePasswordBody = z.object({
   currentPassword: z.string().min(1).max(1024),
@@ -36,34 +32,6 @@ const PreferencesPatch = z
   .catchall(z.unknown())
   .refine((v) => JSON.stringify(v).length <= 16_384, 'preferences are limited to 16 KiB');
 
-/** The user behind a bearer: API keys and other principals have no account to manage. */
-export async function currentUser(deps: AppDeps, req: FastifyRequest): Promise<UserRow> {
-  const actor = req.actor as Actor;
-  if (actor.type !== 'user') throw new NoAccount();
-  if (actor.impersonator) throw new AccountWhileImpersonating();
-  const user = await findUserById(deps.db, actor.id);
-  if (!user) throw new UserGone();
-  return user;
-}
-
-/**
- * Verifies the caller's password for a sensitive step (change-password, TOTP setup and removal), counted like
- * login failures so it cannot serve as an unlimited guessing oracle.
- */
-export async function passwordStepUp(
-  deps: AppDeps,
-  req: FastifyRequest,
-  reply: Parameters<typeof enforceRate>[1],
-  user: UserRow,
-  password: string,
-  path = ['password'],
-): Promise<void> {
-  const key = `auth:stepup:${user.userId}`;
-  await enforceRate(deps.limiter, reply, [{ key, rule: authRules(deps.config).loginFailures }]);
-  if (!(await verifyPassword(user.passwordHash, password))) throw new WrongPassword({ path });
-  await deps.limiter.reset(key);
-}
-
 /**
  * With a site named (X-Svc-Site) that the caller belongs to, the values in effect there: a null or unset
  * saveAction falls back to the site's default_save_action.
@@ -79,7 +47,7 @@ async function effectivePreferences(deps: AppDeps, req: FastifyRequest, user: Us
 
 export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, store, clock } = deps;
+  const { db, clock } = deps;
 
   app.post(
     '/api/v1/me/change-password',
@@ -94,14 +62,10 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       const user = await currentUser(deps, req);
-      await passwordStepUp(deps, req, reply, user, req.body.currentPassword, ['currentPassword']);
-      checkPassword(req.body.newPassword, user.email ?? undefined, ['newPassword']);
-      const meta = userMeta(req, deps, user.userId);
-      await setPassword(deps, user.userId, req.body.newPassword, { reason: 'change' }, meta);
-      await revokeAllSessions(deps, meta, user.userId, 'password', user.userId);
-      // The caller's tokens died with the others: this request's answer is its new session.
-      const fresh = (await findUserById(db, user.userId))!;
-      return { data: await startSession(deps, req, reply, fresh, ['pwd']) };
+      await passwordStepUp(deps, reply, user, req.body.currentPassword, ['currentPassword']);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const login = await changePassword(deps, ctx, { user, newPassword: req.body.newPassword, client: clientOf(req) });
+      return { data: withRefreshCookie(deps, reply, login) };
     },
   );
 
@@ -135,9 +99,8 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req) => {
       const user = await currentUser(deps, req);
-      const mine = (await liveSessions(db, user.userId, clock.now())).some((s) => s.id === req.params.id);
-      if (!mine) throw new SessionNotFound({ sessionId: req.params.id });
-      await revokeSession(deps, userMeta(req, deps, user.userId), req.params.id, 'user', user.userId);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      await revokeOwnSession(deps, ctx, { userId: user.userId, sessionId: req.params.id });
       return { data: { id: req.params.id, revoked: true } };
     },
   );
@@ -154,7 +117,8 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req) => {
       const user = await currentUser(deps, req);
-      const n = await revokeAllSessions(deps, userMeta(req, deps, user.userId), user.userId, 'user', user.userId);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const n = await revokeAllSessions(deps, ctx, { userId: user.userId, reason: 'user', by: user.userId });
       return { data: { revoked: n } };
     },
   );
@@ -188,16 +152,7 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req) => {
       const user = await currentUser(deps, req);
-      await handleCommand(
-        store,
-        userDecider,
-        userStream(user.userId),
-        {
-          type: 'ChangePreferences',
-          data: { userId: user.userId, patch: req.body, now: clock.now().toISOString() },
-        },
-        { metadata: userMeta(req, deps, user.userId) },
-      );
+      await changePreferences(deps, commandContext(req, clock, SYSTEM_SITE), { userId: user.userId, patch: req.body });
       const fresh = (await findUserById(db, user.userId))!;
       return { data: fresh.preferences, meta: await effectivePreferences(deps, req, fresh) };
     },

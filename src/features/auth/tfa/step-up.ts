@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
 import type { DomainError } from '../../../kernel/http/errors.ts';
-import { CHALLENGE_TTL_S } from '../login-flow.ts';
+import { CHALLENGE_TTL_S } from '../login.commands.ts';
 import { tfaState } from './tfa.service.ts';
 import { MfaEnrollmentRequired, SecondFactorRequired } from './tfa.errors.ts';
 

@@ -1,10 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { openValue } from '../../../kernel/crypto/envelope.ts';
-import { userMeta } from '../sessions.ts';
-import { tfaDecider, type Proof, type TfaCommand, type TfaState } from './tfa.decider.ts';
+import { tfaDecider, type Proof, type TfaState } from './tfa.decider.ts';
 import { tfaStream, type TfaEvent } from './tfa.events.ts';
 import { codeStep, findRecoveryCode } from './totp.ts';
 import {
@@ -36,10 +33,11 @@ export function openSeed(deps: Pick<AppDeps, 'config'>, s: TfaState, userId: str
  * opened for it). Exactly one of the two; wrong ones are 401.
  */
 export function proofFrom(
-  deps: Pick<AppDeps, 'config' | 'clock'>,
+  deps: Pick<AppDeps, 'config'>,
   s: TfaState,
   userId: string,
   given: { code?: string; recoveryCode?: string },
+  now: Date,
 ): Proof {
   // A challenge can outlive the enrollment (removed meanwhile): that is a failed login, not a missing key.
   if (s.status !== 'enrolled') throw new TfaOffAtChallenge();
@@ -49,13 +47,7 @@ export function proofFrom(
     if (index < 0) throw new InvalidRecoveryCode();
     return { kind: 'recovery', index };
   }
-  const step = codeStep(openSeed(deps, s, userId), given.code!, deps.clock.now().getTime());
+  const step = codeStep(openSeed(deps, s, userId), given.code!, now.getTime());
   if (step === null) throw new InvalidCode();
   return { kind: 'code', step };
-}
-
-export function sendTfa(deps: AppDeps, req: FastifyRequest, userId: string, command: TfaCommand) {
-  return handleCommand(deps.store, tfaDecider, tfaStream(userId), command, {
-    metadata: { ...userMeta(req, deps, userId), actor: { type: 'user', id: userId } },
-  });
 }

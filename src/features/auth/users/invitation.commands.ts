@@ -1,23 +1,23 @@
-import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand, handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
-import type { EventMetadata } from '../../../kernel/es/event.ts';
-import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
+import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
+import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { queueMail } from '../../../kernel/mail/outbox.ts';
-import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
+import { own } from '../../../kernel/safe/keys.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserByEmail, findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { publicUrl } from '../account-mails.ts';
-import { consumePasswordLink, newIdentityCommands } from '../identity.ts';
+import { asUser } from '../acting-user.ts';
+import { UsedOrInvalidLink } from '../auth.errors.ts';
+import { newIdentityCommands } from '../identity.ts';
+import { consumePasswordLink } from '../password.commands.ts';
 import { verifyPassword } from '../passwords.ts';
+import { openSession, type LoginData, type SessionClient } from '../session.commands.ts';
+import { acceptSiteInvitation, renameUser } from '../user.commands.ts';
 import { userDecider, type UserCommand, type UserState } from '../user.decider.ts';
 import { userStream, type UserEvent } from '../user.events.ts';
-import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
-import { own } from '../../../kernel/safe/keys.ts';
-import { UsedOrInvalidLink } from '../auth.errors.ts';
 import { AlreadyMember, InvitedPasswordMismatch } from './users.errors.ts';
 
 const INVITE_TTL_S = 7 * 24 * 3600;
@@ -28,6 +28,15 @@ export interface InvitationAnswer {
   email: string;
   role: string;
   status: 'invited';
+}
+
+/** Who invites which address to which site, with which role. */
+interface Invitation {
+  siteId: string;
+  email: string;
+  role: string;
+  /** The inviter's address, named in the mail. */
+  inviterEmail: string;
 }
 
 /** An account that still has to choose its password (a fresh invitation, or created by an admin without one). */
@@ -41,7 +50,7 @@ const inviteCommand = (userId: string, data: Omit<Extract<UserCommand, { type: '
   }) as unknown as StreamCommand;
 
 /**
- * Invites an address to the request's site with a role. A new address gets an identity in state `invited`; an
+ * Invites an address to a site with a role. A new address gets an identity in state `invited`; an
  * address that has an account (on any site) keeps it untouched. Either way the site gets no member until the
  * owner accepts the mailed link, and the caller learns nothing about the account: not whether it existed, not its
  * name, not its id (the answer names the invitation). A member of this site already is a 409: the caller sees
@@ -49,14 +58,12 @@ const inviteCommand = (userId: string, data: Omit<Extract<UserCommand, { type: '
  */
 export async function inviteToSite(
   deps: AppDeps,
-  req: FastifyRequest,
-  input: { email: string; role: string; firstName?: string; lastName?: string },
+  ctx: CommandContext,
+  input: Invitation & { firstName?: string; lastName?: string },
 ): Promise<InvitationAnswer> {
-  const siteId = siteOf(req);
+  const { siteId, role } = input;
   const invitationId = newId();
-  const now = deps.clock.now().toISOString();
-  const invite = { siteId, role: input.role, invitationId, invitedBy: actorOf(req).id, now };
-  const metadata = commandMeta(req, SYSTEM_SITE, deps.clock.now());
+  const invite = { siteId, role, invitationId, invitedBy: ctx.actor.id, now: ctx.now.toISOString() };
   const answer: InvitationAnswer = { id: invitationId, email: input.email, role: input.role, status: 'invited' };
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await findUserByEmail(deps.db, input.email);
@@ -70,13 +77,13 @@ export async function inviteToSite(
         );
     try {
       if (!commands) return answer;
-      await handleCommands(deps.store, commands, { metadata });
+      await handleCommands(deps.store, commands, { metadata: ctx.metadata });
     } catch (err) {
       // A concurrent invitation made the identity first: invite that one.
       if (isConflict(err) && !existing) continue;
       throw err;
     }
-    await mailInvitation(deps, req, (await findUserById(deps.db, userId))!, input);
+    await mailInvitation(deps, (await findUserById(deps.db, userId))!, input);
     return answer;
   }
   // The address is claimed but has no account to invite (an erased one): nothing to send, the same answer.
@@ -85,13 +92,8 @@ export async function inviteToSite(
 
 const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';
 
-async function mailInvitation(
-  deps: AppDeps,
-  req: FastifyRequest,
-  user: UserRow,
-  input: { email: string; role: string },
-) {
-  const siteId = siteOf(req);
+async function mailInvitation(deps: AppDeps, user: UserRow, input: Invitation) {
+  const { siteId } = input;
   const site = (await findSite(deps.db, siteId))!;
   const token = await deps.tokens.issuePurpose(
     'invite',
@@ -102,7 +104,7 @@ async function mailInvitation(
   const how = needsPassword(user)
     ? 'Accept within 7 days and choose your password'
     : 'Accept within 7 days with the password of your existing account';
-  const inviter = actorOf(req).email || 'an administrator';
+  const inviter = input.inviterEmail || 'an administrator';
   await queueMail(deps.db, {
     siteId,
     to: input.email,
@@ -125,32 +127,29 @@ async function hasOpenInvitation(deps: AppDeps, userId: string, siteId: string):
 /**
  * Spends an invitation link. An account without a password chooses one (the link names its password version, so
  * it works once); an account with one proves it is its owner by that password, and keeps it. Then the membership
- * the site offered begins. A link without a site (issued before invitations were offers) only sets the password.
+ * the site offered begins, the names given are set, and a session answers. A link without a site (issued before
+ * invitations were offers) only sets the password.
  */
 export async function acceptInvitation(
   deps: AppDeps,
-  input: { token: string; password: string },
-  metadataFor: (userId: string) => EventMetadata,
-): Promise<UserRow> {
+  ctx: CommandContext,
+  input: { token: string; password: string; firstName?: string; lastName?: string; client: SessionClient },
+): Promise<LoginData> {
   const claims = await deps.tokens.verifyPurpose('invite', input.token);
   const user = claims ? await findUserById(deps.db, claims.sub) : null;
   if (!claims || !user) throw new UsedOrInvalidLink();
   const siteId = typeof claims.site === 'string' ? claims.site : null;
   // A used, superseded-by-membership or foreign link changes nothing, not even a password.
   if (siteId && !(await hasOpenInvitation(deps, user.userId, siteId))) throw new UsedOrInvalidLink();
+  const self = asUser(ctx, user.userId);
   if (!siteId || needsPassword(user))
-    await consumePasswordLink(deps, 'invite', input.token, input.password, metadataFor);
+    await consumePasswordLink(deps, ctx, { purpose: 'invite', token: input.token, password: input.password });
   else if (!(await verifyPassword(user.passwordHash, input.password))) throw new InvitedPasswordMismatch();
-  if (siteId)
-    await handleCommand(
-      deps.store,
-      userDecider,
-      userStream(user.userId),
-      {
-        type: 'AcceptSiteInvitation',
-        data: { userId: user.userId, siteId, now: deps.clock.now().toISOString() },
-      },
-      { metadata: metadataFor(user.userId) },
-    );
-  return (await findUserById(deps.db, user.userId))!;
+  if (siteId) await acceptSiteInvitation(deps, self, { userId: user.userId, siteId });
+  if (input.firstName !== undefined || input.lastName !== undefined) {
+    const names = { firstName: input.firstName ?? user.firstName, lastName: input.lastName ?? user.lastName };
+    await renameUser(deps, self, { userId: user.userId, ...names });
+  }
+  const fresh = (await findUserById(deps.db, user.userId))!;
+  return openSession(deps, ctx, { user: fresh, amr: ['pwd'], client: input.client });
 }

@@ -2,21 +2,18 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
-import { commandMeta } from '../../../kernel/http/command-meta.ts';
-import { seal } from '../../../kernel/privacy/pii.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { findUserById } from '../../../../projections/users/index.ts';
 import { authRules, limitByIp } from '../auth-limits.ts';
-import { startSession } from '../sessions.ts';
-import { userDecider } from '../user.decider.ts';
-import { userStream } from '../user.events.ts';
-import { acceptInvitation, inviteToSite } from './site-invitations.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { Session } from '../http/auth.schemas.ts';
+import { clientOf, withRefreshCookie } from '../http/session-http.ts';
+import { acceptInvitation, inviteToSite } from './invitation.commands.ts';
+import { grantableRole } from './members.ts';
+import { Email } from './users.routes.ts';
 import { InvitationRecord } from './users.schemas.ts';
-import { Email, grantableRole } from './users.routes.ts';
 
 const InviteBody = z
   .object({
@@ -43,7 +40,7 @@ const AcceptBody = z
  */
 export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, store, clock, limiter } = deps;
+  const { clock, limiter } = deps;
   const rules = authRules(deps.config);
 
   app.post(
@@ -59,7 +56,10 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req, reply) => {
       const role = await grantableRole(deps, req, req.body);
-      const data = await inviteToSite(deps, req, { ...req.body, role });
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const { email, firstName, lastName } = req.body;
+      const invitation = { siteId: siteOf(req), email, role, firstName, lastName, inviterEmail: actorOf(req).email };
+      const data = await inviteToSite(deps, ctx, invitation);
       reply.status(202);
       return { data };
     },
@@ -78,33 +78,9 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'accept-invite', rules.reset);
-      const metadata = (userId: string) => ({
-        ...commandMeta(req, SYSTEM_SITE, clock.now()),
-        actor: { type: 'user' as const, id: userId },
-      });
-      const user = await acceptInvitation(deps, req.body, metadata);
-      if (req.body.firstName !== undefined || req.body.lastName !== undefined) {
-        const named = async (given: string | undefined, old: string | null) => {
-          const v = given ?? old;
-          return v ? seal(db, user.userId, v) : null;
-        };
-        await handleCommand(
-          store,
-          userDecider,
-          userStream(user.userId),
-          {
-            type: 'ChangeProfile',
-            data: {
-              userId: user.userId,
-              firstName: await named(req.body.firstName, user.firstName),
-              lastName: await named(req.body.lastName, user.lastName),
-              now: clock.now().toISOString(),
-            },
-          },
-          { metadata: metadata(user.userId) },
-        );
-      }
-      return { data: await startSession(deps, req, reply, (await findUserById(db, user.userId))!, ['pwd']) };
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const login = await acceptInvitation(deps, ctx, { ...req.body, client: clientOf(req) });
+      return { data: withRefreshCookie(deps, reply, login) };
     },
   );
 };

@@ -2,27 +2,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../../deps.ts';
-import { sealValue } from '../../../../kernel/crypto/envelope.ts';
-import { handleCommand } from '../../../../kernel/es/handle-command.ts';
-import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
-import { findUserById } from '../../../../../projections/users/index.ts';
-import { authRules } from '../../auth-limits.ts';
-import { currentUser, passwordStepUp } from '../../http/me.routes.ts';
-import { revokeAllSessions, startSession, userMeta } from '../../sessions.ts';
-import { userDecider } from '../../user.decider.ts';
-import { userStream } from '../../user.events.ts';
-import { openSeed, proofFrom, seedAad, sendTfa, tfaState } from '../tfa.service.ts';
+import { commandContext } from '../../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../../kernel/http/envelope.ts';
+import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
+import { SYSTEM_SITE } from '../../../../kernel/tenancy/site.ts';
+import { authRules } from '../../auth-limits.ts';
 import { Session } from '../../http/auth.schemas.ts';
-import { codeStep, hashRecoveryCode, newRecoveryCodes, newSeed, otpauthUrl } from '../totp.ts';
-import {
-  CodeMismatch,
-  EncryptionNotConfigured,
-  InvalidChallenge,
-  LiveCodeRequired,
-  SetupNotStarted,
-  TfaNotOn,
-} from '../tfa.errors.ts';
+import { currentUser, passwordStepUp } from '../../http/caller.ts';
+import { clientOf, withRefreshCookie } from '../../http/session-http.ts';
+import { answerChallenge, beginTfaSetup, confirmTfa, disableTfa, regenerateRecoveryCodes } from '../tfa.commands.ts';
+import { EncryptionNotConfigured } from '../tfa.errors.ts';
+import { tfaState } from '../tfa.service.ts';
 
 const Code = z.string().min(1).max(16);
 const Password = z.string().min(1).max(1024);
@@ -40,11 +30,6 @@ const me = { config: { site: false }, schema: { tags: ['me'] } };
 export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { clock, config, tokens, limiter } = deps;
-  const now = () => clock.now().toISOString();
-  const recoveryCodes = () => {
-    const codes = newRecoveryCodes();
-    return { codes, hashes: codes.map(hashRecoveryCode) };
-  };
 
   app.get(
     '/api/v1/me/tfa',
@@ -91,11 +76,8 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req, reply) => {
       const user = await currentUser(deps, req);
       if (!config.keyring.activeKeyId) throw new EncryptionNotConfigured();
-      await passwordStepUp(deps, req, reply, user, req.body.password);
-      const secret = newSeed();
-      const seed = sealValue(config.keyring, secret, seedAad(user.userId));
-      await sendTfa(deps, req, user.userId, { type: 'IssueSetup', data: { userId: user.userId, seed, now: now() } });
-      return { data: { secret, otpauthUrl: otpauthUrl(secret, user.email ?? user.userId) } };
+      await passwordStepUp(deps, reply, user, req.body.password);
+      return { data: await beginTfaSetup(deps, commandContext(req, clock, SYSTEM_SITE), { user }) };
     },
   );
 
@@ -112,15 +94,8 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req) => {
       const user = await currentUser(deps, req);
-      const s = await tfaState(deps, user.userId);
-      if (s.status !== 'pending') throw new SetupNotStarted();
-      const step = codeStep(openSeed(deps, s, user.userId), req.body.code, clock.now().getTime());
-      if (step === null) throw new CodeMismatch();
-      const { codes, hashes } = recoveryCodes();
-      await sendTfa(deps, req, user.userId, {
-        type: 'ConfirmSetup',
-        data: { userId: user.userId, step, recoveryCodes: hashes, now: now() },
-      });
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const codes = await confirmTfa(deps, ctx, { userId: user.userId, code: req.body.code });
       return { data: { enabled: true, recoveryCodes: codes } };
     },
   );
@@ -138,16 +113,9 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       const user = await currentUser(deps, req);
-      await passwordStepUp(deps, req, reply, user, req.body.password);
-      const s = await tfaState(deps, user.userId);
-      if (s.status !== 'enrolled') throw new TfaNotOn();
-      const proof = proofFrom(deps, s, user.userId, { code: req.body.code });
-      if (proof.kind !== 'code') throw new LiveCodeRequired();
-      const { codes, hashes } = recoveryCodes();
-      await sendTfa(deps, req, user.userId, {
-        type: 'RegenerateRecoveryCodes',
-        data: { userId: user.userId, step: proof.step, recoveryCodes: hashes, now: now() },
-      });
+      await passwordStepUp(deps, reply, user, req.body.password);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const codes = await regenerateRecoveryCodes(deps, ctx, { userId: user.userId, code: req.body.code });
       return { data: { recoveryCodes: codes } };
     },
   );
@@ -165,21 +133,8 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     },
     async (req, reply) => {
       const user = await currentUser(deps, req);
-      await passwordStepUp(deps, req, reply, user, req.body.password);
-      const s = await tfaState(deps, user.userId);
-      if (s.status !== 'enrolled') throw new TfaNotOn();
-      const proof = proofFrom(deps, s, user.userId, req.body);
-      await sendTfa(deps, req, user.userId, { type: 'DisableTotp', data: { userId: user.userId, proof, now: now() } });
-      // Every token issued before is void, and every session ends.
-      const meta = userMeta(req, deps, user.userId);
-      await handleCommand(
-        deps.store,
-        userDecider,
-        userStream(user.userId),
-        { type: 'RevokeTokens', data: { userId: user.userId, reason: 'tfa', now: now() } },
-        { metadata: meta },
-      );
-      await revokeAllSessions(deps, meta, user.userId, 'tfa', user.userId);
+      await passwordStepUp(deps, reply, user, req.body.password);
+      await disableTfa(deps, commandContext(req, clock, SYSTEM_SITE), { ...req.body, userId: user.userId });
       return { data: { enabled: false } };
     },
   );
@@ -202,16 +157,9 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         { key: `auth:totp:ip:${req.ip}`, rule: rules.totpIp },
         ...(claims ? [{ key: `auth:totp:user:${claims.sub}`, rule: rules.totpUser }] : []),
       ]);
-      const user = claims ? await findUserById(deps.db, claims.sub) : null;
-      if (!claims || !user || user.status !== 'active') throw new InvalidChallenge();
-      const s = await tfaState(deps, user.userId);
-      const proof = proofFrom(deps, s, user.userId, req.body);
-      const expiresAt = new Date(Number(claims.exp ?? 0) * 1000).toISOString();
-      await sendTfa(deps, req, user.userId, {
-        type: 'ProveSecondFactor',
-        data: { userId: user.userId, proof, challenge: { jti: claims.jti, expiresAt }, now: now() },
-      });
-      return { data: await startSession(deps, req, reply, user, ['pwd', 'totp']) };
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      const login = await answerChallenge(deps, ctx, { ...req.body, claims, client: clientOf(req) });
+      return { data: withRefreshCookie(deps, reply, login) };
     },
   );
 };
