@@ -122,9 +122,6 @@ export const DependentRecordsExist = defineError<Dependent[]>(
   (dependents) => ({ extensions: { dependents }, body: { dependents } }),
 );
 
-/** The same as a function, for the call sites that build it from a list. */
-export const dependentRecordsExist = (dependents: Dependent[]) => new DependentRecordsExist(dependents);
-
 /** An encrypted field is written while no encryption key is configured. */
 export const EncryptionKeyRequired = defineError<{ field: string; path: string[] }>(
   'ENCRYPTION_NOT_CONFIGURED',
