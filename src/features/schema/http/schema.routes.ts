@@ -1,17 +1,14 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import * as q from '../../../../projections/schema/index.ts';
-import { schemaDecider, type SchemaCommand } from '../schema.decider.ts';
+import * as commands from '../schema.commands.ts';
 import { CollectionNotFound, FieldNotFound } from '../schema.errors.ts';
-import { schemaStream } from '../schema.events.ts';
-import type { FieldDef } from '../schema.types.ts';
 import { CreateRelationBody, relationFromBody } from './relation.body.ts';
 import * as s from './schema.schemas.ts';
 
@@ -23,13 +20,8 @@ const found = <T>(v: T | null, missing: () => Error): T => {
 
 export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const { db, store, clock } = deps;
-  const run = async (req: FastifyRequest, make: (now: string) => SchemaCommand) => {
-    const ctx = commandContext(req, clock);
-    await handleCommand(store, schemaDecider, schemaStream(ctx.siteId), make(ctx.now.toISOString()), {
-      metadata: ctx.metadata,
-    });
-  };
+  const { db, clock } = deps;
+  const ctx = (req: FastifyRequest) => commandContext(req, clock);
   const read = <T>(
     req: FastifyRequest,
     fn: (trx: Parameters<Parameters<typeof withSite>[2]>[0], siteId: string) => Promise<T>,
@@ -73,11 +65,9 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       },
     },
     async (req, reply) => {
-      const b = req.body;
-      const collection = { displayName: null, icon: null, note: null, status_field: null, sort_field: null, ...b };
-      await run(req, (now) => ({ type: 'CreateCollection', data: { collection, now } }));
+      await commands.createCollection(deps, ctx(req), req.body);
       reply.status(201);
-      return { data: await read(req, (trx, site) => q.findCollection(trx, site, b.name)) };
+      return { data: await read(req, (trx, site) => q.findCollection(trx, site, req.body.name)) };
     },
   );
   app.patch(
@@ -93,7 +83,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       },
     },
     async (req) => {
-      await run(req, (now) => ({ type: 'UpdateCollection', data: { name: req.params.name, changes: req.body, now } }));
+      await commands.updateCollection(deps, ctx(req), req.params.name, req.body);
       return { data: await read(req, (trx, site) => q.findCollection(trx, site, req.params.name)) };
     },
   );
@@ -104,7 +94,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       schema: { tags, summary: 'Delete a collection (soft)', params: s.CollectionParams, response: { 204: NoContent } },
     },
     async (req, reply) => {
-      await run(req, (now) => ({ type: 'DeleteCollection', data: { name: req.params.name, now } }));
+      await commands.deleteCollection(deps, ctx(req), req.params.name);
       return reply.status(204).send();
     },
   );
@@ -158,24 +148,10 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       },
     },
     async (req, reply) => {
-      const b = req.body;
-      const field: FieldDef = {
-        choices: null,
-        interface: null,
-        display: null,
-        options: {},
-        required: false,
-        nullable: true,
-        readonly: false,
-        encrypted: false,
-        unique: false,
-        sort: null,
-        ...b,
-        default: b.default ?? null,
-      };
-      await run(req, (now) => ({ type: 'CreateField', data: { collection: req.params.collection, field, now } }));
+      const { collection } = req.params;
+      await commands.createField(deps, ctx(req), collection, req.body);
       reply.status(201);
-      return { data: await read(req, (trx, site) => q.findField(trx, site, req.params.collection, b.field)) };
+      return { data: await read(req, (trx, site) => q.findField(trx, site, collection, req.body.field)) };
     },
   );
   app.patch(
@@ -192,7 +168,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req) => {
       const { collection, field } = req.params;
-      await run(req, (now) => ({ type: 'UpdateField', data: { collection, field, changes: req.body, now } }));
+      await commands.updateField(deps, ctx(req), { collection, field }, req.body);
       return { data: await read(req, (trx, site) => q.findField(trx, site, collection, field)) };
     },
   );
@@ -203,7 +179,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       schema: { tags, summary: 'Remove a field', params: s.FieldItemParams, response: { 204: NoContent } },
     },
     async (req, reply) => {
-      await run(req, (now) => ({ type: 'DeleteField', data: { ...req.params, now } }));
+      await commands.deleteField(deps, ctx(req), req.params);
       return reply.status(204).send();
     },
   );
@@ -229,7 +205,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req, reply) => {
       const relation = relationFromBody(req.body, newId());
-      await run(req, (now) => ({ type: 'CreateRelation', data: { relation, now } }));
+      await commands.createRelation(deps, ctx(req), relation);
       reply.status(201);
       return { data: await read(req, (trx, site) => q.findRelation(trx, site, relation.id)) };
     },
@@ -247,7 +223,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       },
     },
     async (req) => {
-      await run(req, (now) => ({ type: 'UpdateRelation', data: { id: req.params.id, changes: req.body, now } }));
+      await commands.updateRelation(deps, ctx(req), req.params.id, req.body);
       return { data: await read(req, (trx, site) => q.findRelation(trx, site, req.params.id)) };
     },
   );
@@ -258,7 +234,7 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       schema: { tags, summary: 'Remove a relation', params: s.RelationParams, response: { 204: NoContent } },
     },
     async (req, reply) => {
-      await run(req, (now) => ({ type: 'DeleteRelation', data: { id: req.params.id, now } }));
+      await commands.deleteRelation(deps, ctx(req), req.params.id);
       return reply.status(204).send();
     },
   );
