@@ -21,8 +21,8 @@ import { installDeprecation } from './kernel/http/deprecation.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
-import { DomainError } from './kernel/http/errors.ts';
 import { firstInstanceAdmin } from '../projections/users/index.ts';
+import { InvalidAccessToken } from './kernel/http/kernel.errors.ts';
 
 /** Builds the HTTP application (no listen): kernel plugins, then every feature's routes. */
 export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
@@ -122,7 +122,7 @@ function authenticator(deps: AppDeps): (token: string, ctx: AuthContext) => Prom
       const actor = await a.authenticate(token, ctx);
       if (actor) return actor;
     }
-    throw new DomainError('UNAUTHENTICATED', 'invalid access token');
+    throw new InvalidAccessToken();
   };
 }
 

@@ -1,6 +1,6 @@
 import { dict } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
-import { DomainError } from '../../src/kernel/http/errors.ts';
+import { InvalidItemQuery } from './item-query.errors.ts';
 import { target, type Scope } from './item-filter.ts';
 import { NUMERIC_TYPES, TIME_TYPES } from './site-schema.ts';
 
@@ -9,7 +9,7 @@ export type AggregateFn = (typeof AGGREGATES)[number];
 /** `aggregate[sum]=price,qty` → { sum: ['price', 'qty'] }; `aggregate[count]=*` counts rows. */
 export type Aggregate = Partial<Record<AggregateFn, string[]>>;
 
-const bad = (message: string, key: string) => new DomainError('VALIDATION_FAILED', message, { path: ['query', key] });
+const bad = (message: string, key: string) => new InvalidItemQuery({ message, path: ['query', key] });
 
 const ORDERED: string[] = [...NUMERIC_TYPES, ...TIME_TYPES, 'date', 'time', 'string', 'enum', 'uuid'];
 

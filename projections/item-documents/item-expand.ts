@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import { DomainError } from '../../src/kernel/http/errors.ts';
+import { ExpansionLimit, InvalidItemQuery } from './item-query.errors.ts';
 import type { RelationRecord } from '../schema/index.ts';
 import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-record.ts';
 import { pick, fieldTree, checkFieldTree, type FieldTree } from './item-fields.ts';
@@ -53,12 +53,7 @@ interface ExpansionBudget {
 /** Related rows fetched by expansions since the process started: lets tests measure the work of one request. */
 export const expansionStats = { rowsFetched: 0 };
 
-const tooLarge = (limit: number, what: string) =>
-  new DomainError(
-    'VALIDATION_FAILED',
-    `relation expansion exceeds the limit of ${limit} ${what} per request: ask for fewer levels or use deep[...][_limit]`,
-    { path: ['query', 'fields'], extensions: { reason: 'expansion_limit', limit } },
-  );
+const tooLarge = (limit: number, what: string) => new ExpansionLimit({ limit, what });
 
 function spend(ctx: Ctx, rows: number): void {
   expansionStats.rowsFetched += rows;
@@ -259,7 +254,7 @@ async function relatedLists(
     from = sql`item_documents j join item_documents a0 on ${target} and a0.id = j.data ->> ${sql.lit(relation.targetField)}
                where j.site_id = ${ctx.siteId} and j.collection = ${relation.junctionCollection} and j.deleted_at is null`;
   } else {
-    throw new DomainError('VALIDATION_FAILED', `relation ${relation.field} cannot be listed`, { path: ['fields'] });
+    throw new InvalidItemQuery({ message: `relation ${relation.field} cannot be listed`, path: ['fields'] });
   }
   const r = await sql<ItemRow & { parent: string; rn: string }>`
     select * from (

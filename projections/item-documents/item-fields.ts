@@ -1,4 +1,4 @@
-import { DomainError } from '../../src/kernel/http/errors.ts';
+import { InvalidItemQuery } from './item-query.errors.ts';
 import type { ItemRecord } from './item-record.ts';
 import type { DeepSpec } from './item-expand.ts';
 import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
@@ -7,7 +7,7 @@ import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
 export type FieldTree = Map<string, FieldTree | true>;
 
 const AUDIT = ['id', 'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by'];
-const bad = (message: string) => new DomainError('VALIDATION_FAILED', message, { path: ['fields'] });
+const bad = (message: string) => new InvalidItemQuery({ message, path: ['fields'] });
 
 export function fieldTree(fields: string[] | null): FieldTree {
   const tree: FieldTree = new Map();
@@ -52,7 +52,8 @@ export function checkDeep(deep: Map<string, DeepSpec>, schema: SiteSchema, colle
   for (const [key, spec] of deep) {
     const r = relationOn(schema, collection, key);
     if (!r)
-      throw new DomainError('VALIDATION_FAILED', `deep[${prefix}${key}] does not name a relation of ${collection}`, {
+      throw new InvalidItemQuery({
+        message: `deep[${prefix}${key}] does not name a relation of ${collection}`,
         path: ['query', 'deep'],
       });
     if (r.kind !== 'm2a') checkDeep(spec.children, schema, r.target!, `${prefix}${key}.`);

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import { DomainError } from '../../src/kernel/http/errors.ts';
+import { FieldNotReadable, InvalidItemQuery } from './item-query.errors.ts';
 import { own } from '../../src/kernel/safe/keys.ts';
 import type { FieldType } from '../../src/features/schema/schema.types.ts';
 import type { RelationRecord } from '../schema/index.ts';
@@ -59,7 +59,7 @@ const NUMERIC = NUMERIC_TYPES;
 const TIMES = TIME_TYPES;
 
 const bad = (message: string, path: string[], root = 'filter') =>
-  new DomainError('VALIDATION_FAILED', message, { path: [root, ...path] });
+  new InvalidItemQuery({ message, path: [root, ...path] });
 
 interface Target {
   expr: RawBuilder<unknown>;
@@ -86,9 +86,7 @@ function resolve(key: string, scope: Scope, path: string[], root: string): Resol
   const type = valueType(scope.schema, scope.collection, head);
   if (!type) throw bad(`unknown field ${head}`, path, root);
   if (scope.guard && !scope.guard.visible(scope.collection, head))
-    throw new DomainError('PERMISSION_DENIED', `you may not read ${scope.collection}.${head}`, {
-      path: [root, ...path],
-    });
+    throw new FieldNotReadable({ collection: scope.collection, field: head, path: [root, ...path] });
   if (fieldDef(scope.schema, scope.collection, head)?.encrypted)
     throw bad(`${head} is encrypted: it cannot be filtered or sorted`, path, root);
   const relation = relationOn(scope.schema, scope.collection, head);

@@ -1,6 +1,6 @@
 import type { Principal } from '../http/access.ts';
-import { DomainError } from '../http/errors.ts';
 import { roleOn, type Actor } from './actor.ts';
+import { FieldNotWritable } from '../http/kernel.errors.ts';
 
 /** What a permission rule grants on a resource (spec "Permission rule"). */
 export type Action = 'create' | 'read' | 'update' | 'delete' | 'share';
@@ -57,6 +57,6 @@ export function checkWritable(scope: AccessScope, values: Record<string, unknown
   if (!scope.fields) return;
   for (const key of Object.keys(values)) {
     if (key === 'id' || scope.fields.has(key)) continue;
-    throw new DomainError('PERMISSION_DENIED', `you may not write ${key}`, { path: [...path, key] });
+    throw new FieldNotWritable({ field: key, path });
   }
 }

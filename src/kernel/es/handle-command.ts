@@ -4,6 +4,7 @@ import type { Decider } from './decider.ts';
 import type { DomainEvent, EventMetadata, StoredEvent } from './event.ts';
 import { WrongExpectedVersion, type EventStore } from './event-store.ts';
 import { stateCache } from './stream-state-cache.ts';
+import { VersionConflict } from '../http/kernel.errors.ts';
 
 export interface CommandResult<S, E extends DomainEvent> {
   state: S;
@@ -187,11 +188,5 @@ export async function handleCommands(
 }
 
 function versionConflict(streamId: string, expected: number, actual: number | null): DomainError {
-  return new DomainError(
-    'CONFLICT',
-    `the record was changed by someone else (expected version ${expected}, found ${actual ?? 0})`,
-    {
-      extensions: { stream: streamId, expectedVersion: expected, actualVersion: actual ?? 0 },
-    },
-  );
+  return new VersionConflict({ streamId, expected, actual: actual ?? 0 });
 }

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { DomainError } from './errors.ts';
 import { inspectJson, inspectParams, inspectQuery, type InputProblem } from './input-guard.ts';
+import { MalformedJson, RefusedInput } from './kernel.errors.ts';
 
 export interface EdgeLimits {
   requestTimeoutMs: number;
@@ -104,8 +104,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   socket.destroy();
 }
 
-const refuse = (p: InputProblem) =>
-  new DomainError('VALIDATION_FAILED', p.message, { path: p.path, extensions: { reason: p.reason } });
+const refuse = (p: InputProblem) => new RefusedInput(p);
 
 /**
  * The edge every request crosses before authentication: JSON bodies parsed without prototype keys and with a
@@ -121,9 +120,7 @@ export function installEdge(app: FastifyInstance): void {
     try {
       parsed = JSON.parse(text);
     } catch (err) {
-      return done(
-        new DomainError('VALIDATION_FAILED', `malformed JSON body: ${(err as Error).message}`, { path: ['body'] }),
-      );
+      return done(new MalformedJson({ reason: (err as Error).message }));
     }
     const p = inspectJson(parsed, ['body']);
     return p ? done(refuse(p)) : done(null, parsed);

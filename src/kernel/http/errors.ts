@@ -91,7 +91,7 @@ export interface ErrorObject {
   extensions: Record<string, unknown>;
 }
 
-/** An expected failure: carries the spec's code, and optionally an override status (e.g. 422 on releases). */
+/** An expected failure: carries the spec's code; its kind (the catalogue's, or the slice's) decides the status. */
 export class DomainError extends Error {
   readonly status: number;
   constructor(
@@ -100,7 +100,6 @@ export class DomainError extends Error {
     readonly options: {
       path?: string[];
       extensions?: Record<string, unknown>;
-      status?: number;
       errors?: ErrorObject[];
       /** Top-level keys of the error body beside `errors` (e.g. `dependents` of DEPENDENT_RECORDS_EXIST). */
       body?: Record<string, unknown>;
@@ -113,7 +112,7 @@ export class DomainError extends Error {
     super(message);
     this.name = 'DomainError';
     const kind = options.kind ?? own<ErrorKind>(ERROR_KIND, code) ?? 'internal';
-    this.status = options.status ?? own<number>(KIND_STATUS, kind) ?? 500;
+    this.status = own<number>(KIND_STATUS, kind) ?? 500;
   }
 
   toErrorObjects(): ErrorObject[] {
@@ -129,14 +128,6 @@ export class DomainError extends Error {
     );
   }
 }
-
-export const notFound = (what: string, id: string) => new DomainError('NOT_FOUND', `${what} ${id} not found`);
-export const forbidden = (message = 'you are not allowed to do this') => new DomainError('PERMISSION_DENIED', message);
-export const unauthenticated = (message = 'authentication required') => new DomainError('UNAUTHENTICATED', message);
-export const conflict = (message: string, extensions: Record<string, unknown> = {}) =>
-  new DomainError('CONFLICT', message, { extensions });
-export const invalid = (message: string, path: string[] = [], status?: number) =>
-  new DomainError('VALIDATION_FAILED', message, { path, status });
 
 type ErrorOptions = ConstructorParameters<typeof DomainError>[2];
 

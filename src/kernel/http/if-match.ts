@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { DomainError } from './errors.ts';
+import { MalformedIfMatch } from './kernel.errors.ts';
 
 /**
  * The record version a write's If-Match names (`3`, `"3"` or `W/"3"`), or undefined without the header: the write
@@ -7,9 +7,9 @@ import { DomainError } from './errors.ts';
  */
 export function ifMatchVersion(req: FastifyRequest): number | undefined {
   const h = req.headers['if-match'];
-  if (h === undefined) return undefined;
+  // `*` is any current version: the same as no header.
+  if (h === undefined || h === '*') return undefined;
   const v = Number(String(h).replace(/^W\//, '').replace(/"/g, ''));
-  if (!Number.isInteger(v) || v < 0)
-    throw new DomainError('VALIDATION_FAILED', 'If-Match must be a record version', { path: ['headers', 'if-match'] });
+  if (!Number.isInteger(v) || v < 0) throw new MalformedIfMatch();
   return v;
 }

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { EventStore } from '../es/event-store.ts';
-import { DomainError } from './errors.ts';
+import { MetricsTokenRequired } from './kernel.errors.ts';
 
 export const OBSERVABILITY_HEADER = 'x-svc-observability-token';
 
@@ -72,7 +72,7 @@ export function installMetrics(app: FastifyInstance, opts: MetricsOptions): void
   app.get('/metrics', { config: { caller: 'public', site: false }, schema: { hide: true } }, async (req, reply) => {
     const given = req.headers[OBSERVABILITY_HEADER];
     if (opts.token && (typeof given !== 'string' || !same(given, opts.token)))
-      throw new DomainError('UNAUTHENTICATED', `send the metrics token in ${OBSERVABILITY_HEADER}`);
+      throw new MetricsTokenRequired({ header: OBSERVABILITY_HEADER });
     void reply.type(register.contentType);
     return register.metrics();
   });

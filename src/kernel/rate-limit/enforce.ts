@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import { DomainError } from '../http/errors.ts';
 import type { RateLimiter, RateRule, RateVerdict } from './limiter.ts';
+import { RateLimited } from '../http/kernel.errors.ts';
 
 /** The X-RateLimit-* headers of a verdict (also sent on allowed answers, so clients can pace themselves). */
 export function rateHeaders(v: RateVerdict): Record<string, string> {
@@ -12,8 +12,9 @@ export function rateHeaders(v: RateVerdict): Record<string, string> {
 }
 
 export const rateLimited = (v: RateVerdict, message = 'too many requests; retry later') =>
-  new DomainError('RATE_LIMITED', message, {
-    extensions: { retryAfter: v.resetS },
+  new RateLimited({
+    message,
+    retryAfter: v.resetS,
     headers: { ...rateHeaders(v), 'retry-after': String(v.resetS) },
   });
 

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { DomainError } from '../http/errors.ts';
 import { MemoryRateLimiter, verdict, type RateLimiter, type RateRule, type RateVerdict } from './limiter.ts';
+import { RateLimiterUnavailable } from '../http/kernel.errors.ts';
 
 // One round trip, atomic: count the hit, start the window on the first one, report the time left.
 const HIT = `
@@ -62,10 +62,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   private unavailable(key: string, rule: RateRule): Promise<RateVerdict> {
-    if (this.opts.failClosed)
-      throw new DomainError('RATE_LIMIT_UNAVAILABLE', 'the rate limiter is unavailable; retry with backoff', {
-        headers: { 'retry-after': '5' },
-      });
+    if (this.opts.failClosed) throw new RateLimiterUnavailable();
     return this.fallback.hit(key, rule);
   }
 
