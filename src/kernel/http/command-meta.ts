@@ -7,7 +7,7 @@ import { ifMatchVersion } from './if-match.ts';
 import { correlationOf } from './request-ids.ts';
 
 /** Event metadata for a command sent by an HTTP request. */
-export function commandMeta(req: FastifyRequest, siteId: string, now: Date): EventMetadata {
+function commandMeta(req: FastifyRequest, siteId: string, now: Date): EventMetadata {
   return {
     siteId,
     actor: actorRef(req.actor),
