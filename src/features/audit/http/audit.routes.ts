@@ -3,9 +3,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
+import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { siteEvents } from '../../../../projections/event-log/index.ts';
 import { redactSecrets } from '../redact.ts';
+import { AuditEntry, AuditMeta } from './audit.schemas.ts';
 
 const time = z.iso.datetime({ offset: true }).or(z.iso.date());
 const AuditQuery = z
@@ -35,7 +37,12 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
     '/api/v1/audit',
     {
       config: { caller: 'site-admin' },
-      schema: { tags: ['audit'], summary: 'Read the audit log of the site', querystring: AuditQuery },
+      schema: {
+        tags: ['audit'],
+        summary: 'Read the audit log of the site',
+        querystring: AuditQuery,
+        response: { 200: listEnvelope(AuditEntry, AuditMeta) },
+      },
     },
     async (req) => {
       const q = req.query;
@@ -51,7 +58,8 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
           actor: r.metadata.actor,
           correlationId: r.metadata.correlationId,
           time: new Date(r.created_at).toISOString(),
-          data: redactSecrets(r.data),
+          // Every event's data is a JSON object.
+          data: redactSecrets(r.data) as Record<string, unknown>,
         })),
         meta: { limit: q.limit, next: rows.length > q.limit ? page.at(-1)!.pos : null },
       };

@@ -9,8 +9,9 @@ import { listIssuers } from '../../../../projections/trusted-issuers/index.ts';
 import { currentIssuer, registerIssuer, removeIssuer, updateIssuer } from '../issuer.commands.ts';
 import { IssuersForInstanceAdmins } from '../issuer.errors.ts';
 import { IssuerBody, IssuerPatchBody } from '../issuer.schema.ts';
-import { NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
+import { IssuerListMeta, TrustedIssuerRecord } from './issuers.schemas.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
 const BASE = '/api/v1/admin/auth/issuers';
@@ -24,18 +25,34 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   app.addHook('preHandler', async (req) => {
     if (req.routeOptions.url?.startsWith(BASE) && !req.actor?.instanceAdmin) throw new IssuersForInstanceAdmins();
   });
-  app.get(BASE, { config: ADMIN, schema: { tags: TAGS, summary: 'List trusted issuers' } }, async (req) => {
-    const siteId = siteOf(req);
-    const issuers = await withSite(deps.db, siteId, (trx) => listIssuers(trx, siteId));
-    return { data: issuers, meta: { total: issuers.length } };
-  });
+  app.get(
+    BASE,
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        summary: 'List trusted issuers',
+        response: { 200: listEnvelope(TrustedIssuerRecord, IssuerListMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const issuers = await withSite(deps.db, siteId, (trx) => listIssuers(trx, siteId));
+      return { data: issuers, meta: { total: issuers.length } };
+    },
+  );
 
   app.get(
     `${BASE}/:id`,
     {
       config: ADMIN,
       attachValidation: true,
-      schema: { params: Id, tags: TAGS, summary: 'Read a trusted issuer' },
+      schema: {
+        params: Id,
+        tags: TAGS,
+        summary: 'Read a trusted issuer',
+        response: { 200: dataEnvelope(TrustedIssuerRecord) },
+      },
     },
     async (req) => {
       rejectInvalid(req);
@@ -52,6 +69,7 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         body: IssuerBody,
         tags: TAGS,
         summary: 'Register a trusted issuer',
+        response: { 201: dataEnvelope(TrustedIssuerRecord, 'Created') },
       },
     },
     async (req, reply) => {
@@ -73,6 +91,7 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         body: IssuerPatchBody,
         tags: TAGS,
         summary: 'Update a trusted issuer',
+        response: { 200: dataEnvelope(TrustedIssuerRecord) },
       },
     },
     async (req) => {

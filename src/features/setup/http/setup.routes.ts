@@ -8,7 +8,8 @@ import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
 import { startSession } from '../../auth/index.ts';
 import { completeSetup, requireSetupPending } from '../setup.commands.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
+import { SetupCapabilities, SetupResult } from './setup.schemas.ts';
 
 const CompleteBody = z.object({
   siteId: z.string().min(1).max(63),
@@ -30,9 +31,7 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       schema: {
         tags: ['setup'],
         summary: 'Report what setup can offer (before setup only)',
-        response: {
-          200: dataEnvelope(z.object({ setupComplete: z.boolean(), encryption: z.object({ available: z.boolean() }) })),
-        },
+        response: { 200: dataEnvelope(SetupCapabilities), 404: errorEnvelope(404) },
       },
     },
     async () => {
@@ -49,6 +48,8 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         body: CompleteBody,
         tags: ['setup'],
         summary: 'Complete setup: the first site and its administrator (before setup only)',
+        // 404 once setup is done.
+        response: { 201: dataEnvelope(SetupResult, 'Created'), 404: errorEnvelope(404) },
       },
     },
     async (req, reply) => {

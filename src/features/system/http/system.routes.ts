@@ -4,9 +4,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { ping } from '../../../kernel/db/ping.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, errorEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
 import { ProjectionNotFound } from '../system.errors.ts';
+import { HealthReport, ProjectionStatusRecord } from './system.schemas.ts';
 
 export { OBSERVABILITY_HEADER };
 
@@ -29,7 +30,15 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     '/health',
     {
       config: { caller: 'public', site: false },
-      schema: { tags: ['system'], summary: 'Service health (detail with the observability token)' },
+      schema: {
+        tags: ['system'],
+        summary: 'Service health (detail with the observability token)',
+        response: {
+          200: HealthReport,
+          // Degraded (the database is down); the overload limiter's refusal where /health is not excluded from it.
+          503: z.union([HealthReport, errorEnvelope(503)]).describe('Degraded or overloaded'),
+        },
+      },
     },
     async (req, reply) => {
       if (!observer(req)) return { status: 'ok', env };
@@ -60,7 +69,11 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     '/api/v1/admin/projections',
     {
       config: { caller: 'admin', site: false },
-      schema: { tags: ['admin'], summary: 'List projections with their positions and lag' },
+      schema: {
+        tags: ['admin'],
+        summary: 'List projections with their positions and lag',
+        response: { 200: listEnvelope(ProjectionStatusRecord, z.object({ total: z.number().int() })) },
+      },
     },
     async () => {
       const list = await engine.status();
@@ -72,7 +85,12 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     '/api/v1/admin/projections/:name/rebuild',
     {
       config: { caller: 'admin', site: false },
-      schema: { params: ProjectionParams, tags: ['admin'], summary: 'Rebuild a projection from the event log' },
+      schema: {
+        params: ProjectionParams,
+        tags: ['admin'],
+        summary: 'Rebuild a projection from the event log',
+        response: { 200: dataEnvelope(ProjectionStatusRecord, 'Rebuilt') },
+      },
     },
     async (req) => {
       if (!engine.get(req.params.name)) throw new ProjectionNotFound({ name: req.params.name });
@@ -83,7 +101,7 @@ export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
 
 async function subsystems(deps: AppDeps) {
   const started = Date.now();
-  let database: { status: string; kind: string; latencyMs?: number; error?: string };
+  let database: { status: 'ok' | 'down'; kind: string; latencyMs?: number; error?: string };
   try {
     await ping(deps.db);
     database = { status: 'ok', kind: deps.database.kind, latencyMs: Date.now() - started };
