@@ -5,8 +5,7 @@ export const ACTIONS = ['create', 'read', 'update', 'delete', 'share'] as const 
 export type { Action };
 
 /** Keys of the system roles every site has (DESIGN §5). Their ids are their keys. */
-export const SYSTEM_ROLES = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
-export type SystemRole = (typeof SYSTEM_ROLES)[number];
+export { SYSTEM_ROLES, type SystemRole } from '../../kernel/auth/authorizer.ts';
 
 export interface RoleDef {
   id: string;

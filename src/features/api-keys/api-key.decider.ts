@@ -1,4 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
+import { SYSTEM_ROLES } from '../../kernel/auth/authorizer.ts';
 import {
   ApiKeyExists,
   ApiKeyNotFound,
@@ -12,7 +13,8 @@ import {
 import type { ApiKeyCreated, ApiKeyEvent } from './api-key.events.ts';
 
 /** The preset role keys, strongest first. Custom roles arrive later; until then a roleId names one of these. */
-export const ROLE_RANK = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
+/** Roles from the most rights to the fewest: a key never ranks above the role of whoever makes it. */
+export const ROLE_RANK = SYSTEM_ROLES;
 /** Roles a publishable key may carry: it lives in browsers, so it only reads. */
 export const PUBLISHABLE_ROLES: readonly string[] = ['viewer', 'subscriber', 'public'];
 

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { unprocessable } from '../../kernel/http/unprocessable.ts';
+import { SYSTEM_ROLES } from '../../kernel/auth/authorizer.ts';
 
 /** Asymmetric JWS algorithms only: a shared secret (HS*) or `none` would let anyone holding it mint tokens. */
 export const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
 /** Role keys an external role may map to, most privileged first (custom roles do not exist yet). */
-export const ROLE_KEYS = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
+export const ROLE_KEYS = SYSTEM_ROLES;
 export type RoleKey = (typeof ROLE_KEYS)[number];
 
 const HttpUrl = z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL' }).max(2048);

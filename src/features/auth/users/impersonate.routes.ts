@@ -4,6 +4,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
+import { own } from '../../../kernel/safe/keys.ts';
+import { SITE_ADMIN_ROLES } from '../../../kernel/auth/authorizer.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { Profile } from '../http/auth.schemas.ts';
 import { findUserById, toProfile } from '../../../../projections/users/index.ts';
@@ -39,9 +41,9 @@ export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     async (req) => {
       const siteId = siteOf(req);
       const target = await findUserById(deps.db, req.params.id);
-      const role = target?.roles[siteId];
+      const role = target ? own<string>(target.roles, siteId) : undefined;
       if (!target || !role) throw new UserNotFound({ userId: req.params.id });
-      if (role === 'admin' || role === 'site_admin' || target.instanceAdmin) throw new AdminImpersonation();
+      if (SITE_ADMIN_ROLES.has(role) || target.instanceAdmin) throw new AdminImpersonation();
       if (target.userId === actorOf(req).id) throw new SelfImpersonation();
       const { token, expiresIn } = await deps.tokens.issue({
         userId: target.userId,
