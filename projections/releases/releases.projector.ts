@@ -61,7 +61,11 @@ export const releasesProjector = defineProjector<ReleaseEvent>({
           status: eb.ref('excluded.status'),
           publish_at: eb.ref('excluded.publish_at'),
           publishing: eb.ref('excluded.publishing'),
-          updated_at: eb.ref('excluded.updated_at'),
+          // The scheduler's requests and their refusals change no attribute of the release a client sees.
+          updated_at:
+            e.type === 'ReleasePublishRequested' || e.type === 'ReleasePublishRefused'
+              ? eb.ref('releases.updated_at')
+              : eb.ref('excluded.updated_at'),
           deleted_at: eb.ref('excluded.deleted_at'),
         })),
       )

@@ -6,7 +6,7 @@ import { withSystem } from '../../kernel/tenancy/site.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { sweepDueReleases } from './index.ts';
 import { RELEASE_PUBLISHER } from './publish.reactor.ts';
-import { releaseDecider } from './release.decider.ts';
+import { releaseDecider, REQUEST_STALE_MS } from './release.decider.ts';
 import { releaseStream } from './release.events.ts';
 import { REFUSED_RETRY_MS } from './scheduler.ts';
 
@@ -35,6 +35,14 @@ const types = async (id: string, site = 'main') => (await log(id, site)).map((e)
 const postStatus = async (id: string, site = 'main') =>
   (await call('GET', `/api/v1/items/posts/${id}`, undefined, site)).json().data.status;
 
+const schedulerMeta = (id: string) => ({
+  siteId: 'main',
+  actor: { type: 'scheduler' as const, id: 'content-scheduler' },
+  correlationId: `release:${id}`,
+  causationId: null,
+  requestId: null,
+});
+
 beforeAll(async () => {
   t = await createTestApp({ clock });
   admin = await t.setup();
@@ -47,6 +55,30 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('the release publisher (a reactor)', () => {
+  it('asks again for a release whose request the publisher gave up on (parked), once the request is stale', async () => {
+    const a = await newPost();
+    const id = await scheduled({ addItems: [item(a)] });
+    clock.advance(120_000);
+    const now = clock.now().toISOString();
+    await handleCommand(
+      t.deps.store,
+      releaseDecider,
+      releaseStream('main', id),
+      { type: 'RequestPublish', data: { releaseId: id, reason: 'due', now } },
+      { metadata: { ...schedulerMeta(id), occurredAt: now } },
+    );
+    // Parking moves the publisher's checkpoint past the request without an answer.
+    const head = await t.deps.store.headPosition();
+    await withSystem(t.deps.db, (trx) =>
+      trx.updateTable('reactor_state').set({ checkpoint: head }).where('name', '=', RELEASE_PUBLISHER).execute(),
+    );
+    expect(await sweepDueReleases(t.deps)).toEqual([]);
+    expect(await postStatus(a)).toBe('draft');
+    clock.advance(REQUEST_STALE_MS);
+    expect(await sweepDueReleases(t.deps)).toContainEqual({ siteId: 'main', id, status: 'published' });
+    expect(await postStatus(a)).toBe('published');
+  });
+
   it('answers the scheduler request with the publish, caused by the request, on the release site only', async () => {
     const [a, b] = [await newPost(), await newPost('other')];
     const mine = await scheduled({ addItems: [item(a)] });
@@ -85,14 +117,7 @@ describe('the release publisher (a reactor)', () => {
     const a = await newPost();
     const id = await scheduled({ addItems: [item(a)] });
     const now = clock.now().toISOString();
-    const metadata = {
-      siteId: 'main',
-      actor: { type: 'scheduler' as const, id: 'content-scheduler' },
-      correlationId: `release:${id}`,
-      causationId: null,
-      requestId: null,
-      occurredAt: now,
-    };
+    const metadata = { ...schedulerMeta(id), occurredAt: now };
     await handleCommand(
       t.deps.store,
       releaseDecider,
@@ -116,12 +141,22 @@ describe('the release publisher (a reactor)', () => {
     const refused = (await log(id)).at(-1)!;
     expect(refused).toMatchObject({ type: 'ReleasePublishRefused', data: { code: 'EMPTY_RELEASE' } });
     expect((await call('GET', `/api/v1/releases/${id}`)).json().data.status).toBe('scheduled');
+    const updatedAt = (await call('GET', `/api/v1/releases/${id}`)).json().data.updatedAt;
     const once = await types(id);
     await sweepDueReleases(t.deps);
     expect(await types(id)).toEqual(once); // inside the retry time: not asked again
     clock.advance(REFUSED_RETRY_MS);
     await sweepDueReleases(t.deps);
-    expect((await types(id)).slice(once.length)).toEqual(['ReleasePublishRequested', 'ReleasePublishRefused']);
+    const twice = await types(id);
+    expect(twice.slice(once.length)).toEqual(['ReleasePublishRequested', 'ReleasePublishRefused']);
+    clock.advance(REFUSED_RETRY_MS); // the second refusal in a row waits twice as long
+    await sweepDueReleases(t.deps);
+    expect(await types(id)).toEqual(twice);
+    clock.advance(REFUSED_RETRY_MS);
+    await sweepDueReleases(t.deps);
+    expect((await types(id)).slice(twice.length)).toEqual(['ReleasePublishRequested', 'ReleasePublishRefused']);
+    // The scheduler's events change nothing a client sees of the release.
+    expect((await call('GET', `/api/v1/releases/${id}`)).json().data.updatedAt).toBe(updatedAt);
     expect((await call('PATCH', `/api/v1/releases/${id}`, { addItems: [item(a)] })).statusCode).toBe(200);
     expect(await sweepDueReleases(t.deps)).toContainEqual({ siteId: 'main', id, status: 'published' });
     expect(await postStatus(a)).toBe('published');

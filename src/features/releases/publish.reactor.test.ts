@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import type { ReleaseRecord } from '../../../projections/releases/index.ts';
 import { publishRequests } from './publish.reactor.ts';
+import { REQUEST_STALE_MS } from './release.decider.ts';
 import { REFUSED_RETRY_MS, requestFor } from './scheduler.ts';
 import type { ReleasePublishRequested, ReleaseState } from './release.events.ts';
 
@@ -55,14 +56,26 @@ describe('the content scheduler', () => {
     expect(requestFor(release({ publishing: { items: [], outcomes: [], by: 'u' } }), now)).toBe('resume');
   });
 
-  it('does not ask twice while a request waits for its answer', () => {
+  it('does not ask twice while a request waits for its answer, but asks again once the publisher gave it up', () => {
     expect(requestFor(release({ publishRequested: now.toISOString() }), now)).toBeNull();
+    const givenUp = new Date(now.getTime() - REQUEST_STALE_MS).toISOString();
+    expect(requestFor(release({ publishRequested: givenUp }), now)).toBe('due');
   });
 
   it('asks again for a refused release only after the retry time', () => {
     const refusedAt = (ms: number) => ({ code: 'EMPTY_RELEASE', at: new Date(now.getTime() - ms).toISOString() });
     expect(requestFor(release({ lastRefusal: refusedAt(1000) }), now)).toBeNull();
     expect(requestFor(release({ lastRefusal: refusedAt(REFUSED_RETRY_MS) }), now)).toBe('due');
+  });
+
+  it('doubles the wait with each refusal in a row, up to a day', () => {
+    const refused = (times: number, ms: number) => ({
+      lastRefusal: { code: 'EMPTY_RELEASE', at: new Date(now.getTime() - ms).toISOString(), times },
+    });
+    expect(requestFor(release(refused(3, 4 * REFUSED_RETRY_MS - 1)), now)).toBeNull();
+    expect(requestFor(release(refused(3, 4 * REFUSED_RETRY_MS)), now)).toBe('due');
+    expect(requestFor(release(refused(40, 24 * 3600_000 - 1)), now)).toBeNull();
+    expect(requestFor(release(refused(40, 24 * 3600_000)), now)).toBe('due');
   });
 
   it('waits for the maintenance window, except to finish a publish that runs', () => {

@@ -15,8 +15,11 @@ const send = (deps: Deps, ctx: CommandContext, releaseId: string, command: Relea
     metadata: ctx.metadata,
   });
 
-/** publishAt must not lie before the command's time (422); kept as UTC ISO text. */
-function publishAtFrom(ctx: CommandContext, publishAt: string | null | undefined): string | null | undefined {
+/**
+ * publishAt must not lie before the command's time (422); kept as UTC ISO text. Routes check it first, as they
+ * always have; the commands check it again for callers without a route.
+ */
+export function publishAtFrom(ctx: CommandContext, publishAt: string | null | undefined): string | null | undefined {
   if (publishAt && new Date(publishAt).getTime() < ctx.now.getTime()) throw new PublishAtInPast();
   return publishAt ? new Date(publishAt).toISOString() : publishAt;
 }

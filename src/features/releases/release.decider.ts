@@ -46,6 +46,15 @@ export function statusOf(outcomes: Outcome[]): 'published' | 'partially_failed' 
   return published === 0 ? 'failed' : 'partially_failed';
 }
 
+/**
+ * How long a publish request waits for its answer before the scheduler may ask again: longer than the release
+ * publisher's retries of one event (about two minutes), so only a request it gave up on (parked) is asked again.
+ */
+export const REQUEST_STALE_MS = 15 * 60_000;
+/** Whether a request is still waiting for its answer at `now` (one older than REQUEST_STALE_MS is given up). */
+export const waitingRequest = (requestedAt: string | null | undefined, now: string): boolean =>
+  !!requestedAt && Date.parse(now) - Date.parse(requestedAt) < REQUEST_STALE_MS;
+
 type Existing = Extract<ReleaseState, { exists: true }>;
 function live(s: ReleaseState, id: string): Existing {
   if (!s.exists || s.deleted) throw new ReleaseNotFound({ releaseId: id });
@@ -107,7 +116,7 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
       case 'RequestPublish': {
         const r = live(s, releaseId);
         if (TERMINAL.includes(r.status)) throw new AlreadyPublished({ releaseId });
-        if (r.publishRequested) throw new PublishInProgress({ releaseId });
+        if (waitingRequest(r.publishRequested, at)) throw new PublishInProgress({ releaseId });
         return [{ type: 'ReleasePublishRequested', data: { releaseId, reason: cmd.data.reason, at } }];
       }
       case 'RefusePublish': {

@@ -126,8 +126,8 @@ export type ReleaseState =
       outcomes: Outcome[];
       /** When the scheduler asked for a publish that has not been answered yet (absent in states folded before). */
       publishRequested?: string | null;
-      /** The last requested publish that was refused as a whole, until the release changes. */
-      lastRefusal?: { code: string; at: string } | null;
+      /** The last requested publish that was refused as a whole, and how many in a row, until the release changes. */
+      lastRefusal?: { code: string; at: string; times?: number } | null;
     });
 
 export const initialReleaseState = (): ReleaseState => ({ exists: false });
@@ -185,7 +185,17 @@ export function evolveRelease(s: ReleaseState, e: ReleaseEvent): ReleaseState {
     case 'ReleasePublishRequested':
       return s.exists ? { ...s, publishRequested: e.data.at } : s;
     case 'ReleasePublishRefused':
-      return s.exists ? { ...s, publishRequested: null, lastRefusal: { code: e.data.code, at: e.data.at } } : s;
+      return s.exists
+        ? {
+            ...s,
+            publishRequested: null,
+            lastRefusal: {
+              code: e.data.code,
+              at: e.data.at,
+              times: s.lastRefusal ? (s.lastRefusal.times ?? 1) + 1 : 1,
+            },
+          }
+        : s;
     default:
       return assertNever(e);
   }

@@ -58,6 +58,15 @@ describe('creating releases', () => {
     expect(bad.statusCode).toBe(422);
   });
 
+  it('judges publishAt before the items: a past publishAt with a missing item is 422', async () => {
+    const body = { name: 'x', publishAt: '2020-01-01T00:00:00Z', addItems: [item('ghost')] };
+    const created = await call('POST', '/api/v1/releases', body);
+    expect([created.statusCode, created.json().errors[0].path]).toEqual([422, ['publishAt']]);
+    const r = await release({ name: 'Patched' });
+    const patched = await call('PATCH', `/api/v1/releases/${r.id}`, body);
+    expect([patched.statusCode, patched.json().errors[0].path]).toEqual([422, ['publishAt']]);
+  });
+
   it('refuses items of unknown collections (422) and missing items (404 ITEM_NOT_FOUND)', async () => {
     const unknown = await call('POST', '/api/v1/releases', { name: 'x', addItems: [item('x', 'published', 'nope')] });
     expect(unknown.statusCode).toBe(422);

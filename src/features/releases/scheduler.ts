@@ -4,21 +4,28 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { dueReleases, findRelease, type ReleaseRecord } from '../../../projections/releases/index.ts';
 import { windowAllows } from './maintenance-window.ts';
-import { releaseDecider } from './release.decider.ts';
+import { releaseDecider, waitingRequest } from './release.decider.ts';
 import { releaseStream } from './release.events.ts';
 import { RELEASE_PUBLISHER } from './publish.reactor.ts';
 
-/** A scheduled publish refused as a whole (an item gone, a staged revision) is asked for again after this long. */
+/**
+ * A scheduled publish refused as a whole (an item gone, a staged revision) is asked for again after this long, doubled
+ * with each refusal in a row up to a day; a change to the release asks again at once.
+ */
 export const REFUSED_RETRY_MS = 5 * 60_000;
+const REFUSED_RETRY_MAX_MS = 24 * 3600_000;
+const retryAfter = (times: number) => Math.min(REFUSED_RETRY_MS * 2 ** Math.min(times - 1, 20), REFUSED_RETRY_MAX_MS);
 
 /**
  * Whether the scheduler asks for this release's publish now (pure): due or cut off by a crash, inside its
- * maintenance window (a publish already running finishes whatever the window), no request waiting for an answer,
- * and no refusal in the last REFUSED_RETRY_MS (the release's owner fixes it; a change to the release retries at once).
+ * maintenance window (a publish already running finishes whatever the window), no request waiting for an answer
+ * (one the publisher gave up on is asked again after REQUEST_STALE_MS), and no refusal within its retry time (the
+ * release's owner fixes it; a change to the release retries at once).
  */
 export function requestFor(r: ReleaseRecord, now: Date): 'due' | 'resume' | null {
-  if (r.publishRequested) return null;
-  if (r.lastRefusal && now.getTime() - Date.parse(r.lastRefusal.at) < REFUSED_RETRY_MS) return null;
+  if (waitingRequest(r.publishRequested, now.toISOString())) return null;
+  const refused = r.lastRefusal;
+  if (refused && now.getTime() - Date.parse(refused.at) < retryAfter(refused.times ?? 1)) return null;
   if (r.publishing) return 'resume';
   return windowAllows(r.maintenanceWindow, now) ? 'due' : null;
 }

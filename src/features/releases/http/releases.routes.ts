@@ -8,7 +8,7 @@ import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/index.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
-import { createRelease, deleteRelease, publishNow, updateRelease } from '../release.commands.ts';
+import { createRelease, deleteRelease, publishAtFrom, publishNow, updateRelease } from '../release.commands.ts';
 import { ReleaseNotFound } from '../release.errors.ts';
 import { addedItemsCheck, authorOf, mayRelease } from '../release.guard.ts';
 import { PublishResult, ReleaseListMeta, ReleaseRecord as ReleaseBody } from './releases.schemas.ts';
@@ -139,8 +139,9 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       rejectInvalid(req);
       await mayRelease(deps, req);
       const { addItems: items, ...meta } = req.body;
-      await checkItems(req, items);
       const ctx = commandContext(req, clock);
+      publishAtFrom(ctx, meta.publishAt);
+      await checkItems(req, items);
       const maintenanceWindow = meta.maintenanceWindow ?? null;
       const id = await createRelease(deps, ctx, { ...meta, maintenanceWindow, items, author: authorOf(req) });
       reply.status(201);
@@ -164,8 +165,10 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       rejectInvalid(req);
       await mayRelease(deps, req);
       const { addItems: add, removeItems: remove, ...changes } = req.body;
+      const ctx = commandContext(req, clock);
+      publishAtFrom(ctx, changes.publishAt);
       await checkItems(req, add);
-      await updateRelease(deps, commandContext(req, clock), { releaseId: req.params.id, changes, add, remove });
+      await updateRelease(deps, ctx, { releaseId: req.params.id, changes, add, remove });
       return { data: view(await read(req, req.params.id)) };
     },
   );
