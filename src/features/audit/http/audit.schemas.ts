@@ -19,3 +19,24 @@ export const AuditEntry = z
 
 /** `next` is the `before` of the following page, null on the last. */
 export const AuditMeta = z.object({ limit: z.number().int(), next: z.string().nullable() });
+
+/**
+ * A revision an agent made to an item the caller created: the values after the change (`data`), what the change
+ * set (`delta`), the agent and when. Item values are the collection's own: every key is kept.
+ */
+export const AutomatedDecision = z
+  .object({
+    id: z.string(),
+    collection: z.string(),
+    itemId: z.string(),
+    version: z.number().int(),
+    action: z.enum(['create', 'update', 'delete', 'revert', 'restore', 'promote', 'publish']),
+    data: OpenRecord,
+    delta: OpenRecord,
+    actor: z.object({ type: z.string(), id: z.string(), onBehalfOf: z.string().optional() }),
+    committed: z.boolean(),
+    timestamp: z.string(),
+  })
+  .meta({ id: 'AutomatedDecision' });
+
+export const AutomatedDecisionsMeta = z.object({ limit: z.number().int(), offset: z.number().int() });

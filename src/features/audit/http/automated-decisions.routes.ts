@@ -5,6 +5,8 @@ import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { withSite } from '../../../kernel/tenancy/site.ts';
 import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
+import { listEnvelope } from '../../../kernel/http/envelope.ts';
+import { AutomatedDecision, AutomatedDecisionsMeta } from './audit.schemas.ts';
 
 const Page = z
   .object({
@@ -23,6 +25,9 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
         tags: ['me'],
         summary: 'List agent-authored revisions of the caller content',
         querystring: Page,
+        response: {
+          200: listEnvelope(AutomatedDecision, AutomatedDecisionsMeta, 'Agent revisions, newest first'),
+        },
       },
     },
     async (req) => {

@@ -9,7 +9,7 @@ import { listOutbox } from '../../../kernel/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { SessionRecord } from './auth.schemas.ts';
+import { OutboxEntry, SessionRecord } from './auth.schemas.ts';
 import { revokeSession } from '../session.commands.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { SessionNotFound, SessionsOfOtherSites, UserNotFound } from '../auth.errors.ts';
@@ -86,7 +86,12 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     '/api/v1/admin/outbox',
     {
       config: { caller: 'admin', site: false },
-      schema: { querystring: OutboxQuery, tags: ['admin'], summary: 'List outgoing mail (instance admins)' },
+      schema: {
+        querystring: OutboxQuery,
+        tags: ['admin'],
+        summary: 'List outgoing mail (instance admins)',
+        response: { 200: dataEnvelope(z.array(OutboxEntry), 'Queued mail, newest first') },
+      },
     },
     async (req) => ({ data: await listOutbox(db, req.query) }),
   );

@@ -55,3 +55,36 @@ export const PreferencesMeta = z.object({
   site: z.string().optional(),
   effective: z.object({ saveAction: z.unknown() }).optional(),
 });
+
+/** A queued mail as the outbox keeps it: sentAt and lastError stay null until the sender delivers or fails it. */
+export const OutboxEntry = z
+  .object({
+    id: z.string(),
+    siteId: z.string(),
+    to: z.string(),
+    subject: z.string(),
+    body: z.string(),
+    /** What the mail is for (verify-email, reset-password, account-exists, invite …). */
+    kind: z.string(),
+    createdAt: z.string(),
+    sentAt: z.string().nullable(),
+    attempts: z.number().int(),
+    lastError: z.string().nullable(),
+  })
+  .meta({ id: 'OutboxEntry' });
+
+const Supported = z.object({ supported: z.boolean() });
+
+/** RFC 7644 §5 ServiceProviderConfig (sent as application/scim+json, not in the `{ data }` envelope). */
+export const ScimServiceProviderConfig = z
+  .object({
+    schemas: z.array(z.string()),
+    patch: Supported,
+    bulk: Supported.extend({ maxOperations: z.number().int(), maxPayloadSize: z.number().int() }),
+    filter: Supported.extend({ maxResults: z.number().int() }),
+    changePassword: Supported,
+    sort: Supported,
+    etag: Supported,
+    authenticationSchemes: z.array(z.object({ type: z.string(), name: z.string(), description: z.string() })),
+  })
+  .meta({ id: 'ScimServiceProviderConfig', description: 'What this SCIM service provider supports' });

@@ -29,6 +29,7 @@ import { readItem, type CollectionSchema } from '../item.reads.ts';
 import type { Scope } from '../../access/index.ts';
 import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemParams } from './item-params.ts';
+import { DependentsBody } from './items.schemas.ts';
 
 const ResolveBody = z
   .object({
@@ -59,7 +60,14 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
   // held up) but names only those the caller may read.
   app.get(
     '/api/v1/items/:collection/:id/dependents',
-    { schema: { tags, summary: 'List the records that reference an item', params: ItemParams } },
+    {
+      schema: {
+        tags,
+        summary: 'List the records that reference an item',
+        params: ItemParams,
+        response: { 200: DependentsBody },
+      },
+    },
     async (req) => {
       const s = await guard.collection(req, req.params.collection);
       // A row the caller may not read answers like a missing one, before any write right is judged.

@@ -78,3 +78,25 @@ export const RevisionListMeta = z.object({
   limit: z.number().int(),
   offset: z.number().int(),
 });
+
+/**
+ * What references an item, per relation: how many items point at it, what a delete does to them (`onDelete`) and
+ * the ids of up to five the caller may read; `blocking` when a restrict relation holds a delete up.
+ */
+export const DependentsBody = z
+  .object({
+    data: z.object({
+      blocking: z.boolean(),
+      dependents: z.array(
+        z.object({
+          relation: z.string(),
+          collection: z.string(),
+          field: z.string(),
+          onDelete: z.enum(['restrict', 'set null', 'cascade']),
+          count: z.number().int(),
+          sample: z.array(z.string()),
+        }),
+      ),
+    }),
+  })
+  .describe('The records that reference the item');

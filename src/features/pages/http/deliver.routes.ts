@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -8,6 +8,7 @@ import type { DeliveryCache } from '../delivery-cache.ts';
 import { resolvePage } from '../delivery.resolve.ts';
 import { PageNotDelivered } from '../page.errors.ts';
 import { SLUG_MAX, SLUG_PATTERN } from '../page.layout.ts';
+import { DeliveredPageBody, NotModified } from './pages.schemas.ts';
 
 /** Shared caches (CDNs) and browsers may keep a delivered page a minute; revalidation is cheap (ETag → 304). */
 const CACHE_CONTROL = 'public, max-age=60';
@@ -36,7 +37,12 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
     '/api/v1/deliver/page/:site_id/*',
     {
       config: { caller: 'public', site: false },
-      schema: { params: Params, tags: ['pages'], summary: 'Deliver a published page (public)' },
+      schema: {
+        params: Params,
+        tags: ['pages'],
+        summary: 'Deliver a published page (public)',
+        response: { 200: DeliveredPageBody, 304: NotModified },
+      },
     },
     async (req, reply) => {
       if (rule.max > 0) await enforceRate(limiter, reply, [{ key: `deliver:ip:${req.ip}`, rule }]);
@@ -58,8 +64,10 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
         page = resolved;
       }
       void reply.headers({ etag: page.etag, 'cache-control': CACHE_CONTROL, 'x-svc-cache': source });
-      if (matches(req.headers['if-none-match'], page.etag)) return reply.status(304).send();
-      return reply.type('application/json; charset=utf-8').send(page.body);
+      if (matches(req.headers['if-none-match'], page.etag)) return reply.status(304).send(undefined);
+      // The body is the page's JSON text, cached as sent: a string with a JSON content type skips the serializer,
+      // so DeliveredPageBody documents it without re-encoding it.
+      return (reply as FastifyReply).type('application/json; charset=utf-8').send(page.body);
     },
   );
 };
