@@ -140,9 +140,7 @@ export async function startRuntime(
   const loops =
     opts.asyncWorker === false
       ? []
-      : features
-          .flatMap((f) => f.loops?.(deps) ?? [])
-          .map((l) => startLeaderLoop({ ...l, lockPool, log }));
+      : features.flatMap((f) => f.loops?.(deps) ?? []).map((l) => startLeaderLoop({ ...l, lockPool, log }));
   return {
     deps,
     stop: async () => {

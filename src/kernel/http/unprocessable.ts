@@ -5,7 +5,10 @@ import { DomainError, type ErrorObject } from './errors.ts';
 /** 422 VALIDATION_FAILED listing every problem (the spec's status for issuers, releases and configuration). */
 export function unprocessable(errors: Omit<ErrorObject, 'code'>[]): DomainError {
   const list = errors.map((e) => ({ code: 'VALIDATION_FAILED' as const, ...e }));
-  return new DomainError('VALIDATION_FAILED', list[0]?.message ?? 'invalid input', { kind: 'unprocessable', errors: list });
+  return new DomainError('VALIDATION_FAILED', list[0]?.message ?? 'invalid input', {
+    kind: 'unprocessable',
+    errors: list,
+  });
 }
 
 /**
