@@ -132,6 +132,34 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       await secureTable(db, 'reactor_parked');
     },
   },
+  {
+    id: '009_stream_version_function',
+    up: async (db) => {
+      // A stream's version in ONE statement: the function sets the site for its own (implicit) transaction and
+      // reads under it, where begin, set_config, select and commit took four round trips. It runs with the
+      // caller's rights (not SECURITY DEFINER): row-level security holds it like any query of the serving role.
+      await sql`
+        create or replace function svc_stream_version(p_site text, p_stream text) returns integer
+        language plpgsql volatile as $$
+        begin
+          perform set_config('svc.site_id', p_site, true);
+          return (select s.version from streams s where s.site_id = p_site and s.stream_id = p_stream);
+        end $$`.execute(db);
+      // A page of a stream the same way: every command folds its stream before it decides.
+      await sql`
+        create or replace function svc_read_stream(
+          p_site text, p_stream text, p_from integer, p_to integer, p_until timestamptz, p_limit integer
+        ) returns setof events
+        language plpgsql volatile as $$
+        begin
+          perform set_config('svc.site_id', p_site, true);
+          return query select * from events e
+            where e.site_id = p_site and e.stream_id = p_stream and e.stream_version >= p_from
+              and (p_to is null or e.stream_version <= p_to) and (p_until is null or e.created_at <= p_until)
+            order by e.stream_version limit p_limit;
+        end $$`.execute(db);
+    },
+  },
 ];
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */

@@ -18,7 +18,7 @@ import {
   type ReadStreamOptions,
 } from './event-store.ts';
 import { GroupCommitter } from './group-commit.ts';
-import { asSystem, scopeTo, withSite, withSystem } from '../tenancy/site.ts';
+import { asSystem, scopeTo, withSystem } from '../tenancy/site.ts';
 import { handlesEvent, liveTable, type Projector } from './projector.ts';
 import { upcasters as serviceUpcasters, type Upcasters } from './upcast.ts';
 
@@ -119,21 +119,12 @@ export class PgEventStore implements EventStore {
   ): AsyncIterable<StoredEvent<E>> {
     const siteId = siteOfStream(streamId);
     let from = opts.fromVersion ?? 1;
+    const to = opts.toVersion ?? null;
+    const until = opts.until ?? null;
     for (;;) {
-      const page = (db: Transaction<DB>) => {
-        let q = db
-          .selectFrom('events')
-          .selectAll()
-          .where('site_id', '=', siteId)
-          .where('stream_id', '=', streamId)
-          .where('stream_version', '>=', from)
-          .orderBy('stream_version')
-          .limit(PAGE);
-        if (opts.toVersion !== undefined) q = q.where('stream_version', '<=', opts.toVersion);
-        if (opts.until) q = q.where('created_at', '<=', opts.until);
-        return q.execute() as Promise<EventRow[]>;
-      };
-      const rows = await withSite(this.db, siteId, page);
+      // One statement under the stream's site (svc_read_stream sets it), not a transaction of four round trips.
+      const { rows } = await sql<EventRow>`
+        select * from svc_read_stream(${siteId}, ${streamId}, ${from}, ${to}, ${until}, ${PAGE})`.execute(this.db);
       for (const r of rows) yield this.upcasters.upcast(toStoredEvent<E>(r));
       if (rows.length < PAGE) return;
       from = rows[rows.length - 1]!.stream_version + 1;
@@ -176,17 +167,15 @@ export class PgEventStore implements EventStore {
     return async (after, limit) => (await readGlobal(trx, after, limit, false)).map((e) => this.upcasters.upcast(e));
   }
 
+  /**
+   * One statement under the stream's site (`svc_stream_version`): every request checks the schema's and the access
+   * model's versions, so this read is on the path of every call.
+   */
   async streamVersion(streamId: string): Promise<number | null> {
-    const siteId = siteOfStream(streamId);
-    const row = await withSite(this.db, siteId, (trx) =>
-      trx
-        .selectFrom('streams')
-        .select('version')
-        .where('site_id', '=', siteId)
-        .where('stream_id', '=', streamId)
-        .executeTakeFirst(),
-    );
-    return row?.version ?? null;
+    const r = await sql<{
+      v: number | null;
+    }>`select svc_stream_version(${siteOfStream(streamId)}, ${streamId}) as v`.execute(this.db);
+    return r.rows[0]?.v ?? null;
   }
 
   async close(): Promise<void> {}
