@@ -132,6 +132,26 @@ describe.runIf(url)('row-level security on PostgreSQL, as the serving role', () 
     expect(moved.rowCount).toBe(0);
   });
 
+  it('reads a stream in one statement under the stream site only, and the site ends with that statement', async () => {
+    const version = async (site: string, stream: string) =>
+      (await client.query<{ v: number | null }>('select svc_stream_version($1, $2) as v', [site, stream])).rows[0]!.v;
+    expect(await version('main', 'main/site/main')).toBeGreaterThan(0);
+    // Another site's stream named under this site's setting: the function's own filter and the wall both hold.
+    expect(await version('main', 'second/site/second')).toBeNull();
+    const page = await client.query<{ site_id: string }>(
+      'select site_id from svc_read_stream($1, $2, 1, null, null, 100)',
+      ['main', 'main/site/main'],
+    );
+    expect(page.rows.length).toBeGreaterThan(0);
+    expect(new Set(page.rows.map((r) => r.site_id))).toEqual(new Set(['main']));
+    // The setting was the statement's own: the next statement on the connection sees nothing again.
+    const after = await client.query<{ s: string | null; n: number }>(
+      `select current_setting('svc.site_id', true) as s, (select count(*)::int from streams) as n`,
+    );
+    expect(after.rows[0]!.n).toBe(0);
+    expect(after.rows[0]!.s ?? '').toBe('');
+  });
+
   it('makes item indexes through the owner function only for the site of its transaction', async () => {
     const other = `select svc_item_index('index', 'item_documents', 'item_documents_x_00000000000000aa', 'second', 'notes', 'title', 'text')`;
     expect(await fails(other, 'main')).toMatch(/not the site of this transaction/);

@@ -26,34 +26,32 @@ interface State {
 export async function placeReactors(db: Kysely<DB>, events: GlobalLog, reactors: readonly Reactor[]): Promise<void> {
   if (reactors.length === 0) return;
   const head = await events.headPosition();
-  await withSystem(db, (trx) =>
-    trx
-      .insertInto('reactor_state')
-      .values(reactors.map((r) => ({ name: r.name, checkpoint: head })))
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute(),
-  );
+  await db
+    .insertInto('reactor_state')
+    .values(reactors.map((r) => ({ name: r.name, checkpoint: head })))
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
 }
 
+/**
+ * reactor_state is instance-wide and has no site_id (no row-level security, like projection_state): its queries are
+ * single statements, not transactions under `_system`, because the runner asks them several times a second.
+ */
 const stateOf = (db: Kysely<DB>, name: string): Promise<State | undefined> =>
-  withSystem(db, (trx) =>
-    trx
-      .selectFrom('reactor_state')
-      .select(['checkpoint', 'failures', 'retry_at'])
-      .where('name', '=', name)
-      .executeTakeFirst(),
-  );
+  db
+    .selectFrom('reactor_state')
+    .select(['checkpoint', 'failures', 'retry_at'])
+    .where('name', '=', name)
+    .executeTakeFirst();
 
 /** Moves the checkpoint from `from` to `to` (compare-and-set, failures cleared); false when another worker moved it. */
 async function advance(db: Kysely<DB>, name: string, from: string | null, to: string): Promise<boolean> {
-  const r = await withSystem(db, (trx) =>
-    trx
-      .updateTable('reactor_state')
-      .set({ checkpoint: to, failures: 0, last_error: null, retry_at: null, updated_at: new Date() })
-      .where('name', '=', name)
-      .where(sql<boolean>`checkpoint is not distinct from ${from}`)
-      .executeTakeFirst(),
-  );
+  const r = await db
+    .updateTable('reactor_state')
+    .set({ checkpoint: to, failures: 0, last_error: null, retry_at: null, updated_at: new Date() })
+    .where('name', '=', name)
+    .where(sql<boolean>`checkpoint is not distinct from ${from}`)
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
 
@@ -74,19 +72,17 @@ async function fail(
   const where = { reactor: r.name, eventId: e.eventId, type: e.type, stream: e.streamId, failures };
   if (failures < REACTOR_MAX_ATTEMPTS) {
     log.warn({ err, ...where }, 'a reactor failed on an event; it will try again');
-    await withSystem(db, (trx) =>
-      trx
-        .updateTable('reactor_state')
-        .set({
-          failures,
-          last_error: error,
-          retry_at: new Date(Date.now() + backoffMs(failures)),
-          updated_at: new Date(),
-        })
-        .where('name', '=', r.name)
-        .where(sql<boolean>`checkpoint is not distinct from ${s.checkpoint}`)
-        .execute(),
-    );
+    await db
+      .updateTable('reactor_state')
+      .set({
+        failures,
+        last_error: error,
+        retry_at: new Date(Date.now() + backoffMs(failures)),
+        updated_at: new Date(),
+      })
+      .where('name', '=', r.name)
+      .where(sql<boolean>`checkpoint is not distinct from ${s.checkpoint}`)
+      .execute();
     return 'retry';
   }
   log.error({ err, ...where }, 'a reactor gave up on an event after its retries; it is parked');
