@@ -20,6 +20,7 @@ export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
 export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
+export { Session } from './http/auth.schemas.ts';
 export { grantSiteRole, registerUser } from './user.commands.ts';
 export { startSession } from './http/session-http.ts';
 

@@ -5,6 +5,7 @@ import { sitesRoutes } from './http/sites.routes.ts';
 
 export { findSite } from '../../../projections/sites/index.ts';
 export { createSite } from './site.commands.ts';
+export { SiteRecord } from './http/sites.schemas.ts';
 
 export const sitesFeature: Feature = {
   name: 'sites',

@@ -1,35 +1,12 @@
 import { z } from 'zod';
-
-/** The first site, as the sites slice answers it (null only if it is not yet readable). */
-const FirstSite = z.object({
-  id: z.string(),
-  name: z.string(),
-  settings: z.record(z.string(), z.unknown()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  version: z.number().int(),
-});
-
-/** The administrator's profile (the spec's user profile). */
-const AdminProfile = z.object({
-  id: z.string(),
-  email: z.string().nullable(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  avatar: z.null(),
-});
+import { Session } from '../../auth/index.ts';
+import { SiteRecord } from '../../sites/index.ts';
 
 /**
- * What completing setup answers: the first site and a session of its administrator, as a login does (the access
- * token, its lifetime in seconds, the refresh token, also set as a cookie, and the profile).
+ * What completing setup answers: the first site (null only if it is not yet readable) and a session of its
+ * administrator, as a login answers it.
  */
-export const SetupResult = z.object({
-  site: FirstSite.nullable(),
-  token: z.string(),
-  expiresIn: z.number().int(),
-  refreshToken: z.string(),
-  user: AdminProfile,
-});
+export const SetupResult = Session.extend({ site: SiteRecord.nullable() });
 
 /** What setup can offer before it runs. */
 export const SetupCapabilities = z.object({
