@@ -45,13 +45,13 @@ export async function listReleases(
 }
 
 /** Releases whose time has come (scheduled, publishAt ≤ now) or whose publish was cut off, on every site. */
-export async function dueReleases(db: Db, now: Date): Promise<{ siteId: string; id: string }[]> {
-  // The scheduler looks across every site.
+export async function dueReleases(db: Db, now: Date): Promise<(ReleaseRecord & { siteId: string })[]> {
+  // The scheduler looks across every site; each row carries its folded state, so no second read per release.
   const r = await asSystem(db, (db) =>
-    sql<{ site_id: string; release_id: string }>`
-    select site_id, release_id from releases
+    sql<Row & { site_id: string }>`
+    select * from releases
     where deleted_at is null and ((status = 'scheduled' and publish_at <= ${now}) or publishing)
     order by publish_at nulls first`.execute(db),
   );
-  return r.rows.map((x) => ({ siteId: x.site_id, id: x.release_id }));
+  return r.rows.map((x) => ({ ...toRecord(x), siteId: x.site_id }));
 }

@@ -50,9 +50,9 @@ const schedulerMetadata = (siteId: string, releaseId: string, now: Date): EventM
 export async function sweepDueReleases(deps: AppDeps): Promise<{ siteId: string; id: string; status: string }[]> {
   const now = deps.clock.now();
   const requested: { siteId: string; id: string }[] = [];
-  for (const due of await dueReleases(deps.db, now)) {
-    const release = await findRelease(deps.db, due.siteId, due.id);
-    const reason = release && requestFor(release, now);
+  for (const release of await dueReleases(deps.db, now)) {
+    const due = { siteId: release.siteId, id: release.id };
+    const reason = requestFor(release, now);
     if (!reason) continue;
     try {
       await handleCommand(
