@@ -94,6 +94,11 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16).optional(),
   SVC_DEV_AUTH: bool(false),
   SVC_AUTH_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(2000),
+  /**
+   * Longest time a node trusts its memory of a site's schema and access versions without asking the database, in
+   * case a NOTIFY from another node was lost (its own writes and live messages move them on at once). 0: always ask.
+   */
+  SVC_VERSION_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
   SCIM_TOKEN: z.string().min(16).optional(),
   SVC_DELIVER_RATE_LIMIT: z.coerce.number().int().min(0).default(1200),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),

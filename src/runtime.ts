@@ -21,6 +21,8 @@ import { EsdbEventStore } from './kernel/es/esdb-event-store.ts';
 import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
 import { PgEventStore } from './kernel/es/pg-event-store.ts';
 import { ProjectedStore } from './kernel/es/projected-store.ts';
+import { singleNode, VersionCachedStore } from './kernel/es/version-cache.ts';
+import { PgVersionChannel } from './kernel/db/version-channel.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import { reconcileProjectionSource } from './kernel/es/projection-source.ts';
 import { ProjectionSubscription } from './kernel/es/projection-subscription.ts';
@@ -28,6 +30,9 @@ import type { Projector } from './kernel/es/projector.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
 import { startMailSender } from './kernel/mail/smtp-sender.ts';
+
+/** The streams every request reads the version of: a site's schema and its access model. */
+const WATCHED = /^[^/]+\/(schema|access)\//;
 
 export interface Runtime {
   deps: AppDeps;
@@ -75,7 +80,16 @@ export async function startRuntime(
   const servingRole = await prepareRoles(database, log);
   if (servingRole) await grantServing(database.owner, servingRole);
   const projectors = allProjectors();
-  const { store, events, subscription, engine } = await eventStoreFromConfig(config, database, servingRole, log);
+  const logged = await eventStoreFromConfig(config, database, servingRole, log);
+  const { events, subscription, engine } = logged;
+  const channel = database.kind === 'postgres' ? new PgVersionChannel(database.pool, log) : singleNode;
+  if (channel instanceof PgVersionChannel) await channel.start();
+  // The schema's and the access model's versions, which every request checks, from memory (DESIGN: decisions).
+  const store = new VersionCachedStore(logged.store, channel, {
+    watched: (streamId) => WATCHED.test(streamId),
+    maxAgeMs: config.SVC_VERSION_CACHE_MS,
+    log,
+  });
   const asyncProjectors = projectors.filter((p) => p.mode === 'async');
   const worker = startAsyncProjections({
     db,
@@ -150,6 +164,7 @@ export async function startRuntime(
       await subscription?.stop();
       await mail?.stop();
       await limiter.close();
+      await channel.close();
       if (events.kind !== 'postgres') await events.close();
     },
   };

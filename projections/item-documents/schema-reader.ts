@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../src/kernel/db/database.ts';
 import type { EventStore } from '../../src/kernel/es/event-store.ts';
-import { withSite } from '../../src/kernel/tenancy/site.ts';
+import { readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { schemaStream } from '../../src/features/schema/schema.events.ts';
 import { loadSiteSchema, type SiteSchema } from './site-schema.ts';
 
@@ -22,7 +22,7 @@ export function schemaReader(db: Kysely<DB>, store: EventStore): SchemaReader {
       const version = (await store.streamVersion(schemaStream(siteId))) ?? 0;
       const hit = cache.get(siteId);
       if (hit && hit.version === version) return hit.schema;
-      const schema = withSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
+      const schema = readAsSite(db, siteId, (trx) => loadSiteSchema(trx, siteId));
       cache.set(siteId, { version, schema });
       schema.catch(() => cache.get(siteId)?.schema === schema && cache.delete(siteId));
       return schema;

@@ -3,7 +3,7 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { own } from '../../kernel/safe/keys.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { countRoleHolders, findUserById } from '../../../projections/users/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from './access.decider.ts';
 import { AdminParentForbidden, NotASiteMember, RoleHeld, TeamNotFound } from './access.errors.ts';
@@ -60,7 +60,7 @@ export function updateRole(deps: Pick<AppDeps, 'store'>, ctx: AccessCtx, input: 
 /** Deletes a custom role no user holds (its policy attachments go with it). */
 export async function deleteRole(deps: Pick<AppDeps, 'store' | 'db'>, ctx: AccessCtx, input: { id: string }) {
   const { siteId } = ctx;
-  const holders = await withSite(deps.db, siteId, (trx) => countRoleHolders(trx, siteId, input.id));
+  const holders = await readAsSite(deps.db, siteId, (trx) => countRoleHolders(trx, siteId, input.id));
   if (holders > 0) throw new RoleHeld({ roleId: input.id, holders });
   return changeAccess(deps, ctx, 'DeleteRole', { id: input.id });
 }

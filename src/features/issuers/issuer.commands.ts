@@ -4,7 +4,7 @@ import { handleCommands, type StreamCommand } from '../../kernel/es/handle-comma
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { checkUrl, OutboundError, resolvePublic } from '../../kernel/net/outbound-http.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findIssuer } from '../../../projections/trusted-issuers/index.ts';
 import { issuerClaimDecider } from './issuer-claim.decider.ts';
 import { issuerDecider } from './issuer.decider.ts';
@@ -32,7 +32,7 @@ const release = (siteId: string, issuerId: string, iss: string, now: string) =>
 
 /** The issuer record of the site, or 404. */
 export async function currentIssuer(deps: Pick<AppDeps, 'db'>, siteId: string, issuerId: string) {
-  const found = await withSite(deps.db, siteId, (trx) => findIssuer(trx, siteId, issuerId));
+  const found = await readAsSite(deps.db, siteId, (trx) => findIssuer(trx, siteId, issuerId));
   if (!found) throw new IssuerNotFound({ issuerId });
   return found;
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
 import { siteOf } from '../../kernel/http/access.ts';
 import { commandContext } from '../../kernel/http/command-meta.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import {
   countSealedOutside,
   countSealedUnder,
@@ -42,7 +42,7 @@ export function envelopeMigration(deps: AppDeps) {
     for (const [collection, names] of fields) {
       if (!others.length || targets.length + unreadable >= BATCH) break;
       const limit = BATCH - targets.length - unreadable;
-      const rows = await withSite(db, site, (trx) => itemsSealedUnder(trx, site, collection, names, others, limit));
+      const rows = await readAsSite(db, site, (trx) => itemsSealedUnder(trx, site, collection, names, others, limit));
       for (const row of rows) {
         const changes = rewrapped(site, collection, row, names, active);
         // Tampered with, or moved from another place: it stays as it is and reads as '***'.
@@ -57,7 +57,7 @@ export function envelopeMigration(deps: AppDeps) {
     }
     if (targets.length) await sendItemCommands(deps, commandContext(req, deps.clock), schema, targets);
     const configured = [...ring.keys.keys()];
-    const [stale, unavailable] = await withSite(db, site, (trx) =>
+    const [stale, unavailable] = await readAsSite(db, site, (trx) =>
       Promise.all([countSealedUnder(trx, site, fields, others), countSealedOutside(trx, site, fields, configured)]),
     );
     const remaining = stale - unreadable;

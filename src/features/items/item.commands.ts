@@ -34,10 +34,12 @@ export type ItemTarget = {
   collection: string;
   id: string;
   make: (data: ItemCommandData, current: ItemState) => ItemCommand | null;
+  /** The id was generated for this command: its stream is new (nothing to read before the append). */
+  fresh?: boolean;
 };
 
 /** A new item of a create: its id, its values (the rule's presets filled in), what the body gave, its place. */
-export type NewItem = { id: string; values: ItemValues; given: ItemValues; index: number };
+export type NewItem = { id: string; values: ItemValues; given: ItemValues; index: number; generated?: boolean };
 
 const dataFor = (ctx: CommandContext, schema: SiteSchema, collection: string, id: string): ItemCommandData => ({
   collection,
@@ -77,6 +79,7 @@ export function sendItemCommands(
       decider: itemDecider as StreamCommand['decider'],
       streamId: itemStream(ctx.siteId, t.collection, t.id),
       command: (current: ItemState) => t.make(dataFor(ctx, schema, t.collection, t.id), current),
+      fresh: t.fresh,
     })),
     { metadata: ctx.metadata },
   );
@@ -107,6 +110,7 @@ export async function createItems(
     items.map((p) => ({
       collection: s.collection.name,
       id: p.id,
+      fresh: p.generated,
       make: (data) => ({
         type: 'CreateItem',
         data: { ...data, values: sealValues(deps, ctx.siteId, s, p.id, p.values, at(p)) },
@@ -178,19 +182,24 @@ export function promoteVersion(
 /** The new items of a create body (or bodies): their ids, and the rule's presets under what each body gives. */
 export function newItems(c: CollectionRecord, bodies: ItemValues[], presets: ItemValues): NewItem[] {
   return bodies.map((b, index) => {
-    const { id, values } = splitId(c, b, index);
-    return { id, values: { ...presets, ...values }, given: values, index };
+    const { id, values, generated } = splitId(c, b, index);
+    return { id, values: { ...presets, ...values }, given: values, index, generated };
   });
 }
 
 /** The record id: random by default, a UUID for uuid keys, given by the client for integer keys. */
-function splitId(c: CollectionRecord, body: ItemValues, index: number): { id: string; values: ItemValues } {
+function splitId(
+  c: CollectionRecord,
+  body: ItemValues,
+  index: number,
+): { id: string; values: ItemValues; generated: boolean } {
   const { id, ...values } = body;
   if (c.primaryKeyType === 'integer' || c.primaryKeyType === 'bigInteger') {
     if (!Number.isSafeInteger(id)) throw new IntegerIdRequired({ index });
-    return { id: String(id), values };
+    return { id: String(id), values, generated: false };
   }
   if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id)))
     throw new InvalidItemId({ index });
-  return { id: (id as string | undefined) ?? (c.primaryKeyType === 'uuid' ? randomUUID() : newId()), values };
+  if (id !== undefined) return { id: id as string, values, generated: false };
+  return { id: c.primaryKeyType === 'uuid' ? randomUUID() : newId(), values, generated: true };
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import { ItemNotFound, PermissionValidationFailed, RowForbidden } from './item.errors.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import {
   candidateInside,
   itemInside,
@@ -39,7 +39,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
   const matches = async (req: Principal, s: CollectionSchema, id: string, data: object, filter: Filter) => {
     const siteId = siteOf(req);
     const candidate = { id, data, by: actorOf(req).id };
-    return withSite(deps.db, siteId, (trx) =>
+    return readAsSite(deps.db, siteId, (trx) =>
       candidateInside(trx, siteId, s.schema, s.collection.name, candidate, filter),
     );
   };
@@ -48,7 +48,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
   const checkRow = async (req: Principal, s: CollectionSchema, id: string, scope: Scope, action: Action) => {
     if (!scope.filter) return;
     const siteId = siteOf(req);
-    const inside = await withSite(deps.db, siteId, (trx) =>
+    const inside = await readAsSite(deps.db, siteId, (trx) =>
       itemInside(trx, siteId, s.schema, s.collection.name, id, scope.filter, { live: false }),
     );
     if (inside === false) throw new RowForbidden({ action, collection: s.collection.name });
@@ -78,7 +78,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
 
   /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.queries.ts). */
   const inside = (req: Principal, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
-    withSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
+    readAsSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
 
   /**
    * 404 RECORD_NOT_FOUND when the item lies outside what the caller may read (history, versions). A purged item is

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../projections/schema/index.ts';
 import { findItem, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import type { FieldDef } from '../schema/index.ts';
@@ -38,4 +38,4 @@ export async function collectionSchema(
 
 /** An item as the read model has it now, or null. */
 export const readItem = (deps: Pick<AppDeps, 'db'>, siteId: string, collection: string, id: string) =>
-  withSite(deps.db, siteId, (trx) => findItem(trx, siteId, collection, id));
+  readAsSite(deps.db, siteId, (trx) => findItem(trx, siteId, collection, id));

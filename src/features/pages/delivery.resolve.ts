@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems, type ItemRecord } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
@@ -93,7 +93,7 @@ export async function resolvePage(
 ): Promise<DeliveredPage | null> {
   // Read before the transaction (PGlite runs one at a time); a cached schema costs one version read.
   const schema = await deps.schemas.read(siteId);
-  return withSite(deps.db, siteId, async (trx) => {
+  return readAsSite(deps.db, siteId, async (trx) => {
     const page = await findPageBySlug(trx, siteId, slug, true);
     if (!page) return null;
     const refs = itemRefs(page.layoutConfig);

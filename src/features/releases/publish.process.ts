@@ -4,7 +4,7 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { AlreadyPublished, EmptyRelease, ReleaseItemNotFound, ReleaseNotFound } from './release.errors.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemUpdateCommand } from '../items/index.ts';
@@ -91,7 +91,7 @@ async function prepare(
   release: { resuming: boolean; callers: Caller[] | null },
 ) {
   const { siteId } = input;
-  const docs = await withSite(deps.db, siteId, (trx) =>
+  const docs = await readAsSite(deps.db, siteId, (trx) =>
     findItemsAnyState(
       trx,
       siteId,

@@ -5,7 +5,7 @@ import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { PinnedRevisionNotFound, RevisionStaged } from './release.errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findRevision } from '../../../projections/item-revisions/index.ts';
@@ -48,7 +48,7 @@ export async function pinnedValues(
   opts: { strict: boolean },
 ): Promise<Record<string, unknown> | null> {
   if (!item.revisionId) return null;
-  const rev = await withSite(deps.db, siteId, (trx) =>
+  const rev = await readAsSite(deps.db, siteId, (trx) =>
     findRevision(trx, siteId, item.collection, item.itemId, item.revisionId!),
   );
   if (!opts.strict && (!rev || !rev.committed)) return null;

@@ -3,7 +3,7 @@ import type { Principal } from '../../kernel/http/access.ts';
 import { actorOf, siteOf } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { unprocessable } from '../../kernel/http/unprocessable.ts';
-import { withSite } from '../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { pinnedValues, releaseChanges, releaseItemChecks } from './release-authority.ts';
 import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllowed } from './release.errors.ts';
@@ -46,7 +46,7 @@ export function addedItemsCheck(deps: Deps) {
           },
         ]);
     });
-    const found = await withSite(deps.db, siteId, (trx) =>
+    const found = await readAsSite(deps.db, siteId, (trx) =>
       findItemsAnyState(
         trx,
         siteId,

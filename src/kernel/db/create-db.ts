@@ -6,7 +6,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { SITE_SETTING, SYSTEM_SITE } from '../tenancy/site.ts';
+import { registerSiteReaders, SITE_SETTING, SYSTEM_SITE } from '../tenancy/site.ts';
+import { siteScopedReaders } from './site-scoped.ts';
 
 // bigint (int8) columns arrive as strings; global positions are compared as bigint in code.
 pg.types.setTypeParser(20, (v) => v);
@@ -55,6 +56,8 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
   }
   const pool = openPool(config.url, config.schema, config.poolSize ?? 10, !separate);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Reads send the site with each statement in one round trip (kernel/db/site-scoped.ts).
+  registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
   if (!separate)
     return {
       db,

@@ -43,9 +43,45 @@ beforeAll(async () => {
 afterAll(() => db.drop());
 
 describe('handleCommand', () => {
-  it('reads only the events after the state it already folded', async () => {
+  it('reads a stream once, then decides on the state of its own last write (the append proves it current)', async () => {
     for (let i = 0; i < 5; i++) await handleCommand(spy, counter, 'k/counter/a', { type: 'Add', n: 1 }, { metadata });
-    expect(reads).toEqual([1, 2, 3, 4, 5]);
+    expect(reads).toEqual([1]);
+  });
+
+  it('reads nothing for a stream made for the command', async () => {
+    reads.length = 0;
+    const res = await handleCommand(spy, counter, 'k/counter/new', { type: 'Add', n: 4 }, { metadata, fresh: true });
+    expect(res).toMatchObject({ state: 4, version: 1 });
+    expect(reads).toEqual([]);
+  });
+
+  it('reads again before refusing on what it remembers: a writer behind its back may have made room', async () => {
+    await handleCommand(spy, counter, 'k/counter/r', { type: 'Add', n: 5 }, { metadata });
+    await store.append(
+      'k/counter/r',
+      [{ type: 'Added', data: { n: -5 } }].map((e) => ({ ...e, metadata })),
+      {
+        expectedVersion: 1,
+      },
+    );
+    reads.length = 0;
+    const res = await handleCommand(spy, counter, 'k/counter/r', { type: 'Add', n: 8, max: 10 }, { metadata });
+    expect(res).toMatchObject({ state: 8, version: 3 });
+    expect(reads).toEqual([2]);
+  });
+
+  it('a stream taken for new but written already is read and decided again, not overwritten', async () => {
+    await store.append('k/counter/taken', [{ type: 'Added', data: { n: 7 }, metadata }], {
+      expectedVersion: 'no_stream',
+    });
+    const res = await handleCommand(
+      store,
+      counter,
+      'k/counter/taken',
+      { type: 'Add', n: 1 },
+      { metadata, fresh: true },
+    );
+    expect(res).toMatchObject({ state: 8, version: 2 });
   });
 
   it('sees events another writer appended behind its back', async () => {

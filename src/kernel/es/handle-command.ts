@@ -18,6 +18,8 @@ export interface HandleOptions {
   /** The version the client saw (e.g. from If-Match): then a conflict is never retried. */
   expectedVersion?: number;
   retries?: number;
+  /** The stream id was made for this command (a generated id): the stream is empty, nothing to read. */
+  fresh?: boolean;
 }
 
 /**
@@ -61,21 +63,39 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
 ): Promise<CommandResult<S, E>> {
   const retries = opts.expectedVersion === undefined ? (opts.retries ?? 5) : 0;
   const cache = stateCache(store, decider as Decider<S, never, never>);
+  // First, the state this node already knows (its last write, or an empty stream for a new id) without reading the
+  // log: the append's expected version proves it current. Any doubt (a conflict, a refusal, nothing to do) is
+  // settled by reading the log and deciding again, so a stale memory never decides on its own.
+  let known = cache.get(streamId) ?? (opts.fresh ? { version: 0, state: decider.initialState() } : undefined);
   for (let attempt = 0; ; attempt++) {
-    const loaded = await aggregateStream(
-      store,
-      streamId,
-      (st: S, e: E) => decider.evolve(st, e),
-      () => decider.initialState(),
-      { cache },
-    );
+    const guess =
+      known && (opts.expectedVersion === undefined || opts.expectedVersion === known.version) ? known : undefined;
+    known = undefined;
+    const loaded = guess
+      ? guess
+      : await aggregateStream(
+          store,
+          streamId,
+          (st: S, e: E) => decider.evolve(st, e),
+          () => decider.initialState(),
+          { cache },
+        );
     let state = loaded.state;
     const version = loaded.version;
     if (opts.expectedVersion !== undefined && opts.expectedVersion !== version) {
       throw versionConflict(streamId, opts.expectedVersion, version);
     }
-    const decided = decider.decide(command, state);
-    if (decided.length === 0) return { state, version, events: [] };
+    let decided: E[];
+    try {
+      decided = decider.decide(command, state);
+    } catch (err) {
+      if (guess) continue;
+      throw err;
+    }
+    if (decided.length === 0) {
+      if (guess) continue;
+      return { state, version, events: [] };
+    }
     try {
       const res = await store.append(
         streamId,
@@ -87,7 +107,9 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
       return { state, version: res.nextExpectedVersion, events: res.events as StoredEvent<E>[] };
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) throw err;
-      if (attempt >= retries) throw versionConflict(streamId, version, err.actual);
+      // A guess that missed is read again without counting as a retry; a pinned version is a conflict.
+      if (opts.expectedVersion !== undefined || (!guess && attempt >= retries))
+        throw versionConflict(streamId, version, err.actual);
     }
   }
 }
@@ -101,6 +123,8 @@ export interface StreamCommand<S = unknown, C = unknown, E extends DomainEvent =
    * a change computed from the state is never computed from a stale one. null: nothing to do on this stream.
    */
   command: C | ((state: S) => C | null);
+  /** The stream id was made for this command: the stream is empty, its first attempt reads nothing. */
+  fresh?: boolean;
 }
 
 interface Loaded {
@@ -111,26 +135,39 @@ interface Loaded {
   stored: StoredEvent[];
 }
 
-/** Each stream the commands name, folded once (from the state cache onwards). */
-async function loadStreams(store: EventStore, commands: StreamCommand[]): Promise<Map<string, Loaded>> {
+/**
+ * Each stream the commands name, folded once (from the state cache onwards). With `trustFresh`, a stream made for
+ * its command is taken as empty without a read (its append's expected version 0 proves it).
+ */
+async function loadStreams(
+  store: EventStore,
+  commands: StreamCommand[],
+  trustFresh: boolean,
+): Promise<Map<string, Loaded>> {
   const streams = new Map<string, Loaded>();
-  for (const { decider, streamId } of commands) {
-    if (!streams.has(streamId)) streams.set(streamId, { decider, state: null, version: 0, decided: [], stored: [] });
+  const toRead = new Set<string>();
+  for (const { decider, streamId, fresh } of commands) {
+    if (!streams.has(streamId)) {
+      streams.set(streamId, { decider, state: decider.initialState(), version: 0, decided: [], stored: [] });
+      if (!(fresh && trustFresh)) toRead.add(streamId);
+    } else if (!fresh) toRead.add(streamId);
   }
   await Promise.all(
-    [...streams].map(async ([streamId, s]) => {
-      const cache = stateCache(store, s.decider as Decider<unknown, never, never>);
-      const { decider } = s;
-      const loaded = await aggregateStream(
-        store,
-        streamId,
-        (st: unknown, e: DomainEvent) => decider.evolve(st, e),
-        () => decider.initialState(),
-        { cache },
-      );
-      s.state = loaded.state;
-      s.version = loaded.version;
-    }),
+    [...streams]
+      .filter(([streamId]) => toRead.has(streamId))
+      .map(async ([streamId, s]) => {
+        const cache = stateCache(store, s.decider as Decider<unknown, never, never>);
+        const { decider } = s;
+        const loaded = await aggregateStream(
+          store,
+          streamId,
+          (st: unknown, e: DomainEvent) => decider.evolve(st, e),
+          () => decider.initialState(),
+          { cache },
+        );
+        s.state = loaded.state;
+        s.version = loaded.version;
+      }),
   );
   return streams;
 }
@@ -149,7 +186,7 @@ export async function handleCommands(
 ): Promise<CommandResult<unknown, DomainEvent>[]> {
   const retries = opts.retries ?? 5;
   for (let attempt = 0; ; attempt++) {
-    const streams = await loadStreams(store, commands);
+    const streams = await loadStreams(store, commands, attempt === 0);
     for (const c of commands) {
       const s = streams.get(c.streamId)!;
       const command = typeof c.command === 'function' ? (c.command as (state: unknown) => unknown)(s.state) : c.command;

@@ -23,6 +23,31 @@ export function siteFromRequest(
 /** The transaction-local setting that PostgreSQL row-level security compares each row's `site_id` with. */
 export const SITE_SETTING = 'svc.site_id';
 
+/** Per serving database: its site-scoped readers (PostgreSQL; see kernel/db/site-scoped.ts). */
+const readers = new WeakMap<object, (site: string) => Kysely<DB>>();
+
+/** Lets `readAsSite`, `asSite` and `asSystem` on `db` send the site with each statement (one round trip). */
+export function registerSiteReaders(db: Kysely<DB>, reader: (site: string) => Kysely<DB>): void {
+  const readerOf = (site: string) => {
+    const k = reader(site);
+    // A reader reaches the other sites' readers too (a site's read that looks up an account under `_system`).
+    if (!readers.has(k)) readers.set(k, readerOf);
+    return k;
+  };
+  readers.set(db, readerOf);
+}
+
+/**
+ * Reads of one site: each statement runs under the site in a transaction of its own, in one round trip where the
+ * database allows it (PostgreSQL), else in one transaction (PGlite, in process). For reads and single-statement
+ * writes; statements that must commit together use `withSite`. Inside a transaction, `fn` runs in it as it is.
+ */
+export function readAsSite<T>(db: Db, siteId: string, fn: (db: Db) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db);
+  const reader = readers.get(db);
+  return reader ? fn(reader(siteId)) : withSite(db as Kysely<DB>, siteId, fn);
+}
+
 /**
  * Runs `fn` in a transaction with the site set, so PostgreSQL row-level security confines every query to that
  * site, whatever the query itself says.
@@ -49,11 +74,12 @@ export async function scopeTo(trx: Transaction<DB>, siteId: string): Promise<voi
 }
 
 /**
- * Instance-level work on any connection: in a transaction of its own under `_system`, or inside the caller's
- * transaction under `_system` until `fn` ends, when the caller's own setting comes back.
+ * Instance-level work on any connection: under `_system` as `readAsSite` runs a site's (each statement its own
+ * transaction), or inside the caller's transaction under `_system` until `fn` ends, when the caller's own setting
+ * comes back.
  */
 export async function asSystem<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
-  if (!db.isTransaction) return withSystem(db as Kysely<DB>, fn);
+  if (!db.isTransaction) return readAsSite(db, SYSTEM_SITE, fn);
   const r = await sql<{ prev: string | null }>`
     select current_setting(${SITE_SETTING}, true) as prev, set_config(${SITE_SETTING}, ${SYSTEM_SITE}, true)`.execute(
     db,
@@ -71,7 +97,5 @@ export async function asSystem<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T
   return out;
 }
 
-/** One site's work on any connection: in a transaction of its own under the site, or in the caller's as it is. */
-export function asSite<T>(db: Db, siteId: string, fn: (db: Db) => Promise<T>): Promise<T> {
-  return db.isTransaction ? fn(db) : withSite(db as Kysely<DB>, siteId, fn);
-}
+/** One site's work on any connection: as `readAsSite` outside a transaction, or in the caller's as it is. */
+export const asSite = readAsSite;

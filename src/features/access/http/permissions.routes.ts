@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
 import { itemInside } from '../../../../projections/item-documents/index.ts';
 import {
@@ -111,7 +111,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         };
       const schema = await deps.schemas.read(siteId);
       if (!schema.collections.has(collection)) throw new CheckedCollectionNotFound({ collection });
-      const allowed = await withSite(db, siteId, (trx) =>
+      const allowed = await readAsSite(db, siteId, (trx) =>
         itemInside(trx, siteId, schema, collection, itemId, scope.filter, { live: true }),
       );
       if (allowed === null) throw new CheckedItemNotFound({ itemId });

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findApiKey, listApiKeys } from '../../../../projections/api-keys/index.ts';
 import { createApiKey, revokeApiKey } from '../api-key.commands.ts';
 import { ApiKeyNotFound } from '../api-key.errors.ts';
@@ -46,7 +46,7 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const config = { caller: 'site-admin' as const };
   const schema = { tags: ['api-keys'] };
-  const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findApiKey(trx, siteId, id));
+  const read = (siteId: string, id: string) => readAsSite(db, siteId, (trx) => findApiKey(trx, siteId, id));
 
   app.post(
     '/api/v1/api-keys',
@@ -82,7 +82,7 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
     },
     async (req) => {
       const siteId = siteOf(req);
-      const keys = await withSite(db, siteId, (trx) => listApiKeys(trx, siteId, req.query.includeRevoked));
+      const keys = await readAsSite(db, siteId, (trx) => listApiKeys(trx, siteId, req.query.includeRevoked));
       return { data: keys, meta: { total: keys.length } };
     },
   );

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { siteEvents } from '../../../../projections/event-log/index.ts';
 import { redactSecrets } from '../redact.ts';
 import { AuditEntry, AuditMeta } from './audit.schemas.ts';
@@ -47,7 +47,7 @@ export const auditRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) =>
     async (req) => {
       const q = req.query;
       const site = siteOf(req);
-      const rows = await withSite(db, site, (trx) => siteEvents(trx, site, { ...q, limit: q.limit + 1 }));
+      const rows = await readAsSite(db, site, (trx) => siteEvents(trx, site, { ...q, limit: q.limit + 1 }));
       const page = rows.slice(0, q.limit);
       return {
         data: page.map((r) => ({

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { AutomatedDecision, AutomatedDecisionsMeta } from './audit.schemas.ts';
@@ -32,7 +32,7 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
     },
     async (req) => {
       const page = req.query;
-      const data = await withSite(db, siteOf(req), (trx) =>
+      const data = await readAsSite(db, siteOf(req), (trx) =>
         agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
       );
       return { data, meta: { limit: page.limit, offset: page.offset } };

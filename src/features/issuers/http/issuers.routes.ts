@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { listIssuers } from '../../../../projections/trusted-issuers/index.ts';
 import { currentIssuer, registerIssuer, removeIssuer, updateIssuer } from '../issuer.commands.ts';
 import { IssuersForInstanceAdmins } from '../issuer.errors.ts';
@@ -37,7 +37,7 @@ export const issuersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req) => {
       const siteId = siteOf(req);
-      const issuers = await withSite(deps.db, siteId, (trx) => listIssuers(trx, siteId));
+      const issuers = await readAsSite(deps.db, siteId, (trx) => listIssuers(trx, siteId));
       return { data: issuers, meta: { total: issuers.length } };
     },
   );

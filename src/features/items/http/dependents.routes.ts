@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import {
   findDependents,
   referencesTo,
@@ -73,7 +73,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       // A row the caller may not read answers like a missing one, before any write right is judged.
       await liveItem(req, s, req.params.id);
       await authorizeWrite(req, s, 'delete', req.params.id);
-      const dependents = await withSite(db, siteOf(req), (trx) =>
+      const dependents = await readAsSite(db, siteOf(req), (trx) =>
         findDependents(trx, siteOf(req), s.schema, s.collection.name, req.params.id),
       );
       const blocking = dependents.some((d) => d.onDelete === 'restrict');
@@ -139,7 +139,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     if (body.action !== 'delete' && scope.fields && !scope.fields.has(ref.field))
       throw new ReferenceFieldForbidden({ collection: ref.collection, field: ref.field });
     const change = await changeFor(req, s, ref, body, collection, id);
-    const items = await withSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
+    const items = await readAsSite(db, siteOf(req), (trx) => referencingItems(trx, siteOf(req), ref, collection, id));
     const ids = items.map((i) => i.id);
     await refuseOutside(req, s, ref.collection, ids, scope, body.action);
     return ids.map((itemId) => ({
@@ -160,7 +160,7 @@ export const dependentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
     const byCollection = new Map<string, string[]>();
     for (const t of targets) byCollection.set(t.collection, [...(byCollection.get(t.collection) ?? []), t.id]);
     const blocking: Dependent[] = [];
-    await withSite(db, siteOf(req), async (trx) => {
+    await readAsSite(db, siteOf(req), async (trx) => {
       for (const [c, ids] of byCollection) {
         const found = await findDependents(trx, siteOf(req), s.schema, c, ids);
         blocking.push(...found.filter((d) => d.onDelete === 'restrict'));

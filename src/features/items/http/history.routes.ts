@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findRevision, listRevisions } from '../../../../projections/item-revisions/index.ts';
 import { restoreItem, revertItem } from '../item.commands.ts';
 import { ItemNotFound, RevisionNotFound } from '../item.errors.ts';
@@ -44,7 +44,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       await guard.checkVisible(req, s, req.params.id);
       const { limit, page } = req.query;
       const offset = page ? (page - 1) * limit : req.query.offset;
-      const { revisions, total } = await withSite(db, siteOf(req), (trx) =>
+      const { revisions, total } = await readAsSite(db, siteOf(req), (trx) =>
         listRevisions(trx, siteOf(req), s.collection.name, req.params.id, { limit, offset }),
       );
       if (total === 0) throw new ItemNotFound({ id: req.params.id });
@@ -72,7 +72,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       const { revisionId } = req.body;
       await guard.checkVisible(req, s, id);
       await guard.authorizeWrite(req, s, 'update', id);
-      const revision = await withSite(db, siteOf(req), (trx) =>
+      const revision = await readAsSite(db, siteOf(req), (trx) =>
         findRevision(trx, siteOf(req), collection, id, revisionId),
       );
       if (!revision) throw new RevisionNotFound({ revisionId, itemId: id });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { listItems, type ItemQuery } from '../../../../projections/item-documents/index.ts';
 import { listItemVersions } from '../../../../projections/item-versions/index.ts';
 import { upsertSingleton } from '../item.commands.ts';
@@ -42,7 +42,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const query = async (req: FastifyRequest, s: CollectionSchema, q: Omit<ItemQuery, 'locale'> & Partial<ItemQuery>) => {
     const { locale } = readHeaders(req);
     const guard = await guardFor(req, s.collection.name);
-    const res = await withSite(db, siteOf(req), (trx) =>
+    const res = await readAsSite(db, siteOf(req), (trx) =>
       listItems(trx, siteOf(req), s.collection.name, { ...q, locale, guard }, s.schema),
     );
     return q.aggregate || q.groupBy.length ? res : { ...res, data: await show(req, s, res.data) };
@@ -93,7 +93,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       if (!item) throw new ItemNotFound({ id: req.params.id });
       if (!readHeaders(req).draft) return { data: item };
       // X-Svc-Draft: true reads the item's `draft` version over main (main when it has none).
-      const [draft] = await withSite(db, siteOf(req), (trx) =>
+      const [draft] = await readAsSite(db, siteOf(req), (trx) =>
         listItemVersions(trx, siteOf(req), s.collection.name, req.params.id, 'draft'),
       );
       if (!draft) return { data: item, meta: { draft: false } };
@@ -108,7 +108,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     id: string,
     at: { asOf: Date | null; version: number | null },
   ) => {
-    const found = await withSite(db, siteOf(req), (trx) =>
+    const found = await readAsSite(db, siteOf(req), (trx) =>
       revisionAt(trx, siteOf(req), s.collection.name, id, {
         asOf: at.asOf ?? undefined,
         version: at.version ?? undefined,

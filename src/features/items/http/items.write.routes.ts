@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf, type Principal } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { NoContent } from '../../../kernel/http/envelope.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findDependents } from '../../../../projections/item-documents/index.ts';
 import { createItems, deleteItem, replaceItem, updateItem } from '../item.commands.ts';
 import { DependentRecordsExist } from '../item.errors.ts';
@@ -97,7 +97,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
   async function refuseIfHeldUp(caller: Principal, s: CollectionSchema, id: string): Promise<void> {
     const site = siteOf(caller);
     const name = s.collection.name;
-    const dependents = await withSite(deps.db, site, (trx) => findDependents(trx, site, s.schema, name, id));
+    const dependents = await readAsSite(deps.db, site, (trx) => findDependents(trx, site, s.schema, name, id));
     if (dependents.some((d) => d.onDelete === 'restrict') && (await readItem(deps, site, name, id)))
       throw new DependentRecordsExist(await guard.readableSamples(caller, s.schema, dependents));
   }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';
 import { createVersion, deleteVersion, updateVersion } from '../item-versions.commands.ts';
@@ -43,7 +43,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     return item;
   };
   const versions = (req: FastifyRequest, s: CollectionSchema, id: string, k?: string) =>
-    withSite(db, siteOf(req), (trx) => listItemVersions(trx, siteOf(req), s.collection.name, id, k));
+    readAsSite(db, siteOf(req), (trx) => listItemVersions(trx, siteOf(req), s.collection.name, id, k));
   const stored = async (req: FastifyRequest, s: CollectionSchema, id: string, k: string) => {
     const [v] = await versions(req, s, id, k);
     if (!v) throw new VersionNotFound({ key: k, itemId: id });
@@ -91,7 +91,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const { id } = req.params;
       const item = await main(req, s, id);
       await authorizeWrite(req, s, 'update', id);
-      const count = await withSite(db, siteOf(req), (trx) => revisionCount(trx, siteOf(req), s.collection.name, id));
+      const count = await readAsSite(db, siteOf(req), (trx) => revisionCount(trx, siteOf(req), s.collection.name, id));
       const { key: k, name } = req.body;
       const input = { schema: s, id, key: k, name, data: item.data, base: count };
       await createVersion(deps, commandContext(req, deps.clock), input);

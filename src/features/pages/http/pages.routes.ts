@@ -7,7 +7,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { PageNotFound } from '../page.errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findPage, listPages } from '../../../../projections/pages/index.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
 import { LayoutConfig, Slug } from '../page.layout.ts';
@@ -46,7 +46,7 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
   // Writes need the rule's action on pages (editors have it through `*`); every member of the site may read them.
   const mayWrite = (req: FastifyRequest, action: 'create' | 'update' | 'delete') =>
     authorizer.require(req, RESOURCES.pages, action);
-  const read = (siteId: string, id: string) => withSite(db, siteId, (trx) => findPage(trx, siteId, id));
+  const read = (siteId: string, id: string) => readAsSite(db, siteId, (trx) => findPage(trx, siteId, id));
   const existing = async (siteId: string, id: string) => {
     const page = await read(siteId, id);
     if (!page) throw new PageNotFound({ pageId: id });
@@ -71,7 +71,7 @@ export const pagesRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCache
     async (req) => {
       const siteId = siteOf(req);
       const { page, limit, status } = req.query;
-      const r = await withSite(db, siteId, (trx) =>
+      const r = await readAsSite(db, siteId, (trx) =>
         listPages(trx, siteId, { limit, offset: (page - 1) * limit, status }),
       );
       return { data: r.data, meta: { total: r.total, page, pageSize: limit } };

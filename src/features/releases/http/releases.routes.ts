@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findRelease, listReleases, type ReleaseRecord } from '../../../../projections/releases/index.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { createRelease, deleteRelease, publishAtFrom, publishNow, updateRelease } from '../release.commands.ts';
@@ -80,7 +80,7 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const { db, clock } = deps;
   const tags = ['releases'];
   const read = async (req: FastifyRequest, id: string) => {
-    const r = await withSite(db, siteOf(req), (trx) => findRelease(trx, siteOf(req), id));
+    const r = await readAsSite(db, siteOf(req), (trx) => findRelease(trx, siteOf(req), id));
     if (!r) throw new ReleaseNotFound({ releaseId: id });
     return r;
   };
@@ -100,7 +100,7 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     async (req) => {
       rejectInvalid(req);
       const { status, page, limit } = req.query;
-      const { rows, total } = await withSite(db, siteOf(req), (trx) =>
+      const { rows, total } = await readAsSite(db, siteOf(req), (trx) =>
         listReleases(trx, siteOf(req), { status, limit, offset: (page - 1) * limit }),
       );
       return { data: rows.map(view), meta: { total, page, limit } };

@@ -5,7 +5,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { withSite } from '../../../kernel/tenancy/site.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import * as q from '../../../../projections/schema/index.ts';
 import * as commands from '../schema.commands.ts';
 import { CollectionNotFound, FieldNotFound } from '../schema.errors.ts';
@@ -24,8 +24,8 @@ export const schemaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const ctx = (req: FastifyRequest) => commandContext(req, clock);
   const read = <T>(
     req: FastifyRequest,
-    fn: (trx: Parameters<Parameters<typeof withSite>[2]>[0], siteId: string) => Promise<T>,
-  ) => withSite(db, siteOf(req), (trx) => fn(trx, siteOf(req)));
+    fn: (trx: Parameters<Parameters<typeof readAsSite>[2]>[0], siteId: string) => Promise<T>,
+  ) => readAsSite(db, siteOf(req), (trx) => fn(trx, siteOf(req)));
   const tags = ['schema'];
 
   app.get(

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { SITE_ID_PATTERN, withSite } from '../../../kernel/tenancy/site.ts';
+import { SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
 import { SiteNotFound } from '../site.errors.ts';
@@ -72,7 +72,7 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     { schema: { tags: ['sites'], summary: 'Read the active site', response: { 200: dataEnvelope(ActiveSite) } } },
     async (req) => {
       const siteId = siteOf(req);
-      return withSite(db, siteId, async (trx) => {
+      return readAsSite(db, siteId, async (trx) => {
         const site = await findSite(trx, siteId);
         if (!site) throw new SiteNotFound({ siteId });
         return { data: { ...site, activity: await siteActivity(trx, siteId) } };
@@ -94,7 +94,7 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
     async (req) => {
       const ctx = commandContext(req, clock);
       await updateSite({ store }, ctx, req.body);
-      return { data: await withSite(db, ctx.siteId, (trx) => findSite(trx, ctx.siteId)) };
+      return { data: await readAsSite(db, ctx.siteId, (trx) => findSite(trx, ctx.siteId)) };
     },
   );
 };

@@ -1,0 +1,147 @@
+import type { Transaction } from 'kysely';
+import type { Logger } from 'pino';
+import type { DB } from '../db/database.ts';
+import type { NewEvent, DomainEvent, StoredEvent } from './event.ts';
+import type {
+  AppendListener,
+  AppendRequest,
+  AppendResult,
+  EventStore,
+  ExpectedVersion,
+  GlobalPosition,
+  ReadAllOptions,
+  ReadStreamOptions,
+} from './event-store.ts';
+
+/**
+ * How the nodes of a deployment tell each other that a watched stream moved on: PostgreSQL NOTIFY
+ * (kernel/db/version-channel.ts), or nothing at all for the embedded database, which has one node.
+ */
+export interface VersionChannel {
+  /** Tells the other nodes (not necessarily this one) that `streamId` is at `version`. */
+  publish(streamId: string, version: number): void;
+  /**
+   * `onVersion` for each message of another node; `onReset` when messages may have been lost (the listening
+   * connection dropped), so that everything cached is read again.
+   */
+  listen(onVersion: (streamId: string, version: number) => void, onReset: () => void): void;
+  /** Whether messages arrive now; while not, the cache is bypassed. */
+  readonly live: boolean;
+  close(): Promise<void>;
+}
+
+/** The channel of a deployment of one node (the embedded database): nobody else appends. */
+export const singleNode: VersionChannel = {
+  publish: () => undefined,
+  listen: () => undefined,
+  live: true,
+  close: async () => undefined,
+};
+
+export interface VersionCacheOptions {
+  /** Streams whose version every request checks (a site's schema and access model): the ones kept here. */
+  watched: (streamId: string) => boolean;
+  /** Longest time a version is trusted without a read, in case a message was lost on the way (0: no cache). */
+  maxAgeMs: number;
+  /** Most streams kept. */
+  maxEntries?: number;
+  now?: () => number;
+  log?: Logger;
+}
+
+/**
+ * The event store with the versions of its watched streams kept in this node's memory, so that the check every
+ * request makes ("is my cached schema, my cached access model, still current?") costs no round trip. A version
+ * moves on at once with this node's own appends (before the append answers), within a NOTIFY's delivery on the
+ * other nodes, and at most `maxAgeMs` late if a message was lost; while the channel is down the cache is bypassed.
+ * Versions only grow, so a slow read never puts an older one back.
+ */
+export class VersionCachedStore implements EventStore {
+  readonly kind: string;
+  readonly holdAppends?: EventStore['holdAppends'];
+  private readonly versions = new Map<string, { version: number | null; at: number }>();
+  private readonly now: () => number;
+  private readonly max: number;
+
+  constructor(
+    private readonly inner: EventStore,
+    private readonly channel: VersionChannel,
+    private readonly opts: VersionCacheOptions,
+  ) {
+    this.kind = inner.kind;
+    if (inner.holdAppends) this.holdAppends = (trx: Transaction<DB>) => inner.holdAppends!(trx);
+    this.now = opts.now ?? Date.now;
+    this.max = opts.maxEntries ?? 20_000;
+    inner.onAppended((events) => {
+      for (const e of events) {
+        if (!opts.watched(e.streamId)) continue;
+        this.advance(e.streamId, e.streamVersion);
+        channel.publish(e.streamId, e.streamVersion);
+      }
+    });
+    channel.listen(
+      (streamId, version) => {
+        if (opts.watched(streamId)) this.advance(streamId, version);
+      },
+      () => this.versions.clear(),
+    );
+  }
+
+  async streamVersion(streamId: string): Promise<number | null> {
+    if (this.opts.maxAgeMs <= 0 || !this.opts.watched(streamId)) return this.inner.streamVersion(streamId);
+    const hit = this.versions.get(streamId);
+    if (hit && this.channel.live && this.now() - hit.at < this.opts.maxAgeMs) return hit.version;
+    const version = await this.inner.streamVersion(streamId);
+    return this.advance(streamId, version);
+  }
+
+  /** Keeps the larger of what is known and `version`; returns what is kept. */
+  private advance(streamId: string, version: number | null): number | null {
+    const known = this.versions.get(streamId)?.version ?? null;
+    const kept = known === null || (version !== null && version > known) ? version : known;
+    this.versions.delete(streamId);
+    this.versions.set(streamId, { version: kept, at: this.now() });
+    if (this.versions.size > this.max) this.versions.delete(this.versions.keys().next().value!);
+    return kept;
+  }
+
+  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+    return this.inner.append(streamId, events, opts);
+  }
+
+  appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
+    return this.inner.appendMany(batch);
+  }
+
+  readStream<E extends DomainEvent = DomainEvent>(
+    streamId: string,
+    opts?: ReadStreamOptions,
+  ): AsyncIterable<StoredEvent<E>> {
+    return this.inner.readStream<E>(streamId, opts);
+  }
+
+  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]> {
+    return this.inner.readAll(opts);
+  }
+
+  headPosition(): Promise<GlobalPosition | null> {
+    return this.inner.headPosition();
+  }
+
+  countAfter(after: GlobalPosition | null): Promise<number> {
+    return this.inner.countAfter(after);
+  }
+
+  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
+    return this.inner.comparePositions(a, b);
+  }
+
+  onAppended(listener: AppendListener): () => void {
+    return this.inner.onAppended(listener);
+  }
+
+  async close(): Promise<void> {
+    await this.channel.close();
+    await this.inner.close();
+  }
+}
