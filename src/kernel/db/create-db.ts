@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { DB } from './database.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { registerSiteReaders, SITE_SETTING, SYSTEM_SITE } from '../tenancy/site.ts';
-import { siteScopedReaders } from './site-scoped.ts';
+import { pipelinedKysely, siteScopedReaders } from './site-scoped.ts';
 
 // bigint (int8) columns arrive as strings; global positions are compared as bigint in code.
 pg.types.setTypeParser(20, (v) => v);
@@ -55,7 +55,8 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
     await admin.end();
   }
   const pool = openPool(config.url, config.schema, config.poolSize ?? 10, !separate);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Statements whose answer nobody reads (begin, the site setting, savepoints) travel with the next one.
+  const db = pipelinedKysely(pool);
   // Reads send the site with each statement in one round trip (kernel/db/site-scoped.ts).
   registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
   if (!separate)

@@ -15,18 +15,24 @@ import { prepareValue } from 'pg/lib/utils.js';
 import type { DB } from './database.ts';
 
 /**
- * Reads under row-level security in one round trip. Each statement is sent in PostgreSQL's extended protocol right
- * behind `select set_config('svc.site_id', $site, true)`, with one Sync after both: the two run in one implicit
- * transaction, so the setting holds for the statement and ends with it, and the statement costs one round trip
- * instead of four (begin, set_config, the statement, commit). The wall is unchanged: the setting is still
- * transaction-local, and a statement sent without it still sees nothing.
+ * PostgreSQL connections that send the statements whose answer nobody reads together with the next one, in one
+ * round trip (the extended protocol's pipelining: several Parse/Bind/Execute, one Sync).
  *
- * Each statement is its own transaction: for reads, where one statement or two independent ones answer (a list and
- * its total may then see two snapshots), and single-statement writes; work that must commit together runs in a
- * transaction (`withSite`, or `.transaction()` on a reader, which starts under the reader's site).
+ * - Site-scoped readers: each statement goes right behind `select set_config('svc.site_id', $site, true)`, and the
+ *   two run in one implicit transaction, so the setting holds for the statement and ends with it. One round trip
+ *   instead of four (begin, set_config, the statement, commit). The wall is unchanged: the setting is still
+ *   transaction-local, and a statement sent without it still sees nothing.
+ * - The serving connection: `begin`, the site setting of `scopeTo` (`select set_config($1, $2, true)`, whose answer
+ *   is not read) and the group commit's savepoints wait for the next statement and go with it, so an append's
+ *   transaction costs its own statements and the commit.
+ *
+ * A deferred statement that fails fails the statement it travels with (PostgreSQL skips to the Sync), which is
+ * where the caller would have seen it next anyway.
  */
 const SET_SITE = 'svc_set_site';
 const SET_SITE_SQL = 'select set_config($1, $2, true)';
+/** Statements sent with the next one; their answers are not read (exact texts, no other statement is deferred). */
+const DEFERRED = new Set(['begin', 'savepoint group_write', 'release savepoint group_write', SET_SITE_SQL]);
 /** Connections on which the named `set_config` statement has been parsed. */
 const prepared = new WeakSet<object>();
 
@@ -40,32 +46,45 @@ interface Connection {
   stream: { cork?: () => void; uncork?: () => void };
 }
 
-/** A node-postgres "submittable": two statements, one Sync, the second's rows as the result. */
-class SiteScopedQuery {
+interface Statement {
+  text: string;
+  values: readonly unknown[];
+}
+
+/** A node-postgres "submittable": the prelude's statements, then the statement, one Sync; the last one's rows. */
+class PipelinedQuery {
   callback?: (err: Error | null, result?: pg.QueryResult) => void;
   private readonly result = new Result(undefined, undefined);
-  /** 0 while the setting's statement is answering, 1 for the statement itself. */
-  private phase = 0;
+  /** Statements still to complete before the one whose rows are the result. */
+  private ahead: number;
   private failed: Error | null = null;
 
   constructor(
-    private readonly setting: string,
-    private readonly site: string,
-    private readonly text: string,
-    private readonly values: readonly unknown[],
-  ) {}
+    private readonly prelude: readonly Statement[],
+    private readonly main: Statement,
+  ) {
+    this.ahead = prelude.length;
+  }
 
   submit(connection: Connection): null {
     connection.stream.cork?.();
     try {
-      if (!prepared.has(connection)) {
-        connection.parse({ text: SET_SITE_SQL, name: SET_SITE, types: [] });
-        prepared.add(connection);
+      for (const s of this.prelude) {
+        if (s.text === SET_SITE_SQL) {
+          // The one statement sent with nearly every request: parsed once per connection, then only bound.
+          if (!prepared.has(connection)) {
+            connection.parse({ text: SET_SITE_SQL, name: SET_SITE, types: [] });
+            prepared.add(connection);
+          }
+          connection.bind({ statement: SET_SITE, values: [...s.values], valueMapper: prepareValue });
+        } else {
+          connection.parse({ text: s.text, types: [] });
+          connection.bind({ values: [...s.values], valueMapper: prepareValue });
+        }
+        connection.execute({});
       }
-      connection.bind({ statement: SET_SITE, values: [this.setting, this.site], valueMapper: prepareValue });
-      connection.execute({});
-      connection.parse({ text: this.text, types: [] });
-      connection.bind({ values: [...this.values], valueMapper: prepareValue });
+      connection.parse({ text: this.main.text, types: [] });
+      connection.bind({ values: [...this.main.values], valueMapper: prepareValue });
       connection.describe({ type: 'P', name: '' });
       connection.execute({});
       connection.sync();
@@ -76,11 +95,11 @@ class SiteScopedQuery {
   }
 
   handleRowDescription(msg: { fields: unknown[] }): void {
-    if (this.phase === 1) this.result.addFields(msg.fields);
+    if (this.ahead === 0) this.result.addFields(msg.fields);
   }
 
   handleDataRow(msg: { fields: unknown[] }): void {
-    if (this.phase !== 1 || this.failed) return;
+    if (this.ahead > 0 || this.failed) return;
     try {
       this.result.addRow(this.result.parseRow(msg.fields));
     } catch (err) {
@@ -89,11 +108,12 @@ class SiteScopedQuery {
   }
 
   handleCommandComplete(msg: unknown): void {
-    if (this.phase++ === 1) this.result.addCommandComplete(msg);
+    if (this.ahead > 0) this.ahead--;
+    else this.result.addCommandComplete(msg);
   }
 
   handleEmptyQuery(): void {
-    this.phase++;
+    if (this.ahead > 0) this.ahead--;
   }
 
   handleError(err: Error & { code?: string }, connection: Connection): void {
@@ -116,9 +136,9 @@ class SiteScopedQuery {
   handleCopyData(): void {}
 }
 
-function runScoped(client: pg.PoolClient, setting: string, site: string, q: CompiledQuery): Promise<pg.QueryResult> {
+function pipelined(client: pg.PoolClient, prelude: Statement[], main: Statement): Promise<pg.QueryResult> {
   return new Promise((resolve, reject) => {
-    const query = new SiteScopedQuery(setting, site, q.sql, q.parameters);
+    const query = new PipelinedQuery(prelude, main);
     query.callback = (err, res) => (err ? reject(err) : resolve(res!));
     client.query(query as unknown as pg.QueryConfig);
   });
@@ -126,69 +146,98 @@ function runScoped(client: pg.PoolClient, setting: string, site: string, q: Comp
 
 const AFFECTS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-class ScopedConnection implements DatabaseConnection {
-  /** Inside a transaction (asSystem or withSite on a reader) statements go as they are: the setting is the trx's. */
+class PipelinedConnection implements DatabaseConnection {
+  /** Statements waiting to go with the next one. */
+  private pending: Statement[] = [];
   inTransaction = false;
+
   constructor(
     readonly client: pg.PoolClient,
-    private readonly setting: string,
-    private readonly site: string,
+    /** For a site-scoped reader: the setting sent with each statement outside a transaction. */
+    private readonly scope: Statement | null,
   ) {}
 
   async executeQuery<R>(q: CompiledQuery): Promise<QueryResult<R>> {
-    const r = this.inTransaction
-      ? await this.client.query(q.sql, [...q.parameters])
-      : await runScoped(this.client, this.setting, this.site, q);
+    if (DEFERRED.has(q.sql) && (this.inTransaction || q.sql === 'begin')) {
+      if (q.sql === 'begin') this.inTransaction = true;
+      this.pending.push({ text: q.sql, values: q.parameters });
+      return { rows: [] };
+    }
+    const prelude = this.pending;
+    this.pending = [];
+    if (this.scope && !this.inTransaction) prelude.unshift(this.scope);
+    if (q.sql === 'commit' || q.sql === 'rollback') this.inTransaction = false;
+    const r = prelude.length
+      ? await pipelined(this.client, prelude, { text: q.sql, values: q.parameters })
+      : await this.client.query(q.sql, [...q.parameters]);
     return {
       rows: (r.rows ?? []) as R[],
       numAffectedRows: AFFECTS.has(r.command) ? BigInt(r.rowCount ?? 0) : undefined,
     };
   }
 
+  /** Called when the connection goes back to the pool: nothing deferred may survive into another's use. */
+  reset(): void {
+    this.pending = [];
+    this.inTransaction = false;
+  }
+
   // eslint-disable-next-line require-yield
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
-    throw new Error('streaming is not available on a site-scoped reader');
+    throw new Error('streaming is not available on this connection');
   }
 }
 
-class ScopedDriver implements Driver {
+class PipelinedDriver implements Driver {
   constructor(
     private readonly pool: pg.Pool,
-    private readonly setting: string,
-    private readonly site: string,
+    private readonly scope: Statement | null,
+    private readonly owned: boolean,
   ) {}
   async init(): Promise<void> {}
   async acquireConnection(): Promise<DatabaseConnection> {
-    return new ScopedConnection(await this.pool.connect(), this.setting, this.site);
+    return new PipelinedConnection(await this.pool.connect(), this.scope);
   }
-  /** A transaction on a reader starts under the reader's site, as `withSite` would. */
+  /** A reader's transaction starts under the reader's site, as `withSite` would. */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    const c = connection as ScopedConnection;
-    await c.client.query('begin');
-    c.inTransaction = true;
-    await c.client.query(SET_SITE_SQL, [this.setting, this.site]);
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+    if (this.scope) await connection.executeQuery(CompiledQuery.raw(this.scope.text, [...this.scope.values]));
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.end(connection as ScopedConnection, 'commit');
+    await connection.executeQuery(CompiledQuery.raw('commit'));
   }
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await this.end(connection as ScopedConnection, 'rollback');
-  }
-  private async end(c: ScopedConnection, how: 'commit' | 'rollback'): Promise<void> {
-    try {
-      await c.client.query(how);
-    } finally {
-      c.inTransaction = false;
-    }
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
-    (connection as ScopedConnection).client.release();
+    const c = connection as PipelinedConnection;
+    c.reset();
+    c.client.release();
   }
-  async destroy(): Promise<void> {}
+  async destroy(): Promise<void> {
+    if (this.owned) await this.pool.end();
+  }
+}
+
+function dialect(pool: pg.Pool, scope: Statement | null, owned: boolean): Dialect {
+  return {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new PipelinedDriver(pool, scope, owned),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  };
+}
+
+/** The serving database on a pool (which `destroy()` ends), with its deferred statements pipelined. */
+export function pipelinedKysely(pool: pg.Pool): Kysely<DB> {
+  return new Kysely<DB>({ dialect: dialect(pool, null, true) });
 }
 
 /**
  * Site-scoped readers on a pool: one Kysely per site (they share the pool), kept for the busiest `max` sites.
+ * Each statement outside a transaction is its own transaction: for reads, where one statement or two independent
+ * ones answer (a list and its total may then see two snapshots), and single-statement writes; work that must
+ * commit together runs in a transaction (`withSite`, or `.transaction()` on a reader).
  */
 export function siteScopedReaders(pool: pg.Pool, setting: string, max = 2000): (site: string) => Kysely<DB> {
   const readers = new Map<string, Kysely<DB>>();
@@ -200,13 +249,7 @@ export function siteScopedReaders(pool: pg.Pool, setting: string, max = 2000): (
       readers.set(site, k);
       return k;
     }
-    const dialect: Dialect = {
-      createAdapter: () => new PostgresAdapter(),
-      createDriver: () => new ScopedDriver(pool, setting, site),
-      createIntrospector: (db) => new PostgresIntrospector(db),
-      createQueryCompiler: () => new PostgresQueryCompiler(),
-    };
-    k = new Kysely<DB>({ dialect });
+    k = new Kysely<DB>({ dialect: dialect(pool, { text: SET_SITE_SQL, values: [setting, site] }, false) });
     readers.set(site, k);
     if (readers.size > max) readers.delete(readers.keys().next().value!);
     return k;

@@ -1,0 +1,85 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../setup/app.ts';
+
+/**
+ * Round trips to PostgreSQL per request on the hot paths, counted on the serving pool's connections (each
+ * `Client.query` is one round trip: a pipelined statement group goes as one). Deterministic, not a timing: the
+ * figures of docs/benchmarks.md, held. Node-local caches (schema and access versions, the caller's session) are
+ * warm, as on a serving node.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)('round trips per request (PostgreSQL)', () => {
+  let t: TestApp;
+  let token: string;
+  let id: string;
+  const sent: string[] = [];
+  let counting = false;
+  const original = pg.Client.prototype.query;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    token = await t.setup();
+    const post = (url: string, payload: unknown) =>
+      t
+        .call({ method: 'POST', url, as: token, site: 'main', payload: payload as Record<string, unknown> })
+        .then((r) => {
+          if (r.statusCode >= 300) throw new Error(`${url}: ${r.body}`);
+          return r.json();
+        });
+    await post('/api/v1/collections', { name: 'articles' });
+    await post('/api/v1/fields/articles', { field: 'title', type: 'string' });
+    await post('/api/v1/fields/articles', { field: 'views', type: 'integer' });
+    id = (await post('/api/v1/items/articles', { title: 'first', views: 1 })).data.id;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      if (counting) {
+        const q = args[0] as string | { text?: string };
+        sent.push(typeof q === 'string' ? q : (q.text ?? 'pipelined'));
+      }
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original;
+  });
+  afterAll(async () => {
+    pg.Client.prototype.query = original;
+    await t.close();
+  });
+
+  let seq = 0;
+  const count = async (method: 'GET' | 'POST' | 'PATCH', url: string, body?: () => unknown) => {
+    const send = () =>
+      t.call({ method, url, as: token, site: 'main', payload: body?.() as Record<string, unknown> | undefined });
+    expect((await send()).statusCode).toBeLessThan(300); // warms the caches
+    sent.length = 0;
+    counting = true;
+    const res = await send();
+    counting = false;
+    expect(res.statusCode).toBeLessThan(300);
+    return [...sent];
+  };
+
+  it('a read by id is one round trip', async () => {
+    expect(await count('GET', `/api/v1/items/articles/${id}`)).toHaveLength(1);
+  });
+
+  it('a list with its total is at most two', async () => {
+    expect((await count('GET', '/api/v1/items/articles?limit=25')).length).toBeLessThanOrEqual(2);
+  });
+
+  it('the site record is at most two', async () => {
+    expect((await count('GET', '/api/v1/site')).length).toBeLessThanOrEqual(2);
+  });
+
+  it('a create is one transaction: its statements and the commit, with no read of the new stream', async () => {
+    const trips = await count('POST', '/api/v1/items/articles', () => ({ title: `new ${seq++}`, views: 2 }));
+    expect(trips.filter((q) => /svc_read_stream|svc_stream_version/.test(q))).toEqual([]);
+    expect(trips.filter((q) => q === 'commit')).toHaveLength(1);
+    expect(trips.some((q) => q === 'begin')).toBe(false); // sent with the first statement
+    expect(trips.length).toBeLessThanOrEqual(6);
+  });
+
+  it('an update on a stream this node wrote last reads no log and no version', async () => {
+    const trips = await count('PATCH', `/api/v1/items/articles/${id}`, () => ({ title: `changed ${seq++}` }));
+    expect(trips.filter((q) => /svc_read_stream|svc_stream_version/.test(q))).toEqual([]);
+    expect(trips.filter((q) => q === 'commit')).toHaveLength(1);
+    expect(trips.length).toBeLessThanOrEqual(8);
+  });
+});
