@@ -101,6 +101,20 @@ function itemRows(info: RunInfo): string[] {
   return rows;
 }
 
+/** Ours against the floor (bench/floor-server.ts: fastify + pg reading the same row), from the same run. */
+function floorLines(info: RunInfo): string[] {
+  const pg = info.runs.find((r) => r.mode === 'postgres');
+  const ours = pg?.results.c;
+  const floor = pg?.results.floor;
+  if (!ours || !floor) return [];
+  return [
+    `The floor (a bare fastify + pg server reading the same row by primary key, no authentication, schema or ` +
+      `row-level security), same run: ${floor.rps} req/s, p99 ${num(floor.p99_ms)} ms, ` +
+      `${num(floor.server_cpu_ms_per_req)} ms server CPU per request. Read by id, ours/floor: ` +
+      `${ratio(ours.rps, floor.rps)} req/s, ${ratio(ours.server_cpu_ms_per_req ?? undefined, floor.server_cpu_ms_per_req ?? undefined)} CPU per request.`,
+  ];
+}
+
 function seedingLines(info: RunInfo): string[] {
   const ours = byMode(info.runs).map((r) => `${label(r.mode)} ${(r.seed.ms / 1000).toFixed(1)} s (${rate(r.seed)}/s)`);
   const d = info.directus?.summary.setup;
@@ -130,6 +144,8 @@ export function itemsSection(info: RunInfo): string {
     'Ratios: above 1x ours serves more requests per second; below 1x ours has the lower p99. ' +
       'Non-2xx counts every answer outside 2xx (a 409 of a concurrent update included). Server CPU is the ' +
       "service's own process (PostgreSQL backends not counted; embedded mode runs its database inside that process).",
+    '',
+    ...floorLines(info),
     '',
     ...seedingLines(info),
     '',

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startServer } from '../test/support/server-process.ts';
+import { startFloor } from './floor.ts';
 import { loadDirectusSummary, directusSection } from './directus-summary.ts';
 import { measure, rssMb, type LoadConfig, type Measured } from './load.ts';
 import { itemsSection, siteSection, writeSection, type ModeRun } from './report.ts';
@@ -92,6 +93,17 @@ async function runMode(mode: string): Promise<ModeRun> {
     for (const s of SCENARIOS.filter((x) => !ONLY || ONLY.includes(x.key))) {
       results[s.key] = await measure(target, s, LOAD);
       console.error(`[bench] ${mode} ${s.key}: ${JSON.stringify(results[s.key])}`);
+    }
+    // The floor: a bare fastify + pg server reading the same row, on the same database, right after ours.
+    const c = SCENARIOS.find((x) => x.key === 'c')!;
+    if (mode === 'postgres' && results.c) {
+      const floor = await startFloor(`${PG_URL}/${PG_DB}`);
+      try {
+        results.floor = await measure({ ...target, url: floor.url, pid: floor.pid }, c, LOAD);
+        console.error(`[bench] floor c: ${JSON.stringify(results.floor)}`);
+      } finally {
+        await floor.stop();
+      }
     }
     return { mode, pgVersion: store.pgVersion, rssMb: rssMb(pid), seed: seeded, results };
   } finally {
