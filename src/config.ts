@@ -99,6 +99,8 @@ const EnvSchema = z.object({
    * case a NOTIFY from another node was lost (its own writes and live messages move them on at once). 0: always ask.
    */
   SVC_VERSION_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(5000),
+  /** Server processes on this machine (node:cluster), PostgreSQL mode with Redis only; 1: no cluster. */
+  SVC_WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   SCIM_TOKEN: z.string().min(16).optional(),
   SVC_DELIVER_RATE_LIMIT: z.coerce.number().int().min(0).default(1200),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
@@ -130,6 +132,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (r.data.EVENTSTORE_URL && r.data.SVC_PROJECTION_MODE === 'inline')
     throw new Error(
       'invalid configuration:\n  SVC_PROJECTION_MODE: inline projectors need the SQL event store; unset it or use subscription with EVENTSTORE_URL',
+    );
+  if (r.data.SVC_WORKERS > 1 && (!r.data.DATABASE_URL || !r.data.REDIS_URL))
+    throw new Error(
+      'invalid configuration:\n  SVC_WORKERS: several processes need PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), which they share: rate limits and delivery caches live there; the embedded database is one process',
     );
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');

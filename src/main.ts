@@ -1,13 +1,17 @@
+import cluster from 'node:cluster';
 import pino from 'pino';
 import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { bootstrap } from './bootstrap.ts';
+import { runPrimary } from './cluster.ts';
 import { databaseFromConfig, startRuntime } from './runtime.ts';
 
 /** config → database → runtime (projections, workers) → bootstrap → HTTP; SIGTERM drains and closes. */
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.LOG_LEVEL });
+  // SVC_WORKERS > 1: this process only starts and watches the workers, which run everything below.
+  if (config.SVC_WORKERS > 1 && cluster.isPrimary) return runPrimary(config.SVC_WORKERS, log);
   const database = await databaseFromConfig(config);
   const runtime = await startRuntime(config, database, log);
   await bootstrap(runtime.deps, log);
