@@ -1,13 +1,18 @@
 import {
   CompiledQuery,
+  createQueryId,
+  IdentifierNode,
   Kysely,
+  RawNode,
   PostgresAdapter,
   PostgresIntrospector,
   PostgresQueryCompiler,
   type DatabaseConnection,
   type Dialect,
   type Driver,
+  type QueryCompiler,
   type QueryResult,
+  type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
 import Result from 'pg/lib/result.js';
@@ -69,29 +74,38 @@ class PipelinedQuery {
   submit(connection: Connection): null {
     connection.stream.cork?.();
     try {
-      for (const s of this.prelude) {
-        if (s.text === SET_SITE_SQL) {
-          // The one statement sent with nearly every request: parsed once per connection, then only bound.
-          if (!prepared.has(connection)) {
-            connection.parse({ text: SET_SITE_SQL, name: SET_SITE, types: [] });
-            prepared.add(connection);
-          }
-          connection.bind({ statement: SET_SITE, values: [...s.values], valueMapper: prepareValue });
-        } else {
-          connection.parse({ text: s.text, types: [] });
-          connection.bind({ values: [...s.values], valueMapper: prepareValue });
-        }
-        connection.execute({});
-      }
-      connection.parse({ text: this.main.text, types: [] });
-      connection.bind({ values: [...this.main.values], valueMapper: prepareValue });
-      connection.describe({ type: 'P', name: '' });
-      connection.execute({});
+      this.send(connection);
+    } catch (err) {
+      // A value that cannot be sent (node-postgres's own query does the same): whatever went out ends with a Sync,
+      // so the session is ready again, and the error is the answer once it is.
+      this.failed = err as Error;
       connection.sync();
     } finally {
       connection.stream.uncork?.();
     }
     return null;
+  }
+
+  private send(connection: Connection): void {
+    for (const s of this.prelude) {
+      if (s.text === SET_SITE_SQL) {
+        // The one statement sent with nearly every request: parsed once per connection, then only bound.
+        if (!prepared.has(connection)) {
+          connection.parse({ text: SET_SITE_SQL, name: SET_SITE, types: [] });
+          prepared.add(connection);
+        }
+        connection.bind({ statement: SET_SITE, values: [...s.values], valueMapper: prepareValue });
+      } else {
+        connection.parse({ text: s.text, types: [] });
+        connection.bind({ values: [...s.values], valueMapper: prepareValue });
+      }
+      connection.execute({});
+    }
+    connection.parse({ text: this.main.text, types: [] });
+    connection.bind({ values: [...this.main.values], valueMapper: prepareValue });
+    connection.describe({ type: 'P', name: '' });
+    connection.execute({});
+    connection.sync();
   }
 
   handleRowDescription(msg: { fields: unknown[] }): void {
@@ -119,12 +133,20 @@ class PipelinedQuery {
   handleError(err: Error & { code?: string }, connection: Connection): void {
     // The named statement is gone only if the session lost it (it never fails to parse): parse it again next time.
     if (err.code === '26000') prepared.delete(connection);
-    this.callback?.(err);
+    this.answer(this.failed ?? err);
+  }
+
+  /** Answers once: an error from the server ends the query in node-postgres, a local one waits for the Sync. */
+  private answered = false;
+  private answer(err: Error | null): void {
+    if (this.answered) return;
+    this.answered = true;
+    if (err) this.callback?.(err);
+    else this.callback?.(null, this.result as unknown as pg.QueryResult);
   }
 
   handleReadyForQuery(): void {
-    if (this.failed) this.callback?.(this.failed);
-    else this.callback?.(null, this.result as unknown as pg.QueryResult);
+    this.answer(this.failed);
   }
 
   handlePortalSuspended(): void {}
@@ -176,6 +198,12 @@ class PipelinedConnection implements DatabaseConnection {
     };
   }
 
+  /** Sends `text` with the next statement (a transaction's start). */
+  defer(text: string): void {
+    if (/^(begin|start transaction)/.test(text)) this.inTransaction = true;
+    this.pending.push({ text, values: [] });
+  }
+
   /** Called when the connection goes back to the pool: nothing deferred may survive into another's use. */
   reset(): void {
     this.pending = [];
@@ -198,10 +226,29 @@ class PipelinedDriver implements Driver {
   async acquireConnection(): Promise<DatabaseConnection> {
     return new PipelinedConnection(await this.pool.connect(), this.scope);
   }
-  /** A reader's transaction starts under the reader's site, as `withSite` would. */
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
-    if (this.scope) await connection.executeQuery(CompiledQuery.raw(this.scope.text, [...this.scope.values]));
+  /**
+   * The start goes with the transaction's first statement, as kysely's own driver words it (isolation level and
+   * access mode honoured); a reader's transaction starts under the reader's site, as `withSite` would.
+   */
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    const c = connection as PipelinedConnection;
+    let start = 'begin';
+    if (settings.isolationLevel || settings.accessMode) {
+      start = 'start transaction';
+      if (settings.isolationLevel) start += ` isolation level ${settings.isolationLevel}`;
+      if (settings.accessMode) start += ` ${settings.accessMode}`;
+    }
+    c.defer(start);
+    if (this.scope) await c.executeQuery(CompiledQuery.raw(this.scope.text, [...this.scope.values]));
+  }
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('savepoint', name), createQueryId()));
+  }
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('rollback to', name), createQueryId()));
+  }
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    await connection.executeQuery(compile(savepointCommand('release', name), createQueryId()));
   }
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('commit'));
@@ -218,6 +265,10 @@ class PipelinedDriver implements Driver {
     if (this.owned) await this.pool.end();
   }
 }
+
+/** `savepoint "name"` and its kin, the name quoted as an identifier (as kysely's own driver builds them). */
+const savepointCommand = (command: string, name: string) =>
+  RawNode.createWithChildren([RawNode.createWithSql(`${command} `), IdentifierNode.create(name)]);
 
 function dialect(pool: pg.Pool, scope: Statement | null, owned: boolean): Dialect {
   return {
