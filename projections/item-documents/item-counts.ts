@@ -1,6 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { TableName } from '../../src/kernel/es/projector.ts';
+import { later } from '../../src/kernel/db/site-scoped.ts';
 
 /**
  * Counting the items that match a list query is the costly part of a page (it visits every match). Every change
@@ -19,9 +20,11 @@ export async function createCountTable(db: Db, t: TableName): Promise<void> {
 }
 
 export async function bumpChanges(trx: Transaction<DB>, t: TableName, site: string, collection: string) {
-  await sql`insert into ${sql.table(t('item_collection_changes'))} as c (site_id, collection, changes)
+  const bump = sql`insert into ${sql.table(t('item_collection_changes'))} as c (site_id, collection, changes)
             values (${site}, ${collection}, 1)
-            on conflict (site_id, collection) do update set changes = c.changes + 1`.execute(trx);
+            on conflict (site_id, collection) do update set changes = c.changes + 1`;
+  // Sent with the transaction's next statement (see `later`).
+  await later(trx, { compile: () => bump.compile(trx) });
 }
 
 const MAX_ENTRIES = 2000;

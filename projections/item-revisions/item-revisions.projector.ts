@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
+import { later } from '../../src/kernel/db/site-scoped.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent, type ItemValues } from '../../src/features/items/item.events.ts';
 
@@ -70,7 +71,7 @@ async function insertUpdate(
   const table = sql.table(t('item_revisions'));
   const { collection, id, changes } = e.data;
   const json = JSON.stringify(changes);
-  await sql`
+  const insert = sql`
     insert into ${table} (site_id, collection, item_id, version, ordinal, revision_id, action, data, delta, actor, at)
     select ${e.siteId}, ${collection}, ${id}, ${e.streamVersion}, coalesce(p.ordinal, 0) + 1, ${e.eventId}, 'update',
            coalesce(p.data, '{}'::jsonb) || ${json}::jsonb, ${json}::jsonb, ${JSON.stringify(e.metadata.actor)}::jsonb, ${e.data.at}
@@ -78,7 +79,9 @@ async function insertUpdate(
       select data, ordinal from ${table}
       where site_id = ${e.siteId} and collection = ${collection} and item_id = ${id}
       order by version desc limit 1) p on true
-    on conflict do nothing`.execute(trx);
+    on conflict do nothing`;
+  // Sent with the transaction's next statement (see `later`): reads the latest revision as of then, in order.
+  await later(trx, { compile: () => insert.compile(trx) });
 }
 
 /**
@@ -141,22 +144,24 @@ export const itemRevisionsProjector = defineProjector<ItemEvent>({
     }
     const rev = revisionOf(e, prev?.data ?? {});
     if (!rev) return;
-    await trx
-      .insertInto('item_revisions')
-      .values({
-        site_id: e.siteId,
-        collection,
-        item_id: id,
-        version: e.streamVersion,
-        ordinal: (prev?.ordinal ?? 0) + 1,
-        revision_id: e.eventId,
-        action: rev.action,
-        data: JSON.stringify(rev.data),
-        delta: JSON.stringify(rev.delta),
-        actor: JSON.stringify(e.metadata.actor),
-        at: e.data.at,
-      })
-      .onConflict((oc) => oc.doNothing())
-      .execute();
+    await later(
+      trx,
+      trx
+        .insertInto('item_revisions')
+        .values({
+          site_id: e.siteId,
+          collection,
+          item_id: id,
+          version: e.streamVersion,
+          ordinal: (prev?.ordinal ?? 0) + 1,
+          revision_id: e.eventId,
+          action: rev.action,
+          data: JSON.stringify(rev.data),
+          delta: JSON.stringify(rev.delta),
+          actor: JSON.stringify(e.metadata.actor),
+          at: e.data.at,
+        })
+        .onConflict((oc) => oc.doNothing()),
+    );
   },
 });

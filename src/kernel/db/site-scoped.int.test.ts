@@ -493,6 +493,69 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
   const onePool = () =>
     createDatabase({ kind: 'postgres', url: servingUrl(url!), ownerUrl: url, schema: database.schema!, poolSize: 1 });
 
+  it('rolls back after a failure inside asSystem in a transaction: the error is the failure, the connection clean', async () => {
+    const one = await onePool();
+    try {
+      // asSystem's restore of the caller's setting waits to go with the next statement, which is the rollback.
+      const err = await withSite(one.db, 'a', (trx) => asSystem(trx, (d) => sql`select 1 / 0 as x`.execute(d))).catch(
+        (e: unknown) => e,
+      );
+      expect(err).toMatchObject({ code: '22012' });
+      expect(await readAsSite(one.db, 'a', settingOf)).toBe('a');
+      const state = await sql<{ state: string }>`select state from pg_stat_activity where datname = current_database()
+        and application_name = ${`content-service:${database.schema}`} and pid <> pg_backend_pid()`.execute(
+        database.owner,
+      );
+      expect(state.rows.map((r) => r.state).filter((x) => x.includes('transaction'))).toEqual([]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('fails only the append whose instance-wide projector fails, in a group of concurrent appends', async () => {
+    const one = await onePool();
+    const meta: EventMetadata = {
+      siteId: 'a',
+      actor: { type: 'system', id: 't' },
+      correlationId: 'c',
+      causationId: null,
+      requestId: null,
+      occurredAt: new Date().toISOString(),
+    };
+    const failing = {
+      name: 'failing-probe',
+      version: 1,
+      mode: 'inline' as const,
+      instanceWide: true,
+      tables: [],
+      handles: ['Poison'],
+      createTables: async () => undefined,
+      apply: async (trx: Db) => {
+        await sql`select 1 / 0`.execute(trx);
+      },
+    };
+    const store = new PgEventStore(one.db, [failing as never]);
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          store
+            .append(`a/probe/${randomUUID()}`, [{ type: i === 15 ? 'Poison' : 'Fine', data: {}, metadata: meta }], {
+              expectedVersion: 'no_stream',
+            })
+            .then(
+              () => 'ok',
+              (e: { code?: string }) => e.code ?? 'error',
+            ),
+        ),
+      );
+      expect(outcomes.filter((o) => o !== 'ok')).toEqual(['22012']);
+      expect(outcomes[15]).toBe('22012');
+      expect(await readAsSite(one.db, 'a', settingOf)).toBe('a');
+    } finally {
+      await one.close();
+    }
+  });
+
   it('parses its set_config statement again on a connection that lost it (DEALLOCATE ALL)', async () => {
     const one = await onePool();
     try {

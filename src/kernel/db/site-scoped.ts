@@ -12,6 +12,7 @@ import {
   type Driver,
   type QueryCompiler,
   type QueryResult,
+  type Transaction,
   type TransactionSettings,
 } from 'kysely';
 import pg from 'pg';
@@ -37,7 +38,7 @@ import type { DB } from './database.ts';
 const SET_SITE = 'svc_set_site';
 const SET_SITE_SQL = 'select set_config($1, $2, true)';
 /** Statements sent with the next one; their answers are not read (exact texts, no other statement is deferred). */
-const DEFERRED = new Set(['begin', 'savepoint group_write', 'release savepoint group_write', SET_SITE_SQL]);
+const DEFERRED = new Set(['begin', 'savepoint group_write', SET_SITE_SQL]);
 /** Connections on which the named `set_config` statement has been parsed. */
 const prepared = new WeakSet<object>();
 
@@ -54,6 +55,8 @@ interface Connection {
 interface Statement {
   text: string;
   values: readonly unknown[];
+  /** A write sent with a later statement (`later`): what its failure becomes, reported by the statement it rode. */
+  mapError?: (err: Error) => Error;
 }
 
 /** A node-postgres "submittable": the prelude's statements, then the statement, one Sync; the last one's rows. */
@@ -133,7 +136,9 @@ class PipelinedQuery {
   handleError(err: Error & { code?: string }, connection: Connection): void {
     // The named statement is gone only if the session lost it (it never fails to parse): parse it again next time.
     if (err.code === '26000') prepared.delete(connection);
-    this.answer(this.failed ?? err);
+    // PostgreSQL stops at the first failure: the statement in hand is the one after those that completed.
+    const failing = this.prelude[this.prelude.length - this.ahead];
+    this.answer(this.failed ?? (failing?.mapError ? failing.mapError(err) : err));
   }
 
   /** Answers once: an error from the server ends the query in node-postgres, a local one waits for the Sync. */
@@ -167,6 +172,8 @@ function pipelined(client: pg.PoolClient, prelude: Statement[], main: Statement)
 }
 
 const AFFECTS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
+const ROLLBACK = /^rollback\b/i;
+const OPENS = /^(begin|start transaction|savepoint)\b/i;
 
 class PipelinedConnection implements DatabaseConnection {
   /** Statements waiting to go with the next one. */
@@ -185,7 +192,9 @@ class PipelinedConnection implements DatabaseConnection {
       this.pending.push({ text: q.sql, values: q.parameters });
       return { rows: [] };
     }
-    const prelude = this.pending;
+    // A rollback undoes what waits to go (writes, site settings) anyway, and in an aborted transaction any of them
+    // would fail and hold the rollback back: only the transaction's start and savepoints still go.
+    const prelude = ROLLBACK.test(q.sql) ? this.pending.filter((p) => OPENS.test(p.text)) : this.pending;
     this.pending = [];
     if (this.scope && !this.inTransaction) prelude.unshift(this.scope);
     if (q.sql === 'commit' || q.sql === 'rollback') this.inTransaction = false;
@@ -196,6 +205,11 @@ class PipelinedConnection implements DatabaseConnection {
       rows: (r.rows ?? []) as R[],
       numAffectedRows: AFFECTS.has(r.command) ? BigInt(r.rowCount ?? 0) : undefined,
     };
+  }
+
+  /** Sends a write whose answer nobody reads with the next statement of the transaction (see `later`). */
+  later(q: CompiledQuery, mapError: (err: Error) => Error): void {
+    this.pending.push({ text: q.sql, values: q.parameters, mapError });
   }
 
   /** Sends `text` with the next statement (a transaction's start). */
@@ -259,11 +273,38 @@ class PipelinedDriver implements Driver {
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const c = connection as PipelinedConnection;
     c.reset();
-    c.client.release();
+    // A connection still inside a transaction (a rollback that could not run) is closed, never handed on.
+    const status = c.client.getTransactionStatus?.();
+    c.client.release(
+      status && status !== 'I' ? new Error(`connection released in transaction state ${status}`) : undefined,
+    );
   }
   async destroy(): Promise<void> {
     if (this.owned) await this.pool.end();
   }
+}
+
+/**
+ * Runs a write whose answer nobody reads inside a transaction on the serving connection: it is sent with the
+ * transaction's next statement (at the latest its release, commit or rollback), in order, so later statements
+ * of the transaction see it. A failure is reported by that next statement, as `mapError` makes it (the write's
+ * own domain meaning, such as a unique field's value being taken). Elsewhere (outside a transaction, PGlite) it
+ * runs at once. The inline projectors of an append write this way: an append then costs a round trip or two.
+ */
+export async function later(
+  db: Kysely<DB> | Transaction<DB>,
+  query: { compile(): CompiledQuery },
+  mapError: (err: Error) => Error = (err) => err,
+): Promise<void> {
+  const compiled = query.compile();
+  if (!db.isTransaction) {
+    await db.executeQuery(compiled).catch((err: Error) => Promise.reject(mapError(err)));
+    return;
+  }
+  await db.getExecutor().provideConnection(async (c) => {
+    if (c instanceof PipelinedConnection) c.later(compiled, mapError);
+    else await c.executeQuery(compiled).catch((err: Error) => Promise.reject(mapError(err)));
+  });
 }
 
 /** `savepoint "name"` and its kin, the name quoted as an identifier (as kysely's own driver builds them). */

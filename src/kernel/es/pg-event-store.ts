@@ -88,12 +88,12 @@ export class PgEventStore implements EventStore {
           const siteId = siteOfStream(streamId);
           // Each stream's rows, and what the inline projectors write for it, are its site's alone.
           await scopeTo(trx, siteId);
-          const last = await bumpVersion(trx, siteId, streamId, events.length, expectedVersion);
           const stamped = events.map((e) => ({
             ...e,
             schemaVersion: e.schemaVersion ?? this.upcasters.currentVersion(e.type),
           }));
-          const inserted = await insertEvents(trx, siteId, streamId, last - events.length + 1, stamped);
+          const inserted = await appendRows(trx, siteId, streamId, stamped, expectedVersion);
+          const last = inserted.at(-1)!.streamVersion;
           const stored = inserted.map((e) => this.upcasters.upcast(e));
           for (const p of this.inline) await applyInline(trx, p, stored);
           results.push({ nextExpectedVersion: last, events: stored });
@@ -211,39 +211,38 @@ export async function readGlobal(
   return rows.rows.map((r) => toStoredEvent(r));
 }
 
-async function bumpVersion(
+/**
+ * Moves the stream's version on by the events' count (checking the expected version) and inserts the events at the
+ * versions it makes, in one statement; no rows back means the expected version did not hold.
+ */
+async function appendRows(
   trx: Transaction<DB>,
   siteId: string,
   streamId: string,
-  n: number,
+  events: NewEvent[],
   expected: ExpectedVersion,
-): Promise<number> {
-  let rows: { version: number }[];
-  if (expected === 'any') {
-    rows = (
-      await sql<{ version: number }>`
-        insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
-        on conflict (site_id, stream_id) do update set version = streams.version + ${n}
-        returning version`.execute(trx)
-    ).rows;
-  } else if (expected === 'no_stream' || expected === 0) {
-    rows = (
-      await sql<{ version: number }>`
-        insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
-        on conflict (site_id, stream_id) do nothing
-        returning version`.execute(trx)
-    ).rows;
-  } else {
-    rows = await trx
-      .updateTable('streams')
-      .set({ version: sql`version + ${n}` })
-      .where('site_id', '=', siteId)
-      .where('stream_id', '=', streamId)
-      .where('version', '=', expected)
-      .returning('version')
-      .execute();
-  }
-  if (rows.length === 0) {
+): Promise<StoredEvent[]> {
+  const n = events.length;
+  const bump =
+    expected === 'any'
+      ? sql`insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
+            on conflict (site_id, stream_id) do update set version = streams.version + ${n} returning version`
+      : expected === 'no_stream' || expected === 0
+        ? sql`insert into streams (site_id, stream_id, version) values (${siteId}, ${streamId}, ${n})
+              on conflict (site_id, stream_id) do nothing returning version`
+        : sql`update streams set version = version + ${n}
+              where site_id = ${siteId} and stream_id = ${streamId} and version = ${expected} returning version`;
+  const ids = events.map((e) => e.eventId ?? randomUUID());
+  const res = await sql<EventRow>`
+    with s as (${bump})
+    insert into events (site_id, stream_id, stream_version, event_id, type, schema_version, data, metadata, created_at)
+    select ${siteId}, ${streamId}, s.version - ${n}::int + u.ord::int, u.id, u.t, u.sv, u.d, u.m, u.c
+    from s, unnest(${ids}::uuid[], ${events.map((e) => e.type)}::text[], ${events.map((e) => e.schemaVersion ?? 1)}::int[],
+                   ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[], ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[],
+                   ${events.map((e) => e.metadata.occurredAt)}::timestamptz[])
+         with ordinality as u(id, t, sv, d, m, c, ord)
+    returning *`.execute(trx);
+  if (res.rows.length === 0) {
     const actual = await trx
       .selectFrom('streams')
       .select('version')
@@ -252,25 +251,6 @@ async function bumpVersion(
       .executeTakeFirst();
     throw new WrongExpectedVersion(streamId, expected, actual?.version ?? null);
   }
-  return rows[0]!.version;
-}
-
-async function insertEvents(
-  trx: Transaction<DB>,
-  siteId: string,
-  streamId: string,
-  firstVersion: number,
-  events: NewEvent[],
-): Promise<StoredEvent[]> {
-  const ids = events.map((e) => e.eventId ?? randomUUID());
-  const res = await sql<EventRow>`
-    insert into events (site_id, stream_id, stream_version, event_id, type, schema_version, data, metadata, created_at)
-    select ${siteId}, ${streamId}, v, id, t, sv, d, m, c
-    from unnest(${events.map((_, i) => firstVersion + i)}::int[], ${ids}::uuid[], ${events.map((e) => e.type)}::text[],
-                ${events.map((e) => e.schemaVersion ?? 1)}::int[], ${events.map((e) => JSON.stringify(e.data ?? null))}::jsonb[],
-                ${events.map((e) => JSON.stringify(e.metadata))}::jsonb[], ${events.map((e) => e.metadata.occurredAt)}::timestamptz[])
-         as u(v, id, t, sv, d, m, c)
-    returning *`.execute(trx);
   return res.rows.sort((a, b) => a.stream_version - b.stream_version).map((r) => toStoredEvent(r));
 }
 
