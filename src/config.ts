@@ -137,6 +137,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(
       'invalid configuration:\n  SVC_WORKERS: several processes need PostgreSQL (DATABASE_URL) and Redis (REDIS_URL), which they share: rate limits and delivery caches live there; the embedded database is one process',
     );
+  if (r.data.SVC_WORKERS > 1 && r.data.SVC_REQUIRE_SETUP_TOKEN && !r.data.SVC_SETUP_TOKEN)
+    throw new Error(
+      'invalid configuration:\n  SVC_SETUP_TOKEN: with SVC_WORKERS > 1 and SVC_REQUIRE_SETUP_TOKEN, give the token: each process would make its own',
+    );
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {

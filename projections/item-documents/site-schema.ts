@@ -15,7 +15,9 @@ export interface SiteSchema {
 const SYSTEM_VALUES: Record<string, FieldType> = { status: 'string', sort: 'integer' };
 
 export async function loadSiteSchema(db: Db, siteId: string): Promise<SiteSchema> {
-  // One after the other: they share one transaction's connection.
+  // One after the other (they may share a transaction's connection). Under `readAsSite` each is a snapshot of its
+  // own: a schema change between them gives a mixed schema, cached under the version read before (the next
+  // version moves past it).
   const collections = await listCollections(db, siteId);
   const rows = await sql<{ collection: string; definition: FieldDef }>`
       select f.collection, f.definition from schema_fields f

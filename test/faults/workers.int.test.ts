@@ -11,7 +11,11 @@ describe('SVC_WORKERS', () => {
   it('refuses several processes without PostgreSQL and Redis, which they share', () => {
     expect(() => loadConfig({ SVC_WORKERS: '2' })).toThrow(/SVC_WORKERS/);
     expect(() => loadConfig({ SVC_WORKERS: '2', DATABASE_URL: 'postgres://x@127.0.0.1/x' })).toThrow(/REDIS_URL/);
-    expect(loadConfig({ SVC_WORKERS: '2', DATABASE_URL: 'postgres://x@h/x', REDIS_URL: 'redis://h' }).SVC_WORKERS).toBe(
+    const two = { SVC_WORKERS: '2', DATABASE_URL: 'postgres://x@h/x', REDIS_URL: 'redis://h' };
+    expect(loadConfig(two).SVC_WORKERS).toBe(2);
+    // Each process would make (and log) a setup token of its own, and a request reaches one of them at random.
+    expect(() => loadConfig({ ...two, SVC_REQUIRE_SETUP_TOKEN: 'true' })).toThrow(/SVC_SETUP_TOKEN/);
+    expect(loadConfig({ ...two, SVC_REQUIRE_SETUP_TOKEN: 'true', SVC_SETUP_TOKEN: 's'.repeat(32) }).SVC_WORKERS).toBe(
       2,
     );
   });
@@ -81,8 +85,15 @@ describe.skipIf(!process.env.TEST_DATABASE_URL || !process.env.TEST_REDIS_URL)('
 
     const workers = [...server.output().matchAll(/"pid":(\d+)[^\n]*Server listening/g)].map((m) => Number(m[1]));
     expect(new Set(workers).size).toBe(2);
+    // A worker that dies is started again (after a second); a stop in that second starts none and ends all.
+    process.kill(workers[1]!, 'SIGKILL');
+    for (let i = 0; i < 100 && !server.output().includes('a worker ended; starting another'); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(server.output()).toContain('a worker ended; starting another');
     server.child.kill('SIGTERM');
     expect(await server.exited).toBe(0);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect([...server.output().matchAll(/Server listening/g)]).toHaveLength(2);
     const alive = (pid: number) => {
       try {
         process.kill(pid, 0);

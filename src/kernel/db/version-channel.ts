@@ -1,13 +1,17 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { VersionChannel } from '../es/version-cache.ts';
 
 const RETRY_MS = 1000;
 
+/** One channel per schema, its name a digest (a schema name may be longer than a channel name, or not ASCII). */
+const channelOf = (schema: string) => `svc_versions_${createHash('sha256').update(schema).digest('hex').slice(0, 32)}`;
+
 /**
  * Stream versions between the nodes of a PostgreSQL deployment over LISTEN/NOTIFY. One connection of its own
- * listens; a message is `<version> <streamId>` on a channel named after the schema, so deployments (or test files)
- * that share a database in schemas of their own do not hear each other. While the listening connection is down
+ * listens; a message is `<version> <streamId>` on a channel named after (a digest of) the schema, so deployments
+ * (or test files) that share a database in schemas of their own do not hear each other. While the listening connection is down
  * the channel is not live (readers go to the database); when it is back, the caches are reset, as messages may
  * have been lost in between.
  */
@@ -24,8 +28,13 @@ export class PgVersionChannel implements VersionChannel {
     private readonly log?: Logger,
   ) {}
 
-  /** Connects and listens; resolves once messages arrive (or the first attempt failed: it retries). */
+  /** Names the channel, connects and listens; resolves once messages arrive (or the first attempt failed: it retries). */
   async start(): Promise<void> {
+    // Named before listening, so that this node tells the others of its writes even while it cannot listen.
+    this.channel ??= await this.pool
+      .query<{ s: string }>('select current_schema() as s')
+      .then((r) => channelOf(r.rows[0]!.s))
+      .catch(() => null);
     await this.connect();
   }
 
@@ -54,7 +63,7 @@ export class PgVersionChannel implements VersionChannel {
     try {
       await client.connect();
       const r = await client.query<{ s: string }>('select current_schema() as s');
-      this.channel = `svc_versions:${r.rows[0]!.s}`.slice(0, 63);
+      this.channel = channelOf(r.rows[0]!.s);
       await client.query(`listen ${client.escapeIdentifier(this.channel)}`);
       this.client = client;
       // Whatever was cached while no message could arrive may be stale.

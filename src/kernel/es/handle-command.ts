@@ -67,7 +67,8 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   // log: the append's expected version proves it current. Any doubt (a conflict, a refusal, nothing to do) is
   // settled by reading the log and deciding again, so a stale memory never decides on its own.
   let known = cache.get(streamId) ?? (opts.fresh ? { version: 0, state: decider.initialState() } : undefined);
-  for (let attempt = 0; ; attempt++) {
+  // The guess, when there is one, is attempt -1: the reads and their retries count from 0.
+  for (let attempt = known ? -1 : 0; ; attempt++) {
     const guess =
       known && (opts.expectedVersion === undefined || opts.expectedVersion === known.version) ? known : undefined;
     known = undefined;

@@ -54,12 +54,14 @@ export interface VersionCacheOptions {
  * request makes ("is my cached schema, my cached access model, still current?") costs no round trip. A version
  * moves on at once with this node's own appends (before the append answers), within a NOTIFY's delivery on the
  * other nodes, and at most `maxAgeMs` late if a message was lost; while the channel is down the cache is bypassed.
- * Versions only grow, so a slow read never puts an older one back.
+ * News only moves a version forward, and a read puts back no older one than news that arrived while it ran; a read
+ * otherwise replaces what was kept, so a version that no append made (a stray or forged message: any role that may
+ * connect may NOTIFY) lasts at most `maxAgeMs`, as a lost message does.
  */
 export class VersionCachedStore implements EventStore {
   readonly kind: string;
   readonly holdAppends?: EventStore['holdAppends'];
-  private readonly versions = new Map<string, { version: number | null; at: number }>();
+  private readonly versions = new Map<string, { version: number | null; at: number; seq: number }>();
   private readonly now: () => number;
   private readonly max: number;
 
@@ -91,18 +93,28 @@ export class VersionCachedStore implements EventStore {
     if (this.opts.maxAgeMs <= 0 || !this.opts.watched(streamId)) return this.inner.streamVersion(streamId);
     const hit = this.versions.get(streamId);
     if (hit && this.channel.live && this.now() - hit.at < this.opts.maxAgeMs) return hit.version;
+    const asked = this.seq;
     const version = await this.inner.streamVersion(streamId);
-    return this.advance(streamId, version);
+    // The database's answer stands, unless news of the stream arrived while it was read (then the larger wins): a
+    // version that no append made (a stray message) lasts until the next read.
+    const touched = this.versions.get(streamId)?.seq ?? 0;
+    return touched > asked ? this.advance(streamId, version) : this.keep(streamId, version);
   }
+
+  /** Counts every change of what is kept, so a read knows whether news arrived while it was under way. */
+  private seq = 0;
 
   /** Keeps the larger of what is known and `version`; returns what is kept. */
   private advance(streamId: string, version: number | null): number | null {
     const known = this.versions.get(streamId)?.version ?? null;
-    const kept = known === null || (version !== null && version > known) ? version : known;
+    return this.keep(streamId, known === null || (version !== null && version > known) ? version : known);
+  }
+
+  private keep(streamId: string, version: number | null): number | null {
     this.versions.delete(streamId);
-    this.versions.set(streamId, { version: kept, at: this.now() });
+    this.versions.set(streamId, { version, at: this.now(), seq: ++this.seq });
     if (this.versions.size > this.max) this.versions.delete(this.versions.keys().next().value!);
-    return kept;
+    return version;
   }
 
   append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
