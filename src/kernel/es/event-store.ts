@@ -101,6 +101,52 @@ export interface EventStore extends GlobalLog {
   close(): Promise<void>;
 }
 
+/**
+ * A store over another that forwards every call: decorators (the projection wait, the version memory) extend it and
+ * override only what they change.
+ */
+export abstract class ForwardingStore implements EventStore {
+  readonly kind: string;
+  readonly holdAppends?: EventStore['holdAppends'];
+  constructor(protected readonly inner: EventStore) {
+    this.kind = inner.kind;
+    if (inner.holdAppends) this.holdAppends = (trx: Transaction<DB>) => inner.holdAppends!(trx);
+  }
+  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+    return this.inner.append(streamId, events, opts);
+  }
+  appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
+    return this.inner.appendMany(batch);
+  }
+  readStream<E extends DomainEvent = DomainEvent>(
+    streamId: string,
+    opts?: ReadStreamOptions,
+  ): AsyncIterable<StoredEvent<E>> {
+    return this.inner.readStream<E>(streamId, opts);
+  }
+  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]> {
+    return this.inner.readAll(opts);
+  }
+  headPosition(): Promise<GlobalPosition | null> {
+    return this.inner.headPosition();
+  }
+  countAfter(after: GlobalPosition | null): Promise<number> {
+    return this.inner.countAfter(after);
+  }
+  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
+    return this.inner.comparePositions(a, b);
+  }
+  streamVersion(streamId: string): Promise<number | null> {
+    return this.inner.streamVersion(streamId);
+  }
+  onAppended(listener: AppendListener): () => void {
+    return this.inner.onAppended(listener);
+  }
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 /** `seconds`: how long the append took, commit included. */
 export type AppendListener = (events: readonly StoredEvent[], info: { seconds: number }) => void;
 

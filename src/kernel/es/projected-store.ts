@@ -1,15 +1,13 @@
 import type { Logger } from 'pino';
-import type { DomainEvent, NewEvent, StoredEvent } from './event.ts';
+import type { NewEvent, StoredEvent } from './event.ts';
 import {
   AppendListeners,
+  ForwardingStore,
   type AppendListener,
   type AppendRequest,
   type AppendResult,
   type EventStore,
   type ExpectedVersion,
-  type GlobalPosition,
-  type ReadAllOptions,
-  type ReadStreamOptions,
 } from './event-store.ts';
 import type { ProjectionSubscription } from './projection-subscription.ts';
 
@@ -20,19 +18,18 @@ import type { ProjectionSubscription } from './projection-subscription.ts';
  * Append listeners hear of a write once it is projected (or the wait is over), as they do with inline projectors:
  * a cache of read-model rows that drops an entry on a write must not be refilled from the rows before it.
  */
-export class ProjectedStore implements EventStore {
-  readonly kind: string;
+export class ProjectedStore extends ForwardingStore {
   private readonly listeners = new AppendListeners();
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly subscription: ProjectionSubscription,
     private readonly waitMs: number,
     private readonly log: Logger,
   ) {
-    this.kind = inner.kind;
+    super(inner);
   }
 
-  async append(
+  override async append(
     streamId: string,
     events: NewEvent[],
     opts: { expectedVersion: ExpectedVersion },
@@ -43,7 +40,7 @@ export class ProjectedStore implements EventStore {
     return result;
   }
 
-  async appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
+  override async appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
     const started = performance.now();
     const results = await this.inner.appendMany(batch);
     await this.projected(results, started);
@@ -70,38 +67,7 @@ export class ProjectedStore implements EventStore {
       );
   }
 
-  readStream<E extends DomainEvent = DomainEvent>(
-    streamId: string,
-    opts?: ReadStreamOptions,
-  ): AsyncIterable<StoredEvent<E>> {
-    return this.inner.readStream<E>(streamId, opts);
-  }
-
-  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]> {
-    return this.inner.readAll(opts);
-  }
-
-  headPosition(): Promise<GlobalPosition | null> {
-    return this.inner.headPosition();
-  }
-
-  countAfter(after: GlobalPosition | null): Promise<number> {
-    return this.inner.countAfter(after);
-  }
-
-  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
-    return this.inner.comparePositions(a, b);
-  }
-
-  streamVersion(streamId: string): Promise<number | null> {
-    return this.inner.streamVersion(streamId);
-  }
-
-  onAppended(listener: AppendListener): () => void {
+  override onAppended(listener: AppendListener): () => void {
     return this.listeners.add(listener);
-  }
-
-  close(): Promise<void> {
-    return this.inner.close();
   }
 }

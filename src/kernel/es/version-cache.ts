@@ -1,17 +1,5 @@
-import type { Transaction } from 'kysely';
 import type { Logger } from 'pino';
-import type { DB } from '../db/database.ts';
-import type { NewEvent, DomainEvent, StoredEvent } from './event.ts';
-import type {
-  AppendListener,
-  AppendRequest,
-  AppendResult,
-  EventStore,
-  ExpectedVersion,
-  GlobalPosition,
-  ReadAllOptions,
-  ReadStreamOptions,
-} from './event-store.ts';
+import { ForwardingStore, type EventStore } from './event-store.ts';
 
 /**
  * How the nodes of a deployment tell each other that a watched stream moved on: PostgreSQL NOTIFY
@@ -58,20 +46,17 @@ export interface VersionCacheOptions {
  * otherwise replaces what was kept, so a version that no append made (a stray or forged message: any role that may
  * connect may NOTIFY) lasts at most `maxAgeMs`, as a lost message does.
  */
-export class VersionCachedStore implements EventStore {
-  readonly kind: string;
-  readonly holdAppends?: EventStore['holdAppends'];
+export class VersionCachedStore extends ForwardingStore {
   private readonly versions = new Map<string, { version: number | null; at: number; seq: number }>();
   private readonly now: () => number;
   private readonly max: number;
 
   constructor(
-    private readonly inner: EventStore,
+    inner: EventStore,
     private readonly channel: VersionChannel,
     private readonly opts: VersionCacheOptions,
   ) {
-    this.kind = inner.kind;
-    if (inner.holdAppends) this.holdAppends = (trx: Transaction<DB>) => inner.holdAppends!(trx);
+    super(inner);
     this.now = opts.now ?? Date.now;
     this.max = opts.maxEntries ?? 20_000;
     inner.onAppended((events) => {
@@ -89,7 +74,7 @@ export class VersionCachedStore implements EventStore {
     );
   }
 
-  async streamVersion(streamId: string): Promise<number | null> {
+  override async streamVersion(streamId: string): Promise<number | null> {
     if (this.opts.maxAgeMs <= 0 || !this.opts.watched(streamId)) return this.inner.streamVersion(streamId);
     const hit = this.versions.get(streamId);
     if (hit && this.channel.live && this.now() - hit.at < this.opts.maxAgeMs) return hit.version;
@@ -117,43 +102,8 @@ export class VersionCachedStore implements EventStore {
     return version;
   }
 
-  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
-    return this.inner.append(streamId, events, opts);
-  }
-
-  appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {
-    return this.inner.appendMany(batch);
-  }
-
-  readStream<E extends DomainEvent = DomainEvent>(
-    streamId: string,
-    opts?: ReadStreamOptions,
-  ): AsyncIterable<StoredEvent<E>> {
-    return this.inner.readStream<E>(streamId, opts);
-  }
-
-  readAll(opts?: ReadAllOptions): Promise<StoredEvent[]> {
-    return this.inner.readAll(opts);
-  }
-
-  headPosition(): Promise<GlobalPosition | null> {
-    return this.inner.headPosition();
-  }
-
-  countAfter(after: GlobalPosition | null): Promise<number> {
-    return this.inner.countAfter(after);
-  }
-
-  comparePositions(a: GlobalPosition | null, b: GlobalPosition | null): number {
-    return this.inner.comparePositions(a, b);
-  }
-
-  onAppended(listener: AppendListener): () => void {
-    return this.inner.onAppended(listener);
-  }
-
-  async close(): Promise<void> {
+  override async close(): Promise<void> {
     await this.channel.close();
-    await this.inner.close();
+    await super.close();
   }
 }
