@@ -14,7 +14,7 @@ export {
   type Reference,
 } from './item-references.queries.ts';
 export { translateRecord } from './item-translate.ts';
-export { loadSiteSchema, relationOn, type SiteSchema } from './site-schema.ts';
+export { loadSiteSchema, relationIndex, relationOn, type SiteSchema } from './site-schema.ts';
 export {
   countSealedOutside,
   countSealedUnder,

@@ -30,19 +30,31 @@ export async function bumpChanges(trx: Transaction<DB>, t: TableName, site: stri
 const MAX_ENTRIES = 2000;
 const caches = new WeakMap<object, Map<string, number>>();
 
-/** The number of rows of a count query, from the cache when the collection has not changed since. */
+/** The counter's value as a column of another statement (`svc_changes`): a list reads its page and counter at once. */
+export const changesColumn = (site: string, collection: string) =>
+  sql`(select changes::text from item_collection_changes where site_id = ${site} and collection = ${collection}) as svc_changes`;
+
+/**
+ * The number of rows of a count query, from the cache when the collection has not changed since. `changes` is the
+ * counter when the caller read it already (`changesColumn`, null when the collection has none yet); otherwise it is
+ * read here first.
+ */
 export async function cachedCount(
   db: Db,
   site: string,
   collection: string,
   query: RawBuilder<{ n: number }>,
+  changes?: string | null,
 ): Promise<number> {
   let cache = caches.get(db.getExecutor().adapter);
   if (!cache) caches.set(db.getExecutor().adapter, (cache = new Map()));
-  const r = await sql<{ changes: string }>`select changes::text from item_collection_changes
-    where site_id = ${site} and collection = ${collection}`.execute(db);
+  if (changes === undefined) {
+    const r = await sql<{ changes: string }>`select changes::text from item_collection_changes
+      where site_id = ${site} and collection = ${collection}`.execute(db);
+    changes = r.rows[0]?.changes ?? null;
+  }
   const compiled = query.compile(db);
-  const key = `${site}\u0000${collection}\u0000${r.rows[0]?.changes ?? 0}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
+  const key = `${site}\u0000${collection}\u0000${changes ?? 0}\u0000${compiled.sql}\u0000${JSON.stringify(compiled.parameters)}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   const n = (await query.execute(db)).rows[0]!.n;

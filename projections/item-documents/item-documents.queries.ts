@@ -2,11 +2,11 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
 import { expandRecords, type DeepSpec } from './item-expand.ts';
-import { cachedCount } from './item-counts.ts';
+import { cachedCount, changesColumn } from './item-counts.ts';
 import { checkDeep, checkFieldTree, fieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
 import type { SiteSchema } from './site-schema.ts';
-import { ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
+import { DELETED_COLUMNS, ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
 
 export { ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
 
@@ -33,8 +33,6 @@ export interface ItemQuery {
   /** The caller's read permissions: rows and fields of this and every related collection. */
   guard?: Guard;
 }
-
-const DELETED_COLUMNS = sql.raw(', a0.deleted_at, a0.deleted_by');
 
 /**
  * The site's item documents as they were at a time, rebuilt from the item revisions: it shadows the
@@ -65,7 +63,8 @@ export async function findItem(
     db,
   );
   const row = r.rows[0];
-  return row ? { ...row, record: toItemRecord(row) } : null;
+  // The record is built in a copy: the row's own values stay as stored.
+  return row ? { ...row, record: toItemRecord({ ...row, data: { ...row.data } }) } : null;
 }
 
 /** `search`: any text-like value of the collection contains the term, case-insensitively. */
@@ -115,22 +114,20 @@ export async function listItems(
   );
   if (!q.single) order.push(sql`a0.created_at asc`, sql`a0.id asc`);
   const orderBy = order.length ? sql`order by ${sql.join(order)}` : sql``;
-  // One after the other: both run on the same transaction's connection.
-  const rows =
-    await sql<ItemRow>`${source} select ${ITEM_COLUMNS}${q.withDeleted ? DELETED_COLUMNS : sql``} from item_documents a0
+  const counted = q.meta.total || q.meta.filterCount;
+  const cacheable = counted && !q.asOf && selfContained;
+  // The collection's change counter comes with the page, so a count in the cache costs no statement of its own.
+  const rows = await sql<ItemRow & { svc_changes?: string | null }>`${source} select ${ITEM_COLUMNS}${
+    q.withDeleted ? DELETED_COLUMNS : sql``
+  }${cacheable ? sql`, ${changesColumn(siteId, collection)}` : sql``} from item_documents a0
                  where ${where} ${orderBy} limit ${q.limit} offset ${q.offset}`.execute(db);
-  const count = await (!(q.meta.total || q.meta.filterCount)
+  // One after the other: both run on the same transaction's connection.
+  const countQuery = sql<{ n: number }>`${source} select count(*)::int as n from item_documents a0 where ${where}`;
+  const count = await (!counted
     ? null
-    : q.asOf || !selfContained
-      ? sql<{ n: number }>`${source} select count(*)::int as n from item_documents a0 where ${where}`
-          .execute(db)
-          .then((r) => r.rows[0]!.n)
-      : cachedCount(
-          db,
-          siteId,
-          collection,
-          sql<{ n: number }>`select count(*)::int as n from item_documents a0 where ${where}`,
-        ));
+    : !cacheable
+      ? countQuery.execute(db).then((r) => r.rows[0]!.n)
+      : cachedCount(db, siteId, collection, countQuery, rows.rows.length ? rows.rows[0]!.svc_changes : undefined));
   const n = count ?? undefined;
   const records = rows.rows.map(toItemRecord);
   const data = await expandRecords(

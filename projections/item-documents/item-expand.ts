@@ -76,7 +76,8 @@ export async function expandRecords(
   if (!ctx.budget) {
     const budget: ExpansionBudget = { rows: 0, records: new WeakSet() };
     const out = await expandRecords({ ...ctx, budget }, collection, records, tree, deep);
-    countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
+    // Without a related record fetched, the answer's records are the list's own (at most 200): nothing to count.
+    if (budget.rows > 0) countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
     return out;
   }
   for (const [key, sub] of tree) {

@@ -44,7 +44,25 @@ export function fieldDef(schema: SiteSchema, collection: string, field: string):
 
 /** The relation carried by `collection.field`, if any. */
 export function relationOn(schema: SiteSchema, collection: string, field: string): RelationRecord | undefined {
-  return schema.relations.find((r) => r.collection === collection && r.field === field);
+  return relationIndex(schema).get(collection)?.get(field);
+}
+
+const relationIndexes = new WeakMap<RelationRecord[], Map<string, Map<string, RelationRecord>>>();
+
+/** The schema's relations by collection and field (asked for per key of every record of an answer). */
+export function relationIndex(schema: SiteSchema): Map<string, Map<string, RelationRecord>> {
+  let index = relationIndexes.get(schema.relations);
+  if (!index) {
+    index = new Map();
+    for (const r of schema.relations) {
+      let m = index.get(r.collection);
+      if (!m) index.set(r.collection, (m = new Map()));
+      // The first one wins, as a search through the list would find it.
+      if (!m.has(r.field)) m.set(r.field, r);
+    }
+    relationIndexes.set(schema.relations, index);
+  }
+  return index;
 }
 
 export const NUMERIC_TYPES: FieldType[] = ['integer', 'bigInteger', 'decimal'];

@@ -2,7 +2,8 @@ import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelop
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
-import { relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { relationIndex, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { RelationRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef } from '../schema/index.ts';
 import type { ItemValues } from './item.events.ts';
 import { typeProblem } from './item.values.ts';
@@ -69,26 +70,61 @@ export function revealRecords<T>(
 ): T {
   if (Array.isArray(value)) return value.map((v) => revealRecords(ring, site, schema, collection, v, mayDecrypt)) as T;
   if (!isRecord(value)) return value;
-  const out: Rec = { ...value };
-  const fields = schema.fields.get(collection);
-  for (const [key, v] of Object.entries(value)) {
-    const f = fields?.get(key);
-    if (f?.encrypted && typeof v === 'string' && envelopeKeyId(v)) {
+  // Only the keys that can hold an envelope or a related record are looked at; a record none of them changes is
+  // answered as it is (most collections have neither, and a list of them is not copied).
+  let out: Rec | null = null;
+  for (const { key, encrypted, relation: r } of keysToReveal(schema, collection)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const v = value[key];
+    let next: unknown = v;
+    if (encrypted && typeof v === 'string' && envelopeKeyId(v)) {
       const plain = mayDecrypt(collection, String(value.id), key)
         ? openValue(ring, v, placeOf(site, collection, String(value.id), key))
         : null;
-      out[key] = plain === null ? MASK : (JSON.parse(plain) as unknown);
+      next = plain === null ? MASK : (JSON.parse(plain) as unknown);
+    } else if (!r || v === null || typeof v !== 'object') {
       continue;
+    } else if (r.kind === 'm2a' && Array.isArray(v)) {
+      const entries = v.map((e: { collection?: unknown; item?: unknown }) => {
+        if (!e || typeof e.collection !== 'string' || !isRecord(e.item)) return e;
+        const item = revealRecords(ring, site, schema, e.collection, e.item, mayDecrypt);
+        return item === e.item ? e : { ...e, item };
+      });
+      if (entries.some((e, i) => e !== v[i])) next = entries;
+    } else if (r.target) {
+      next = revealRecords(ring, site, schema, r.target, v, mayDecrypt);
     }
-    const r = relationOn(schema, collection, key);
-    if (!r || v === null || typeof v !== 'object') continue;
-    if (r.kind === 'm2a' && Array.isArray(v)) {
-      out[key] = v.map((e: { collection?: unknown; item?: unknown }) =>
-        e && typeof e.collection === 'string' && isRecord(e.item)
-          ? { ...e, item: revealRecords(ring, site, schema, e.collection, e.item, mayDecrypt) }
-          : e,
-      );
-    } else if (r.target) out[key] = revealRecords(ring, site, schema, r.target, v, mayDecrypt);
+    if (next === v) continue;
+    out ??= { ...value };
+    out[key] = next;
   }
-  return out as T;
+  return (out ?? value) as T;
+}
+
+interface RevealKey {
+  key: string;
+  encrypted: boolean;
+  relation: RelationRecord | undefined;
+}
+
+const revealKeys = new WeakMap<SiteSchema, Map<string, RevealKey[]>>();
+
+/** The fields of a collection that are encrypted or lead to related records. */
+function keysToReveal(schema: SiteSchema, collection: string): RevealKey[] {
+  let byCollection = revealKeys.get(schema);
+  if (!byCollection) revealKeys.set(schema, (byCollection = new Map()));
+  let keys = byCollection.get(collection);
+  if (!keys) {
+    const relations = relationIndex(schema).get(collection) ?? new Map<string, RelationRecord>();
+    const encrypted = [...(schema.fields.get(collection)?.values() ?? [])]
+      .filter((f) => f.encrypted)
+      .map((f) => f.field);
+    keys = [...new Set([...encrypted, ...relations.keys()])].map((key) => ({
+      key,
+      encrypted: encrypted.includes(key),
+      relation: relations.get(key),
+    }));
+    byCollection.set(collection, keys);
+  }
+  return keys;
 }
