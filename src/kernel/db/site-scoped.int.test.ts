@@ -626,3 +626,106 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
     }
   });
 });
+
+describe.skipIf(!url)('named statements on PostgreSQL', () => {
+  const onePool = () =>
+    createDatabase({ kind: 'postgres', url: servingUrl(url!), ownerUrl: url, schema: database.schema!, poolSize: 1 });
+  type Prepared = { statement: string; runs: number };
+  /** The session's own named statements (the view shows only those of the connection asking). */
+  const preparedOn = async (db: Db, like: string) =>
+    (
+      await sql<Prepared>`select statement, (generic_plans + custom_plans)::int as runs from pg_prepared_statements
+        where statement like ${`%${like}%`} and statement not like '%pg_prepared_statements%'`.execute(db)
+    ).rows;
+
+  beforeAll(async () => {
+    await siteTable('named_rows', [
+      ['a', 1],
+      ['a', 2],
+    ]);
+  });
+
+  it('parses a fixed-shape statement once per connection and then only binds it', async () => {
+    const one = await onePool();
+    try {
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await readAsSite(one.db, 'a', (r) => sql`select n from named_rows where n > ${i % 2}`.execute(r))).rows
+            .length,
+        ).toBe(2 - (i % 2));
+      expect(await preparedOn(one.db, 'from named_rows where n >')).toEqual([
+        { statement: 'select n from named_rows where n > $1', runs: 5 },
+      ]);
+      // A JSON-field expression is planned against its constants every time: never named.
+      await readAsSite(one.db, 'a', (r) =>
+        sql`select n from named_rows where ('{"k":1}'::jsonb ->> 'k')::int = ${1}`.execute(r),
+      );
+      expect(await preparedOn(one.db, "->> 'k'")).toEqual([]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('forgets and closes a name whose statement failed, so failures leave no statement behind', async () => {
+    const one = await onePool();
+    try {
+      for (let i = 0; i < 5; i++) {
+        // Parsed, then failing as it runs.
+        const err = await readAsSite(one.db, 'a', (r) => sql`select n / ${0}::int from named_rows`.execute(r)).catch(
+          (e: unknown) => e,
+        );
+        expect(err).toMatchObject({ code: '22012' });
+        // Failing to parse.
+        const bad = await readAsSite(one.db, 'a', (r) => sql`select n from named_rows wher n = ${1}`.execute(r)).catch(
+          (e: unknown) => e,
+        );
+        expect(bad).toMatchObject({ code: '42601' });
+      }
+      expect(
+        (await readAsSite(one.db, 'a', (r) => sql`select n from named_rows where n = ${2}`.execute(r))).rows,
+      ).toEqual([{ n: 2 }]);
+      expect(await preparedOn(one.db, 'named_rows')).toEqual([
+        { statement: 'select n from named_rows where n = $1', runs: 1 },
+      ]);
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('keeps at most 200 per connection, closing the least recently used', async () => {
+    const one = await onePool();
+    try {
+      const first = (r: Db) => sql`select n from named_rows where n >= ${0} and true`.execute(r);
+      await readAsSite(one.db, 'a', first);
+      for (let i = 0; i < 210; i++) {
+        await readAsSite(one.db, 'a', (r) =>
+          sql`select n + ${sql.raw(String(i))} from named_rows where n > ${0}`.execute(r),
+        );
+        // Used again and again: never the least recently used.
+        if (i % 50 === 0) await readAsSite(one.db, 'a', first);
+      }
+      const named = await preparedOn(one.db, 'named_rows');
+      expect(named.length).toBeLessThanOrEqual(200);
+      expect(named.length).toBeGreaterThan(190);
+      expect(named.map((p) => p.statement)).toContain('select n from named_rows where n >= $1 and true');
+      expect(named.map((p) => p.statement)).not.toContain('select n + 0 from named_rows where n > $1');
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('parses every statement again on a connection that lost them (DEALLOCATE ALL)', async () => {
+    const one = await onePool();
+    try {
+      const read = () => readAsSite(one.db, 'a', (r) => sql`select n from named_rows where n < ${10}`.execute(r));
+      expect((await read()).rows).toHaveLength(2);
+      await sql`deallocate all`.execute(one.db);
+      const first = await read().catch((err: unknown) => err);
+      if (!(first as { rows?: unknown }).rows) expect(first).toMatchObject({ code: '26000' });
+      for (let i = 0; i < 3; i++) expect((await read()).rows).toHaveLength(2);
+      expect(await preparedOn(one.db, 'where n < $1')).toHaveLength(1);
+    } finally {
+      await one.close();
+    }
+  });
+});

@@ -42,10 +42,35 @@ const DEFERRED = new Set(['begin', 'savepoint group_write', SET_SITE_SQL]);
 /** Connections on which the named `set_config` statement has been parsed. */
 const prepared = new WeakSet<object>();
 
+/**
+ * Named statements: a fixed-shape statement (a read by id, a page of a list, a stream's version, an append, a
+ * projector's write) is parsed and planned once per connection and then only bound, which takes a third or more
+ * of PostgreSQL's work per read away. Statements with a JSON-field expression (`->`, `->>`) stay unnamed: their
+ * partial expression indexes are chosen against the constants of the site and collection, which a generic plan
+ * does not see. Kept per connection, least recently used dropped past `MAX_NAMED` (with a Close).
+ */
+const MAX_NAMED = 200;
+const NAMED_KINDS = /^\s*(select|insert|update|delete|with)\b/i;
+const preparable = (text: string) => text.length <= 16_384 && NAMED_KINDS.test(text) && !text.includes('->');
+
+class NamedStatements {
+  /** Text → name, least recently used first. */
+  readonly names = new Map<string, string>();
+  /** Names whose Parse may or may not have taken (their group failed): closed before anything else is sent. */
+  doubtful: string[] = [];
+  next(): string {
+    // One sequence for the process: a name is never used twice on a connection, even after its names were reset.
+    return `svc_q${++namedSeq}`;
+  }
+}
+let namedSeq = 0;
+const namedOn = new WeakMap<object, NamedStatements>();
+
 interface Connection {
   parse(m: { text: string; name?: string; types?: unknown[] }): void;
   bind(m: { portal?: string; statement?: string; values: unknown[]; valueMapper: typeof prepareValue }): void;
   describe(m: { type: 'P' | 'S'; name: string }): void;
+  close(m: { type: 'P' | 'S'; name: string }): void;
   execute(m: { portal?: string; rows?: number }): void;
   sync(): void;
   sendCopyFail(msg: string): void;
@@ -82,6 +107,7 @@ class PipelinedQuery {
       // A value that cannot be sent (node-postgres's own query does the same): whatever went out ends with a Sync,
       // so the session is ready again, and the error is the answer once it is.
       this.failed = err as Error;
+      this.forgetFresh();
       connection.sync();
     } finally {
       connection.stream.uncork?.();
@@ -89,7 +115,17 @@ class PipelinedQuery {
     return null;
   }
 
+  /** Names parsed for the first time by this group: doubtful if the group fails. */
+  private fresh: string[] = [];
+  private named: NamedStatements | undefined;
+
   private send(connection: Connection): void {
+    let named = namedOn.get(connection);
+    if (!named) namedOn.set(connection, (named = new NamedStatements()));
+    this.named = named;
+    // Closing a statement that does not exist is no error: a doubtful name goes, whichever way its Parse went.
+    for (const name of named.doubtful) connection.close({ type: 'S', name });
+    named.doubtful = [];
     for (const s of this.prelude) {
       if (s.text === SET_SITE_SQL) {
         // The one statement sent with nearly every request: parsed once per connection, then only bound.
@@ -99,16 +135,44 @@ class PipelinedQuery {
         }
         connection.bind({ statement: SET_SITE, values: [...s.values], valueMapper: prepareValue });
       } else {
-        connection.parse({ text: s.text, types: [] });
-        connection.bind({ values: [...s.values], valueMapper: prepareValue });
+        this.parseAndBind(connection, named, s);
       }
       connection.execute({});
     }
-    connection.parse({ text: this.main.text, types: [] });
-    connection.bind({ values: [...this.main.values], valueMapper: prepareValue });
+    this.parseAndBind(connection, named, this.main);
     connection.describe({ type: 'P', name: '' });
     connection.execute({});
     connection.sync();
+  }
+
+  private parseAndBind(connection: Connection, named: NamedStatements, s: Statement): void {
+    let name = named.names.get(s.text);
+    if (name !== undefined) {
+      named.names.delete(s.text);
+      named.names.set(s.text, name);
+    } else if (preparable(s.text)) {
+      name = named.next();
+      connection.parse({ text: s.text, name, types: [] });
+      named.names.set(s.text, name);
+      this.fresh.push(name);
+      if (named.names.size > MAX_NAMED) {
+        const [oldest, oldName] = named.names.entries().next().value!;
+        named.names.delete(oldest);
+        connection.close({ type: 'S', name: oldName });
+      }
+    } else {
+      connection.parse({ text: s.text, types: [] });
+    }
+    connection.bind({ statement: name ?? '', values: [...s.values], valueMapper: prepareValue });
+  }
+
+  /** A failed group: its new names are forgotten and closed next time (their Parse may have been skipped). */
+  private forgetFresh(): void {
+    const named = this.named;
+    if (!named || !this.fresh.length) return;
+    for (const [text, name] of named.names) if (this.fresh.includes(name)) named.names.delete(text);
+    named.doubtful.push(...this.fresh);
+    this.fresh = [];
   }
 
   handleRowDescription(msg: { fields: unknown[] }): void {
@@ -134,8 +198,16 @@ class PipelinedQuery {
   }
 
   handleError(err: Error & { code?: string }, connection: Connection): void {
-    // The named statement is gone only if the session lost it (it never fails to parse): parse it again next time.
-    if (err.code === '26000') prepared.delete(connection);
+    // A named statement is missing only if the session lost them (DEALLOCATE ALL): every name is parsed again.
+    if (err.code === '26000') {
+      prepared.delete(connection);
+      const renewed = new NamedStatements();
+      renewed.doubtful = this.fresh;
+      this.fresh = [];
+      namedOn.set(connection, renewed);
+    } else {
+      this.forgetFresh();
+    }
     // PostgreSQL stops at the first failure: the statement in hand is the one after those that completed.
     const failing = this.prelude[this.prelude.length - this.ahead];
     this.answer(this.failed ?? (failing?.mapError ? failing.mapError(err) : err));
@@ -198,9 +270,11 @@ class PipelinedConnection implements DatabaseConnection {
     this.pending = [];
     if (this.scope && !this.inTransaction) prelude.unshift(this.scope);
     if (q.sql === 'commit' || q.sql === 'rollback') this.inTransaction = false;
-    const r = prelude.length
-      ? await pipelined(this.client, prelude, { text: q.sql, values: q.parameters })
-      : await this.client.query(q.sql, [...q.parameters]);
+    const r =
+      // Without parameters node-postgres sends the simple protocol, which also takes several statements in one text.
+      prelude.length || (q.parameters.length && preparable(q.sql))
+        ? await pipelined(this.client, prelude, { text: q.sql, values: q.parameters })
+        : await this.client.query(q.sql, [...q.parameters]);
     return {
       rows: (r.rows ?? []) as R[],
       numAffectedRows: AFFECTS.has(r.command) ? BigInt(r.rowCount ?? 0) : undefined,
