@@ -109,6 +109,110 @@ describe('handleCommand', () => {
   });
 });
 
+async function all<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+describe('handleCommand: commands that queue on one stream go in one append', () => {
+  /** The store, counting appends and failing any append that carries a poisoned value. */
+  const appends: number[] = [];
+  const counting = (poison?: number) =>
+    Object.assign(Object.create(store) as EventStore, {
+      append: (id: string, events: { data: unknown }[], o: never) => {
+        appends.push(events.length);
+        if (poison !== undefined && events.some((e) => (e.data as { n: number }).n === poison))
+          return Promise.reject(new Error('poisoned'));
+        return store.append(id, events as never, o);
+      },
+    });
+  const add = (s: EventStore, id: string, n: number, extra: Partial<Parameters<typeof handleCommand>[4]> = {}) =>
+    handleCommand(
+      s,
+      counter,
+      id,
+      { type: 'Add', n, max: extra.retries === 99 ? undefined : 30 },
+      { metadata: { ...metadata, correlationId: `c${n}` }, ...extra },
+    );
+
+  it('gives each command its own events, version and state, in order, each event under its own metadata', async () => {
+    appends.length = 0;
+    const s = counting();
+    const results = await Promise.all([1, 2, 3, 4, 5, 6].map((n) => add(s, 'k/batch/a', n)));
+    expect(results.map((r) => [r.version, r.state])).toEqual([
+      [1, 1],
+      [2, 3],
+      [3, 6],
+      [4, 10],
+      [5, 15],
+      [6, 21],
+    ]);
+    expect(results.map((r) => r.events.map((e) => [e.streamVersion, e.data, e.metadata.correlationId]))).toEqual(
+      [1, 2, 3, 4, 5, 6].map((n, i) => [[i + 1, { n }, `c${n}`]]),
+    );
+    // The first ran alone; the five that queued meanwhile went in one append.
+    expect(appends).toEqual([1, 5]);
+    const log = await all(store.readStream('k/batch/a'));
+    expect(log.map((e) => [e.data, e.metadata.correlationId])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [{ n }, `c${n}`]));
+  });
+
+  it('refuses a command alone, as it would have been refused in turn, and appends the others', async () => {
+    const s = counting();
+    // max 30: 21 + 4 = 25 passes, + 9 would be 34 (refused), + 5 = 30 passes.
+    const settled = await Promise.allSettled([4, 9, 5].map((n) => add(s, 'k/batch/a', n)));
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value.state : (r.reason as Error).message))).toEqual([
+      25,
+      'would pass 30',
+      30,
+    ]);
+    expect(await store.streamVersion('k/batch/a')).toBe(8);
+  });
+
+  it('answers a pinned version against the version its place in the batch sees', async () => {
+    appends.length = 0;
+    const s = counting();
+    const v = (await store.streamVersion('k/batch/a')) as number;
+    const settled = await Promise.allSettled([
+      add(s, 'k/batch/a', 1, { retries: 99 }),
+      add(s, 'k/batch/a', 1, { expectedVersion: v + 1, retries: 99 }),
+      add(s, 'k/batch/a', 1, { expectedVersion: v + 1, retries: 99 }),
+      add(s, 'k/batch/a', 1, { retries: 99 }),
+    ]);
+    expect(
+      settled.map((r) => (r.status === 'fulfilled' ? r.value.version : (r.reason as { code: string }).code)),
+    ).toEqual([v + 1, v + 2, 'CONFLICT', v + 3]);
+  });
+
+  it('runs a batch again one by one when its append fails for another reason, so only the command at fault fails', async () => {
+    appends.length = 0;
+    const s = counting(13);
+    const settled = await Promise.allSettled([1, 2, 13, 3].map((n) => add(s, 'k/batch/p', n, { retries: 99 })));
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value.state : (r.reason as Error).message))).toEqual([
+      1,
+      3,
+      'poisoned',
+      6,
+    ]);
+    // 1 alone; 2, 13, 3 together (failed); then 2, 13, 3 one by one.
+    expect(appends).toEqual([1, 3, 1, 1, 1]);
+    expect((await all(store.readStream('k/batch/p'))).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('decides a batch again on the fresh state when another writer got in between', async () => {
+    const s = counting();
+    await add(s, 'k/batch/c', 1, { retries: 99 });
+    // Behind this process's back: the memory of version 1 is stale.
+    await store.append('k/batch/c', [{ type: 'Added', data: { n: 10 }, metadata }], { expectedVersion: 1 });
+    const results = await Promise.all([2, 3, 4].map((n) => add(s, 'k/batch/c', n, { retries: 99 })));
+    expect(results.map((r) => [r.version, r.state])).toEqual([
+      [3, 13],
+      [4, 16],
+      [5, 20],
+    ]);
+  });
+});
+
 describe('handleCommands', () => {
   const cmd = (streamId: string, n: number, max?: number) => ({
     decider: counter as Decider<unknown, unknown, DomainEvent>,

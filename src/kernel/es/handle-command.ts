@@ -26,6 +26,13 @@ export interface HandleOptions {
  * Loads a stream, decides, and appends with the loaded version as the expected one. A conflict is
  * re-decided against the fresh state (safe: the decider sees the other writer's events), unless the
  * caller pinned the version it saw; then the conflict goes back as 409 CONFLICT.
+ *
+ * Commands on one stream queue up inside this process, so concurrent writers on one node never race each other
+ * into conflicts (the expected-version check still guards against other nodes). Those that queued while the
+ * stream was busy go together: each is decided in turn against the state the earlier ones left, and all their
+ * events are appended at once, each event under its own command's metadata. Every command gets the answer it
+ * would have got alone, in that order (its own events, the version after them, or its own refusal), and a hot
+ * stream costs one append per batch instead of one per writer.
  */
 export function handleCommand<S, C, E extends DomainEvent>(
   store: EventStore,
@@ -34,24 +41,54 @@ export function handleCommand<S, C, E extends DomainEvent>(
   command: C,
   opts: HandleOptions,
 ): Promise<CommandResult<S, E>> {
-  return serialised(streamId, () => decideAndAppend(store, decider, streamId, command, opts));
+  return new Promise((resolve, reject) => {
+    let queues = queuesOf.get(store);
+    if (!queues) queuesOf.set(store, (queues = new Map()));
+    let q = queues.get(streamId);
+    if (!q) queues.set(streamId, (q = { running: false, waiting: [] }));
+    q.waiting.push({ decider, command, opts, resolve, reject } as unknown as Pending);
+    if (!q.running) void drain(store, streamId, q, queues);
+  });
 }
 
-const tails = new Map<string, Promise<unknown>>();
+interface Pending {
+  decider: Decider<unknown, unknown, DomainEvent>;
+  command: unknown;
+  opts: HandleOptions;
+  resolve: (r: CommandResult<unknown, DomainEvent>) => void;
+  reject: (err: unknown) => void;
+}
 
-/**
- * Commands on one stream queue up inside this process, so concurrent writers on one node never race each
- * other into conflicts; the expected-version check still guards against other nodes.
- */
-function serialised<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const prev = tails.get(key) ?? Promise.resolve();
-  const run = prev.then(fn, fn);
-  const tail = run.catch(() => undefined);
-  tails.set(key, tail);
-  void tail.then(() => {
-    if (tails.get(key) === tail) tails.delete(key);
-  });
-  return run;
+interface StreamQueue {
+  running: boolean;
+  waiting: Pending[];
+}
+
+/** Commands one append takes at most. */
+const MAX_BATCH = 64;
+const queuesOf = new WeakMap<EventStore, Map<string, StreamQueue>>();
+
+async function drain(store: EventStore, streamId: string, q: StreamQueue, queues: Map<string, StreamQueue>) {
+  q.running = true;
+  try {
+    while (q.waiting.length) {
+      // One decider per batch (a stream has one; anything else waits for the next round).
+      const first = q.waiting[0]!.decider;
+      const batch: Pending[] = [];
+      const rest: Pending[] = [];
+      for (const p of q.waiting) (p.decider === first && batch.length < MAX_BATCH ? batch : rest).push(p);
+      q.waiting = rest;
+      if (batch.length === 1) {
+        const [p] = batch as [Pending];
+        await decideAndAppend(store, p.decider, streamId, p.command, p.opts).then(p.resolve, p.reject);
+      } else {
+        await decideAndAppendBatch(store, first, streamId, batch);
+      }
+    }
+  } finally {
+    q.running = false;
+    if (queues.get(streamId) === q && !q.waiting.length) queues.delete(streamId);
+  }
 }
 
 async function decideAndAppend<S, C, E extends DomainEvent>(
@@ -111,6 +148,99 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
       // A guess that missed is read again without counting as a retry; a pinned version is a conflict.
       if (opts.expectedVersion !== undefined || (!guess && attempt >= retries))
         throw versionConflict(streamId, version, err.actual);
+    }
+  }
+}
+
+interface Planned {
+  p: Pending;
+  events: DomainEvent[];
+  state: unknown;
+  version: number;
+}
+
+/**
+ * Several commands on one stream in one append (see handleCommand). A guess from memory that any command refuses
+ * or finds nothing to do is read again, as for a single command. An append that fails for another reason than a
+ * conflict (a unique value taken, found by a projector) runs the commands again one by one, so that only the
+ * command at fault fails.
+ */
+async function decideAndAppendBatch(
+  store: EventStore,
+  decider: Decider<unknown, unknown, DomainEvent>,
+  streamId: string,
+  batch: Pending[],
+): Promise<void> {
+  const cache = stateCache(store, decider as Decider<unknown, never, never>);
+  const retries = Math.min(...batch.map((p) => p.opts.retries ?? 5));
+  let known =
+    cache.get(streamId) ??
+    (batch.every((p) => p.opts.fresh) ? { version: 0, state: decider.initialState() } : undefined);
+  for (let attempt = known ? -1 : 0; ; attempt++) {
+    const guess = known;
+    known = undefined;
+    const loaded = guess
+      ? guess
+      : await aggregateStream(
+          store,
+          streamId,
+          (st: unknown, e: DomainEvent) => decider.evolve(st, e),
+          () => decider.initialState(),
+          { cache },
+        );
+    let state = loaded.state;
+    let version = loaded.version;
+    const planned: Planned[] = [];
+    const refused: { p: Pending; err: unknown }[] = [];
+    let doubt = false;
+    for (const p of batch) {
+      const pinned = p.opts.expectedVersion;
+      let decided: DomainEvent[];
+      try {
+        if (pinned !== undefined && pinned !== version) throw versionConflict(streamId, pinned, version);
+        decided = decider.decide(p.command, state);
+      } catch (err) {
+        // From memory, a refusal may be memory's fault: read, then decide the whole batch again.
+        if (guess) {
+          doubt = true;
+          break;
+        }
+        refused.push({ p, err });
+        continue;
+      }
+      if (!decided.length && guess) {
+        doubt = true;
+        break;
+      }
+      for (const e of decided) state = decider.evolve(state, e);
+      version += decided.length;
+      planned.push({ p, events: decided, state, version });
+    }
+    if (doubt) continue;
+    const events = planned.flatMap((x) =>
+      x.events.map((e) => ({ type: e.type, data: e.data, metadata: x.p.opts.metadata })),
+    );
+    try {
+      const stored = events.length
+        ? (await store.append(streamId, events, { expectedVersion: loaded.version })).events
+        : [];
+      if (events.length) cache.set(streamId, version, state);
+      let at = 0;
+      for (const x of planned)
+        x.p.resolve({ state: x.state, version: x.version, events: stored.slice(at, (at += x.events.length)) });
+      for (const r of refused) r.p.reject(r.err);
+      return;
+    } catch (err) {
+      if (!(err instanceof WrongExpectedVersion)) {
+        for (const p of batch)
+          await decideAndAppend(store, p.decider, streamId, p.command, p.opts).then(p.resolve, p.reject);
+        return;
+      }
+      // Another node wrote: everything is decided again on the fresh state (a pinned version then answers 409).
+      if (!guess && attempt >= retries) {
+        for (const p of batch) p.reject(versionConflict(streamId, loaded.version, err.actual));
+        return;
+      }
     }
   }
 }
