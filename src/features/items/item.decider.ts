@@ -6,7 +6,19 @@ import type { FieldDef, Workflow } from '../schema/index.ts';
 import type { ItemEvent, ItemValues } from './item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 
-export type ItemState = { status: 'absent' } | { status: 'live' | 'deleted'; values: ItemValues };
+/** When and by whom an item was created and last changed, as its read model shows them. */
+export interface ItemStamp {
+  created_at: string;
+  created_by: string;
+  updated_at: string;
+  updated_by: string;
+}
+
+export type ItemState = { status: 'absent' } | { status: 'live' | 'deleted'; values: ItemValues; stamp?: ItemStamp };
+
+/** The stamp after a change by `d` (a rewrap or a delete is no change of the values, and keeps it). */
+const touched = (s: ItemState, d: { at: string; by: string }): ItemStamp | undefined =>
+  s.status === 'absent' || !s.stamp ? undefined : { ...s.stamp, updated_at: d.at, updated_by: d.by };
 
 /** The collection's fields, the time and the actor travel with every command: the decider reads nothing. */
 type Ctx = { collection: string; id: string; fields: FieldDef[]; now: string; by: string; workflow?: Workflow | null };
@@ -58,20 +70,30 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
   initialState: () => ({ status: 'absent' }),
   evolve: (s, e) => {
     switch (e.type) {
-      case 'ItemCreated':
+      case 'ItemCreated': {
+        const { at, by } = e.data;
+        return {
+          status: 'live',
+          values: e.data.values,
+          stamp: { created_at: at, created_by: by, updated_at: at, updated_by: by },
+        };
+      }
       case 'ItemReplaced':
-        return { status: 'live', values: e.data.values };
+        return { status: 'live', values: e.data.values, stamp: touched(s, e.data) };
       case 'ItemReverted':
       case 'ItemVersionPromoted':
-        return s.status === 'absent' ? s : { ...s, values: e.data.values };
+        return s.status === 'absent' ? s : { ...s, values: e.data.values, stamp: touched(s, e.data) };
       case 'ItemRestored':
-        return s.status === 'absent' ? s : { status: 'live', values: s.values };
+        return s.status === 'absent' ? s : { status: 'live', values: s.values, stamp: touched(s, e.data) };
       case 'ItemUpdated':
+        return s.status === 'absent'
+          ? s
+          : { ...s, values: { ...s.values, ...e.data.changes }, stamp: touched(s, e.data) };
       case 'ItemRewrapped':
         return s.status === 'absent' ? s : { ...s, values: { ...s.values, ...e.data.changes } };
       case 'ItemDeleted':
       case 'ItemPurged':
-        return s.status === 'absent' ? s : { status: 'deleted', values: s.values };
+        return s.status === 'absent' ? s : { status: 'deleted', values: s.values, stamp: s.stamp };
       default:
         return assertNever(e);
     }

@@ -4,6 +4,7 @@ import { siteOf } from '../../kernel/http/access.ts';
 import { relationOn } from '../../../projections/item-documents/index.ts';
 import { revealRecords, sealItemValues } from './encrypted-fields.ts';
 import type { ItemValues } from './item.events.ts';
+import type { ItemState } from './item.decider.ts';
 import { itemPermissions, readGuard } from './item.permissions.ts';
 import type { CollectionSchema } from './item.reads.ts';
 
@@ -65,3 +66,13 @@ export const writeMeta = (res: { version: number; events: { eventId: string }[] 
   version: res.version,
   revisionId: res.events.at(-1)?.eventId ?? null,
 });
+
+/**
+ * The item as a write left it, from the decider's state after the write (its values and stamp are what the read
+ * model holds at that version), so that the answer shows this write, not one that came after it. Null when the
+ * state cannot tell (not live).
+ */
+export function writtenRecord(id: string, state: ItemState): (ItemValues & { id: string }) | null {
+  if (state.status !== 'live' || !state.stamp) return null;
+  return { ...state.values, id, ...state.stamp };
+}

@@ -82,6 +82,37 @@ describe('item CRUD', () => {
     expect((await call('PATCH', `/api/v1/items/articles/${id}`, { views: 1 })).statusCode).toBe(404);
   });
 
+  it('answers a PATCH or PUT with the item exactly as a read right after shows it', async () => {
+    const id = (await call('POST', '/api/v1/items/articles', { title: 'Same', meta: { a: [1, 'x'] } })).json().data.id;
+    for (const [method, body] of [
+      ['PATCH', { views: 7, published_at: '2025-01-02T03:04:05.678Z' }],
+      ['PUT', { title: 'Whole', tone: 'loud' }],
+      ['PATCH', { views: 7 }],
+    ] as const) {
+      const written = await call(method, `/api/v1/items/articles/${id}`, body);
+      expect(written.statusCode).toBe(200);
+      const read = await call('GET', `/api/v1/items/articles/${id}`);
+      expect(written.json().data).toEqual(read.json().data);
+    }
+  });
+
+  it('answers each of many concurrent PATCHes of one item with that write, at its own version', async () => {
+    const id = (await call('POST', '/api/v1/items/articles', { title: 'Hot' })).json().data.id;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call('PATCH', `/api/v1/items/articles/${id}`, { title: `t${i}`, views: i })),
+    );
+    const seen = answers.map((a, i) => {
+      expect(a.statusCode).toBe(200);
+      // Its own values, not those of a write queued after it.
+      expect(a.json().data).toMatchObject({ title: `t${i}`, views: i });
+      return [a.json().data.title, a.json().data.views, a.json().meta.version] as [string, number, number];
+    });
+    // Versions 2..13, one each.
+    expect(seen.map((x) => x[2]).sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 2));
+    const last = seen.find((x) => x[2] === 13)!;
+    expect((await call('GET', `/api/v1/items/articles/${id}`)).json().data).toMatchObject({ title: last[0] });
+  });
+
   it('keeps items to their site and writes to writers', async () => {
     const id = (await call('POST', '/api/v1/items/articles', { title: 'Mine' })).json().data.id;
     expect((await call('GET', `/api/v1/items/articles/${id}`, undefined, 'other')).statusCode).toBe(404);

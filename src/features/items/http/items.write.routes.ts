@@ -10,7 +10,7 @@ import { findDependents } from '../../../../projections/item-documents/index.ts'
 import { createItems, deleteItem, replaceItem, updateItem } from '../item.commands.ts';
 import { DependentRecordsExist } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
-import { present, withNullFields, writeMeta } from '../item.present.ts';
+import { present, withNullFields, writeMeta, writtenRecord } from '../item.present.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
 import { ItemsCreatedBody, ItemWriteBody } from './items.schemas.ts';
@@ -72,7 +72,8 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
         const res = patch
           ? await updateItem(deps, ctx, { schema: s, id, changes: values })
           : await replaceItem(deps, ctx, { schema: s, id, values });
-        const record = (await readItem(deps, ctx.siteId, collection, id))!.record;
+        // As this write left the item (a write queued after it may be committed already).
+        const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, collection, id))!.record;
         return { data: await present(deps, req, s, withNullFields(s, record)), meta: writeMeta(res) };
       },
     );
