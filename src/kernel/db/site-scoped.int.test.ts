@@ -6,6 +6,7 @@ import { asSite, asSystem, readAsSite, withSite } from '../tenancy/site.ts';
 import type { EventMetadata } from '../es/event.ts';
 import { PgEventStore } from '../es/pg-event-store.ts';
 import { createDatabase } from './create-db.ts';
+import { later } from './site-scoped.ts';
 import type { Db, DB } from './database.ts';
 import { grantReadModel, secureTable } from './row-security.ts';
 
@@ -551,6 +552,71 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
       expect(outcomes.filter((o) => o !== 'ok')).toEqual(['22012']);
       expect(outcomes[15]).toBe('22012');
       expect(await readAsSite(one.db, 'a', settingOf)).toBe('a');
+    } finally {
+      await one.close();
+    }
+  });
+
+  it('fails only the append whose deferred read-model write fails, though it rides with the next append of its group', async () => {
+    await siteTable('deferred_rows', []);
+    const one = await onePool();
+    const meta: EventMetadata = {
+      siteId: 'a',
+      actor: { type: 'system', id: 't' },
+      correlationId: 'c',
+      causationId: null,
+      requestId: null,
+      occurredAt: new Date().toISOString(),
+    };
+    // Each event's row is written with the transaction's next statement; a Poison one's fails there.
+    const deferring = {
+      name: 'deferring-probe',
+      version: 1,
+      mode: 'inline' as const,
+      tables: [],
+      handles: ['Fine', 'Poison'],
+      createTables: async () => undefined,
+      apply: async (trx: Db, e: { type: string; data: { i: number } }) => {
+        const n = e.type === 'Poison' ? sql`${e.data.i} / ${0}::int` : sql`${e.data.i}::int`;
+        await later(trx as never, {
+          compile: () => sql`insert into deferred_rows (site_id, n) values ('a', ${n})`.compile(trx),
+        });
+      },
+    };
+    const store = new PgEventStore(one.db, [deferring as never]);
+    const kind = (i: number) => (i === 15 ? 'poison' : i === 21 ? 'unsendable' : 'fine');
+    try {
+      const outcomes = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          store
+            .append(
+              `a/deferred/${i}`,
+              [
+                {
+                  type: kind(i) === 'poison' ? 'Poison' : 'Fine',
+                  // A value node-postgres cannot send fails before anything of this append goes out.
+                  data: kind(i) === 'unsendable' ? { i, big: 1n } : { i },
+                  metadata: meta,
+                },
+              ],
+              { expectedVersion: 'no_stream' },
+            )
+            .then(
+              () => 'ok',
+              (e: { code?: string; name?: string }) => e.code ?? e.name ?? 'error',
+            ),
+        ),
+      );
+      expect(outcomes.flatMap((o, i) => (o === 'ok' ? [] : [[i, o]]))).toEqual([
+        [15, '22012'],
+        [21, 'TypeError'],
+      ]);
+      const fine = Array.from({ length: 30 }, (_, i) => i).filter((i) => kind(i) === 'fine');
+      const rows = await sql<{ n: number }>`select n from deferred_rows order by n`.execute(database.owner);
+      expect(rows.rows.map((r) => r.n)).toEqual(fine);
+      const logged = await sql<{ stream_id: string }>`
+        select stream_id from events where stream_id like 'a/deferred/%'`.execute(database.owner);
+      expect(logged.rows.map((r) => Number(r.stream_id.split('/')[2])).sort((a, b) => a - b)).toEqual(fine);
     } finally {
       await one.close();
     }

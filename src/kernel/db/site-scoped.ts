@@ -82,7 +82,14 @@ interface Statement {
   values: readonly unknown[];
   /** A write sent with a later statement (`later`): what its failure becomes, reported by the statement it rode. */
   mapError?: (err: Error) => Error;
+  /** Whose write it is (see `ownWrites`): a failure of it is reported as that owner's. */
+  owner?: number;
 }
+
+/** The owner of the deferred write whose failure an error reports (see `ownWrites`), if any. */
+const owners = new WeakMap<object, number>();
+export const failedOwner = (err: unknown): number | undefined =>
+  err && typeof err === 'object' ? owners.get(err) : undefined;
 
 /** A node-postgres "submittable": the prelude's statements, then the statement, one Sync; the last one's rows. */
 class PipelinedQuery {
@@ -210,7 +217,9 @@ class PipelinedQuery {
     }
     // PostgreSQL stops at the first failure: the statement in hand is the one after those that completed.
     const failing = this.prelude[this.prelude.length - this.ahead];
-    this.answer(this.failed ?? (failing?.mapError ? failing.mapError(err) : err));
+    const reported = this.failed ?? (failing?.mapError ? failing.mapError(err) : err);
+    if (!this.failed && failing?.owner !== undefined) owners.set(reported, failing.owner);
+    this.answer(reported);
   }
 
   /** Answers once: an error from the server ends the query in node-postgres, a local one waits for the Sync. */
@@ -247,10 +256,20 @@ const AFFECTS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 const ROLLBACK = /^rollback\b/i;
 const OPENS = /^(begin|start transaction|savepoint)\b/i;
 
+function keptByRollback(text: string, pending: Statement[]): Statement[] {
+  const opens = pending.filter((p) => OPENS.test(p.text));
+  if (!/^rollback\s+to\b/i.test(text)) return opens;
+  for (let last = pending.length - 1; last >= 0; last--)
+    if (/^savepoint\b/i.test(pending[last]!.text)) return pending.slice(0, last + 1);
+  return opens;
+}
+
 class PipelinedConnection implements DatabaseConnection {
   /** Statements waiting to go with the next one. */
   private pending: Statement[] = [];
   inTransaction = false;
+  /** The write that `later` statements belong to now (see `ownWrites`). */
+  owner: number | undefined = undefined;
 
   constructor(
     readonly client: pg.PoolClient,
@@ -265,8 +284,9 @@ class PipelinedConnection implements DatabaseConnection {
       return { rows: [] };
     }
     // A rollback undoes what waits to go (writes, site settings) anyway, and in an aborted transaction any of them
-    // would fail and hold the rollback back: only the transaction's start and savepoints still go.
-    const prelude = ROLLBACK.test(q.sql) ? this.pending.filter((p) => OPENS.test(p.text)) : this.pending;
+    // would fail and hold the rollback back: only the transaction's start and savepoints still go. A rollback to a
+    // savepoint keeps what waits before the last savepoint waiting (an earlier write's, outside what it undoes).
+    const prelude = ROLLBACK.test(q.sql) ? keptByRollback(q.sql, this.pending) : this.pending;
     this.pending = [];
     if (this.scope && !this.inTransaction) prelude.unshift(this.scope);
     if (q.sql === 'commit' || q.sql === 'rollback') this.inTransaction = false;
@@ -283,7 +303,7 @@ class PipelinedConnection implements DatabaseConnection {
 
   /** Sends a write whose answer nobody reads with the next statement of the transaction (see `later`). */
   later(q: CompiledQuery, mapError: (err: Error) => Error): void {
-    this.pending.push({ text: q.sql, values: q.parameters, mapError });
+    this.pending.push({ text: q.sql, values: q.parameters, mapError, owner: this.owner });
   }
 
   /** Sends `text` with the next statement (a transaction's start). */
@@ -296,6 +316,7 @@ class PipelinedConnection implements DatabaseConnection {
   reset(): void {
     this.pending = [];
     this.inTransaction = false;
+    this.owner = undefined;
   }
 
   // eslint-disable-next-line require-yield
@@ -378,6 +399,27 @@ export async function later(
   await db.getExecutor().provideConnection(async (c) => {
     if (c instanceof PipelinedConnection) c.later(compiled, mapError);
     else await c.executeQuery(compiled).catch((err: Error) => Promise.reject(mapError(err)));
+  });
+}
+
+/**
+ * Sends `text` (a statement whose answer nobody reads, such as a savepoint's release) with the transaction's next
+ * statement on the serving connection; elsewhere it runs at once.
+ */
+export async function deferStatement(trx: Transaction<DB>, text: string): Promise<void> {
+  await trx.getExecutor().provideConnection(async (c) => {
+    if (c instanceof PipelinedConnection) c.defer(text);
+    else await c.executeQuery(CompiledQuery.raw(text));
+  });
+}
+
+/**
+ * Marks the `later` writes of the transaction from now on as `owner`'s: when one of them fails with a statement that
+ * is not its owner's (it rode with the next write's first statement), `failedOwner(err)` names whose it was.
+ */
+export async function ownWrites(trx: Transaction<DB>, owner: number | undefined): Promise<void> {
+  await trx.getExecutor().provideConnection(async (c) => {
+    if (c instanceof PipelinedConnection) c.owner = owner;
   });
 }
 
