@@ -30,6 +30,8 @@ export interface ItemQuery {
   withDeleted?: boolean;
   /** One item by id: no ordering, so the planner goes straight to the primary key. */
   single?: boolean;
+  /** The item's id when `single` (matched as the filter `{ id: { _eq } }` would, without compiling one). */
+  id?: string;
   /** The caller's read permissions: rows and fields of this and every related collection. */
   guard?: Guard;
 }
@@ -99,6 +101,7 @@ export async function listItems(
   const scope = rootScope(schema, collection, q.guard);
   const live = q.withDeleted ? sql`true` : sql`a0.deleted_at is null`;
   const where = sql`a0.site_id = ${siteId} and a0.collection = ${collection} and ${live} and ${guardRows(scope)}
+                    and ${q.id !== undefined ? sql`a0.id = ${q.id}` : sql`true`}
                     and ${q.filter ? compileFilter(q.filter, scope) : sql`true`}
                     and ${q.search ? searchCondition(q.search, scope) : sql`true`}`;
   // A filter through a relation depends on other collections' changes too: such counts are not cached.

@@ -32,6 +32,23 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
   const bySite = new Map<string, { at: number; issuers: TrustedIssuerRecord[] }>();
   const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
   const provisioned = new Map<string, { userId: string; role: string }>();
+  // Every request with a bearer token asks here first: the token's (unverified) issuer is decoded once per token.
+  const issuers = new Map<string, string | null>();
+  const issuerClaim = (token: string): string | null => {
+    const known = issuers.get(token);
+    if (known !== undefined) return known;
+    let iss: unknown = null;
+    if (JWT_SHAPE.test(token)) {
+      try {
+        iss = decodeJwt(token).iss;
+      } catch {
+        iss = null;
+      }
+    }
+    const found = typeof iss === 'string' ? iss : null;
+    bounded(issuers, token, found);
+    return found;
+  };
   let epoch = 0;
   deps.store.onAppended((events) => {
     for (const e of events)
@@ -108,14 +125,9 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     name: 'external-jwt',
     order: 50,
     authenticate: async (token, ctx): Promise<Actor | null> => {
-      if (!ctx.siteId || !SITE_ID_PATTERN.test(ctx.siteId) || !JWT_SHAPE.test(token)) return null;
-      let iss: unknown;
-      try {
-        iss = decodeJwt(token).iss;
-      } catch {
-        return null;
-      }
-      if (typeof iss !== 'string') return null;
+      if (!ctx.siteId || !SITE_ID_PATTERN.test(ctx.siteId)) return null;
+      const iss = issuerClaim(token);
+      if (iss === null) return null;
       const issuer = (await issuersOf(ctx.siteId)).find((i) => i.issuer === iss);
       if (!issuer) return null;
       const payload = await verify(token, issuer);

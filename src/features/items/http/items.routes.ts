@@ -51,7 +51,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const one = async (req: FastifyRequest, s: CollectionSchema, id: string, raw: Raw, withDeleted = false) => {
     const kept = Object.entries(raw).filter(([k]) => k === 'fields' || k.startsWith('deep'));
     const base = parseItemQuery({ ...Object.fromEntries(kept), meta: 'none', limit: '1' });
-    const res = await query(req, s, { ...base, filter: { id: { _eq: id } }, withDeleted, single: true });
+    const res = await query(req, s, { ...base, id, withDeleted, single: true });
     return res.data[0] ?? null;
   };
 
