@@ -6,6 +6,7 @@ import { cachedCount, changesColumn } from './item-counts.ts';
 import { checkDeep, checkFieldTree, fieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
 import type { SiteSchema } from './site-schema.ts';
+import { InvalidItemQuery } from './item-query.errors.ts';
 import { DELETED_COLUMNS, ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
 
 export { ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
@@ -32,6 +33,11 @@ export interface ItemQuery {
   single?: boolean;
   /** The item's id when `single` (matched as the filter `{ id: { _eq } }` would, without compiling one). */
   id?: string;
+  /**
+   * Keyset pagination: the page starts right after this item (by id) in the list's order, however deep, at the cost
+   * of a page near the start. The item must be one the caller may read (else 400); it need not match the filter.
+   */
+  after?: string;
   /** The caller's read permissions: rows and fields of this and every related collection. */
   guard?: Guard;
 }
@@ -108,22 +114,55 @@ export async function listItems(
   const selfContained = scope.aliases.n === 0;
   const page = { limit: q.limit, offset: q.offset };
   const source = q.asOf ? asOfDocuments(siteId, q.asOf) : sql``;
-  if (q.aggregate || q.groupBy.length) return { data: await aggregate(db, q, scope, where, source), meta: page };
+  if (q.aggregate || q.groupBy.length) {
+    if (q.after !== undefined)
+      throw new InvalidItemQuery({ message: 'after pages items, not aggregates', path: ['query', 'after'] });
+    return { data: await aggregate(db, q, scope, where, source), meta: page };
+  }
   const tree = fieldTree(q.fields);
   checkFieldTree(tree, schema, collection);
   checkDeep(q.deep, schema, collection);
-  const order = q.sort.map((s) =>
-    s.startsWith('-') ? sql`${sortTarget(s.slice(1), scope)} desc` : sql`${sortTarget(s, scope)} asc`,
+  const keys: SortKey[] = q.sort.map((s) =>
+    s.startsWith('-')
+      ? { expr: sortTarget(s.slice(1), scope), desc: true }
+      : { expr: sortTarget(s, scope), desc: false },
   );
-  if (!q.single) order.push(sql`a0.created_at asc`, sql`a0.id asc`);
+  if (!q.single)
+    keys.push(
+      { expr: sql`a0.created_at`, desc: false, notNull: true },
+      { expr: sql`a0.id`, desc: false, notNull: true },
+    );
+  const order = keys.map((k) => (k.desc ? sql`${k.expr} desc` : sql`${k.expr} asc`));
   const orderBy = order.length ? sql`order by ${sql.join(order)}` : sql``;
+  let keyset = { where: sql`true`, with: sql`` };
+  // The anchor of `after`: an item of the list's collection the caller may read (filter or not).
+  const anchor = () => sql`a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = ${q.after ?? null}
+                     and ${live} and ${guardRows(scope)}`;
+  if (q.after !== undefined) {
+    if (q.asOf || q.single)
+      throw new InvalidItemQuery({ message: 'after cannot be combined with asOf', path: ['query', 'after'] });
+    keyset = {
+      with: sql`with svc_after as (select ${sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`))}
+                from item_documents a0 where ${anchor()}) `,
+      where: afterKeys(keys),
+    };
+  }
   const counted = q.meta.total || q.meta.filterCount;
   const cacheable = counted && !q.asOf && selfContained;
   // The collection's change counter comes with the page, so a count in the cache costs no statement of its own.
-  const rows = await sql<ItemRow & { svc_changes?: string | null }>`${source} select ${ITEM_COLUMNS}${
+  const rows = await sql<ItemRow & { svc_changes?: string | null }>`${source}${keyset.with} select ${ITEM_COLUMNS}${
     q.withDeleted ? DELETED_COLUMNS : sql``
   }${cacheable ? sql`, ${changesColumn(siteId, collection)}` : sql``} from item_documents a0
-                 where ${where} ${orderBy} limit ${q.limit} offset ${q.offset}`.execute(db);
+                 where ${where} and ${keyset.where} ${orderBy} limit ${q.limit} offset ${q.offset}`.execute(db);
+  if (q.after !== undefined && !rows.rows.length) {
+    // An empty page: the end of the list, or an anchor the caller cannot use (unknown, another's, hidden).
+    const found = await sql`select 1 from item_documents a0 where ${anchor()}`.execute(db);
+    if (!found.rows.length)
+      throw new InvalidItemQuery({
+        message: `after names no item of ${collection} you may read`,
+        path: ['query', 'after'],
+      });
+  }
   // One after the other: both run on the same transaction's connection.
   const countQuery = sql<{ n: number }>`${source} select count(*)::int as n from item_documents a0 where ${where}`;
   const count = await (!counted
@@ -144,6 +183,40 @@ export async function listItems(
     data,
     meta: { ...(q.meta.total ? { total: n } : {}), ...(q.meta.filterCount ? { filter_count: n } : {}), ...page },
   };
+}
+
+interface SortKey {
+  expr: RawBuilder<unknown>;
+  desc: boolean;
+  /** A column that is never null (created_at, id). */
+  notNull?: boolean;
+}
+
+/**
+ * The rows after the anchor (`svc_after`, its key values k0…kn) in the order of `keys`: PostgreSQL sorts nulls last
+ * going up and first going down, and so does this, key after key, the earlier ones equal (nulls equal too). The
+ * trailing keys that are never null and go up (created_at, id) compare as one row, which the listing index serves.
+ */
+function afterKeys(keys: SortKey[]): RawBuilder<unknown> {
+  // Scalar subqueries, not a join: PostgreSQL takes their values once, as parameters an index condition can use.
+  const k = (i: number) => sql`(select ${sql.raw(`k${i}`)} from svc_after)`;
+  const past = (i: number) => {
+    const e = keys[i]!.expr;
+    return keys[i]!.desc
+      ? sql`(case when ${k(i)} is null then ${e} is not null else ${e} < ${k(i)} end)`
+      : sql`(case when ${k(i)} is null then false else (${e} > ${k(i)} or ${e} is null) end)`;
+  };
+  const equal = (n: number) => keys.slice(0, n).map((key, j) => sql`${key.expr} is not distinct from ${k(j)}`);
+  let tail = keys.length;
+  while (tail > 0 && keys[tail - 1]!.notNull && !keys[tail - 1]!.desc) tail--;
+  const branches = keys.slice(0, tail).map((_, i) => sql.join([...equal(i), past(i)], sql` and `));
+  if (tail < keys.length) {
+    const rest = keys.slice(tail).map((_, j) => j + tail);
+    const row = sql`(${sql.join(rest.map((i) => keys[i]!.expr))}) > (${sql.join(rest.map(k))})`;
+    branches.push(sql.join([...equal(tail), row], sql` and `));
+  }
+  // No anchor, no rows (rather than the rows after nothing).
+  return sql`(exists (select 1 from svc_after) and (${sql.join(branches, sql` or `)}))`;
 }
 
 async function aggregate(db: Db, q: ItemQuery, scope: Scope, where: RawBuilder<unknown>, source: RawBuilder<unknown>) {

@@ -40,6 +40,13 @@ export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
       throw bad(`page must be an integer from 1, reaching at most offset ${MAX_OFFSET}`, 'page');
     offset = (p - 1) * limit;
   }
+  // Keyset pagination: the page starts right after the item with this id, in the list's own order.
+  const after = one(raw.after);
+  if (after !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,255}$/.test(after)) throw bad('after must be the id of an item of the list', 'after');
+    if (offsetRaw !== undefined || page !== undefined)
+      throw bad('after cannot be combined with offset or page', 'after');
+  }
   const list = (k: string) =>
     (one(raw[k]) ?? '')
       .split(',')
@@ -51,6 +58,7 @@ export function parseItemQuery(raw: Raw): Omit<ItemQuery, 'locale'> {
     sort: list('sort'),
     limit,
     offset,
+    ...(after !== undefined ? { after } : {}),
     fields: fields.length ? fields : null,
     meta: parseMeta(raw),
     search: parseSearch(raw),
