@@ -78,7 +78,8 @@ async function runMode(mode: string): Promise<ModeRun> {
     SVC_ADMIN_EMAIL: ADMIN.email,
     SVC_ADMIN_PASSWORD: ADMIN.password,
     SVC_SITE_ID: SITE,
-    LOG_LEVEL: 'warn',
+    // Request logging (info) costs CPU per request: BENCH_LOG_LEVEL=info measures it (see docs/benchmarks.md).
+    LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn',
     ...store.env,
   });
   const pid = server.child.pid!;

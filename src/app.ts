@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import Fastify, { type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
@@ -41,11 +42,16 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
         ? false
         : {
             level: deps.config.LOG_LEVEL,
+            // Written asynchronously: lines logged while a write is under way go out together (one system call for
+            // many request lines under load, at once when idle), and what is left is flushed on exit.
+            stream: pino.destination({ dest: 1, sync: false }),
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.setupToken'],
               censor: '[redacted]',
             },
           },
+    // One line per request (below), not fastify's two: at info, request logging is a tenth of a read's CPU.
+    disableRequestLogging: true,
     genReqId: (req) => givenId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: 1_048_576,
   });
@@ -56,6 +62,14 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   app.addHook('preClose', async () => {
     closing = true;
   });
+  if ((pino.levels.values[app.log.level] ?? Infinity) <= pino.levels.values.info!)
+    app.addHook('onResponse', (req, reply, done) => {
+      req.log.info(
+        { method: req.method, url: req.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+        'request completed',
+      );
+      done();
+    });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (closing) reply.header('connection', 'close');
