@@ -11,10 +11,12 @@ async function admin(sql: string): Promise<void> {
   await c.end();
 }
 
-/** A server on a fresh PostgreSQL database of its own, set up with the bench admin on site `bench`. */
-export async function benchServer(database: string, env: Record<string, string> = {}) {
+/** A server on a fresh PostgreSQL database of its own (with `settings`), set up with the bench admin on site `bench`. */
+export async function benchServer(database: string, env: Record<string, string> = {}, settings: string[] = []) {
   await admin(`drop database if exists ${database} with (force)`);
   await admin(`create database ${database}`);
+  // Database settings (`alter database … set …`) hold for every session the server opens.
+  for (const setting of settings) await admin(`alter database ${database} set ${setting}`);
   const server: ServerProcess = await startServer({
     DATABASE_URL: `${BENCH_PG_URL}/${database}`,
     SVC_ADMIN_EMAIL: BENCH_ADMIN.email,
