@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.ts';
@@ -50,8 +50,8 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
               censor: '[redacted]',
             },
           },
-    // One line per request (below), not fastify's two: at info, request logging is a tenth of a read's CPU.
-    disableRequestLogging: true,
+    // One line per request, not fastify's two: at info, request logging was a quarter of a read's CPU.
+    logController: new OneLineRequestLog(),
     genReqId: (req) => givenId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: 1_048_576,
   });
@@ -62,14 +62,6 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   app.addHook('preClose', async () => {
     closing = true;
   });
-  if ((pino.levels.values[app.log.level] ?? Infinity) <= pino.levels.values.info!)
-    app.addHook('onResponse', (req, reply, done) => {
-      req.log.info(
-        { method: req.method, url: req.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
-        'request completed',
-      );
-      done();
-    });
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (closing) reply.header('connection', 'close');
@@ -123,6 +115,22 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
     app.swagger(),
   );
   return app;
+}
+
+/**
+ * Fastify's request log in one line per request: no "incoming request" line, and a compact "request completed"
+ * (method, url, status, time, request id). Errors and fastify's other lines are logged as fastify logs them.
+ */
+class OneLineRequestLog extends Fastify.LogController {
+  override incomingRequest(): void {}
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) return super.requestCompleted(error, request, reply);
+    if (this.isLogDisabled(request)) return;
+    request.log.info(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      'request completed',
+    );
+  }
 }
 
 /**

@@ -46,7 +46,11 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
       }
     }
     const found = typeof iss === 'string' ? iss : null;
-    bounded(issuers, token, found);
+    // Bounded in count and size: a flood of long made-up tokens pins at most ~8 MB.
+    if (token.length <= 4096) {
+      issuers.set(token, found);
+      if (issuers.size > 2000) issuers.delete(issuers.keys().next().value!);
+    }
     return found;
   };
   let epoch = 0;

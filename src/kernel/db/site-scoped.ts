@@ -114,7 +114,9 @@ class PipelinedQuery {
       // A value that cannot be sent (node-postgres's own query does the same): whatever went out ends with a Sync,
       // so the session is ready again, and the error is the answer once it is.
       this.failed = err as Error;
-      this.forgetFresh();
+      // Whose statement could not be sent: a deferred write of an earlier write in a group is that write's failure.
+      if (this.sending?.owner !== undefined) owners.set(this.failed, this.sending.owner);
+      this.forgetNames(connection);
       connection.sync();
     } finally {
       connection.stream.uncork?.();
@@ -122,9 +124,11 @@ class PipelinedQuery {
     return null;
   }
 
-  /** Names parsed for the first time by this group: doubtful if the group fails. */
-  private fresh: string[] = [];
+  /** Names this group binds (some parsed by it) and closes: all doubtful if the group fails. */
+  private used: string[] = [];
   private named: NamedStatements | undefined;
+  /** The statement being sent (for the owner of a value that cannot be sent). */
+  private sending: Statement | undefined;
 
   private send(connection: Connection): void {
     let named = namedOn.get(connection);
@@ -134,11 +138,13 @@ class PipelinedQuery {
     for (const name of named.doubtful) connection.close({ type: 'S', name });
     named.doubtful = [];
     for (const s of this.prelude) {
+      this.sending = s;
       if (s.text === SET_SITE_SQL) {
         // The one statement sent with nearly every request: parsed once per connection, then only bound.
         if (!prepared.has(connection)) {
           connection.parse({ text: SET_SITE_SQL, name: SET_SITE, types: [] });
           prepared.add(connection);
+          this.used.push(SET_SITE);
         }
         connection.bind({ statement: SET_SITE, values: [...s.values], valueMapper: prepareValue });
       } else {
@@ -146,6 +152,7 @@ class PipelinedQuery {
       }
       connection.execute({});
     }
+    this.sending = this.main;
     this.parseAndBind(connection, named, this.main);
     connection.describe({ type: 'P', name: '' });
     connection.execute({});
@@ -157,15 +164,18 @@ class PipelinedQuery {
     if (name !== undefined) {
       named.names.delete(s.text);
       named.names.set(s.text, name);
+      this.used.push(name);
     } else if (preparable(s.text)) {
       name = named.next();
       connection.parse({ text: s.text, name, types: [] });
       named.names.set(s.text, name);
-      this.fresh.push(name);
+      this.used.push(name);
       if (named.names.size > MAX_NAMED) {
         const [oldest, oldName] = named.names.entries().next().value!;
         named.names.delete(oldest);
         connection.close({ type: 'S', name: oldName });
+        // A failure before the Close would skip it: it is sent again then.
+        this.used.push(oldName);
       }
     } else {
       connection.parse({ text: s.text, types: [] });
@@ -173,13 +183,19 @@ class PipelinedQuery {
     connection.bind({ statement: name ?? '', values: [...s.values], valueMapper: prepareValue });
   }
 
-  /** A failed group: its new names are forgotten and closed next time (their Parse may have been skipped). */
-  private forgetFresh(): void {
+  /**
+   * A failed group: every name it used is forgotten and closed before the next send, and parsed again when next
+   * needed. A Parse or a Close after the failure was skipped, and a name that failed may keep failing (a plan whose
+   * result type changed under it, after a table was replaced): none of them is trusted again.
+   */
+  private forgetNames(connection: Connection): void {
     const named = this.named;
-    if (!named || !this.fresh.length) return;
-    for (const [text, name] of named.names) if (this.fresh.includes(name)) named.names.delete(text);
-    named.doubtful.push(...this.fresh);
-    this.fresh = [];
+    if (!named || !this.used.length) return;
+    if (this.used.includes(SET_SITE)) prepared.delete(connection);
+    const used = new Set(this.used);
+    for (const [text, name] of named.names) if (used.has(name)) named.names.delete(text);
+    named.doubtful.push(...used);
+    this.used = [];
   }
 
   handleRowDescription(msg: { fields: unknown[] }): void {
@@ -209,16 +225,21 @@ class PipelinedQuery {
     if (err.code === '26000') {
       prepared.delete(connection);
       const renewed = new NamedStatements();
-      renewed.doubtful = this.fresh;
-      this.fresh = [];
+      const old = this.named;
+      // Whatever of the old names still exists is closed, so none outlives the forgetting.
+      renewed.doubtful = [
+        ...new Set([...(old?.names.values() ?? []), ...(old?.doubtful ?? []), ...this.used, SET_SITE]),
+      ];
+      this.used = [];
       namedOn.set(connection, renewed);
     } else {
-      this.forgetFresh();
+      this.forgetNames(connection);
     }
-    // PostgreSQL stops at the first failure: the statement in hand is the one after those that completed.
-    const failing = this.prelude[this.prelude.length - this.ahead];
-    const reported = this.failed ?? (failing?.mapError ? failing.mapError(err) : err);
-    if (!this.failed && failing?.owner !== undefined) owners.set(reported, failing.owner);
+    // PostgreSQL stops at the first failure: the statement in hand is the one after those that completed. A
+    // prelude statement's failure is reported as its own (whoever's value could not be sent after it).
+    const failing = this.ahead > 0 ? this.prelude[this.prelude.length - this.ahead] : undefined;
+    const reported = failing ? (failing.mapError ? failing.mapError(err) : err) : (this.failed ?? err);
+    if (failing?.owner !== undefined) owners.set(reported, failing.owner);
     this.answer(reported);
   }
 

@@ -62,7 +62,7 @@ export class GroupCommitter {
             if (i < group.length - 1) await deferStatement(trx, 'release savepoint group_write');
             else await sql`release savepoint group_write`.execute(trx);
           } catch (err) {
-            await sql`rollback to savepoint group_write`.execute(trx);
+            await rollbackTo(trx, outcomes, i);
             const owner = failedOwner(err);
             if (owner !== undefined && owner < i) {
               // The previous write's deferred writes failed, riding with this write's first statement: the rollback
@@ -85,5 +85,25 @@ export class GroupCommitter {
       if (o.ok) p.resolve(o.value);
       else p.reject(o.err);
     });
+  }
+}
+
+/**
+ * Rolls the group back to its latest savepoint. The rollback may carry the previous write's deferred writes (this
+ * write failed before sending anything); if one of them fails there, that write fails, and the rollback goes again,
+ * now to that write's savepoint (its release never ran).
+ */
+async function rollbackTo(
+  trx: Transaction<DB>,
+  outcomes: ({ ok: true; value: unknown } | { ok: false; err: unknown })[],
+  current: number,
+): Promise<void> {
+  try {
+    await sql`rollback to savepoint group_write`.execute(trx);
+  } catch (err) {
+    const owner = failedOwner(err);
+    if (owner === undefined || owner >= current) throw err;
+    outcomes[owner] = { ok: false, err };
+    await sql`rollback to savepoint group_write`.execute(trx);
   }
 }

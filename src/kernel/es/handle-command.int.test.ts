@@ -118,12 +118,17 @@ async function all<T>(events: AsyncIterable<T>): Promise<T[]> {
 describe('handleCommand: commands that queue on one stream go in one append', () => {
   /** The store, counting appends and failing any append that carries a poisoned value. */
   const appends: number[] = [];
-  const counting = (poison?: number) =>
+  /** A failure PostgreSQL raised inside the transaction (it rolled back), by default; `lost` one of unknown outcome. */
+  const counting = (poison?: number, lost = false) =>
     Object.assign(Object.create(store) as EventStore, {
       append: (id: string, events: { data: unknown }[], o: never) => {
         appends.push(events.length);
         if (poison !== undefined && events.some((e) => (e.data as { n: number }).n === poison))
-          return Promise.reject(new Error('poisoned'));
+          return Promise.reject(
+            lost
+              ? new Error('Connection terminated unexpectedly')
+              : Object.assign(new Error('poisoned'), { code: '23505' }),
+          );
         return store.append(id, events as never, o);
       },
     });
@@ -197,6 +202,34 @@ describe('handleCommand: commands that queue on one stream go in one append', ()
     // 1 alone; 2, 13, 3 together (failed); then 2, 13, 3 one by one.
     expect(appends).toEqual([1, 3, 1, 1, 1]);
     expect((await all(store.readStream('k/batch/p'))).map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
+  });
+
+  it('fails every command of a batch whose append may have committed, running none of them again', async () => {
+    const s = counting(7, true);
+    await add(s, 'k/batch/lost', 1, { retries: 99 });
+    appends.length = 0;
+    const settled = await Promise.allSettled([1, 7, 2].map((n) => add(s, 'k/batch/lost', n, { retries: 99 })));
+    // They queued behind the first write and went in one append, which was lost: none is tried again.
+    expect(appends).toEqual([3]);
+    expect(settled.map((r) => r.status === 'rejected' && (r.reason as Error).message)).toEqual(
+      Array(3).fill('Connection terminated unexpectedly'),
+    );
+  });
+
+  it('fails the waiting commands, and no more, when the log cannot be read', async () => {
+    let broken = true;
+    const s = Object.assign(Object.create(store) as EventStore, {
+      readStream: (id: string, o?: object) => {
+        if (broken) throw Object.assign(new Error('read failed'), { code: '57014' });
+        return store.readStream(id, o);
+      },
+    });
+    const settled = await Promise.allSettled([1, 2, 3, 4].map((n) => add(s, 'k/batch/unread', n, { retries: 99 })));
+    expect(settled.map((r) => r.status === 'rejected' && (r.reason as Error).message)).toEqual(
+      Array(4).fill('read failed'),
+    );
+    broken = false;
+    expect((await add(s, 'k/batch/unread', 5, { retries: 99 })).state).toBe(5);
   });
 
   it('decides a batch again on the fresh state when another writer got in between', async () => {

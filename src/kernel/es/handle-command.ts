@@ -82,7 +82,10 @@ async function drain(store: EventStore, streamId: string, q: StreamQueue, queues
         const [p] = batch as [Pending];
         await decideAndAppend(store, p.decider, streamId, p.command, p.opts).then(p.resolve, p.reject);
       } else {
-        await decideAndAppendBatch(store, first, streamId, batch);
+        // Whatever fails outside the append (a read of the log) fails the batch's commands that are still waiting.
+        await decideAndAppendBatch(store, first, streamId, batch).catch((err: unknown) => {
+          for (const p of batch) p.reject(err);
+        });
       }
     }
   } finally {
@@ -150,6 +153,20 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
         throw versionConflict(streamId, version, err.actual);
     }
   }
+}
+
+/** PostgreSQL's classes whose errors leave the outcome of a commit unknown (connection, shutdown, resources, system). */
+const UNKNOWN_OUTCOME = /^(08|53|57|58|XX)/;
+
+/**
+ * An append error after which nothing was written: a refusal in the service's own terms, a value that could not be
+ * sent, or an error PostgreSQL raised inside the transaction (it rolled back). Anything else (a connection lost,
+ * an error of another store) may have followed a commit.
+ */
+function surelyRolledBack(err: unknown): boolean {
+  if (err instanceof DomainError || err instanceof TypeError || err instanceof RangeError) return true;
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !UNKNOWN_OUTCOME.test(code);
 }
 
 interface Planned {
@@ -232,13 +249,20 @@ async function decideAndAppendBatch(
       return;
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) {
+        // Only an append that surely wrote nothing is run again one by one; one whose outcome is unknown (the
+        // connection lost at the commit) fails every command, as it would have failed the one command alone.
+        if (!surelyRolledBack(err)) throw err;
         for (const p of batch)
           await decideAndAppend(store, p.decider, streamId, p.command, p.opts).then(p.resolve, p.reject);
         return;
       }
       // Another node wrote: everything is decided again on the fresh state (a pinned version then answers 409).
       if (!guess && attempt >= retries) {
-        for (const p of batch) p.reject(versionConflict(streamId, loaded.version, err.actual));
+        // Each command's own refusal stands; the others lost the race.
+        for (const r of refused) r.p.reject(r.err);
+        for (const x of planned)
+          if (x.events.length) x.p.reject(versionConflict(streamId, loaded.version, err.actual));
+          else x.p.resolve({ state: x.state, version: x.version, events: [] });
         return;
       }
     }
