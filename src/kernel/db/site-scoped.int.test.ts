@@ -1,9 +1,10 @@
+import { systemMetadata } from '../../../test/support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, type Kysely } from 'kysely';
 import { randomUUID } from 'node:crypto';
 import { openTestDatabase, servingUrl } from '../../../test/setup/db.ts';
 import { asSite, asSystem, readAsSite, withSite } from '../tenancy/site.ts';
-import type { EventMetadata } from '../es/event.ts';
+
 import { PgEventStore } from '../es/pg-event-store.ts';
 import { createDatabase } from './create-db.ts';
 import { later } from './site-scoped.ts';
@@ -453,14 +454,7 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
 
   it('commits concurrent appends on the serving connection in groups, each in its savepoint, the failing ones alone', async () => {
     const store = new PgEventStore(database.db);
-    const metadata: EventMetadata = {
-      siteId: 'c',
-      actor: { type: 'system', id: 't' },
-      correlationId: 'c',
-      causationId: null,
-      requestId: null,
-      occurredAt: new Date().toISOString(),
-    };
+    const metadata = systemMetadata('c');
     const taken = randomUUID();
     await store.append('c/thing/taken', [{ type: 'Made', data: {}, eventId: taken, metadata }], {
       expectedVersion: 'no_stream',
@@ -515,14 +509,7 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
 
   it('fails only the append whose instance-wide projector fails, in a group of concurrent appends', async () => {
     const one = await onePool();
-    const meta: EventMetadata = {
-      siteId: 'a',
-      actor: { type: 'system', id: 't' },
-      correlationId: 'c',
-      causationId: null,
-      requestId: null,
-      occurredAt: new Date().toISOString(),
-    };
+    const meta = systemMetadata('a');
     const failing = {
       name: 'failing-probe',
       version: 1,
@@ -560,14 +547,7 @@ describe.skipIf(!walled)('site-scoped readers on PostgreSQL, as the serving role
   it('fails only the append whose deferred read-model write fails, though it rides with the next append of its group', async () => {
     await siteTable('deferred_rows', []);
     const one = await onePool();
-    const meta: EventMetadata = {
-      siteId: 'a',
-      actor: { type: 'system', id: 't' },
-      correlationId: 'c',
-      causationId: null,
-      requestId: null,
-      occurredAt: new Date().toISOString(),
-    };
+    const meta = systemMetadata('a');
     // Each event's row is written with the transaction's next statement; a Poison one's fails there.
     const deferring = {
       name: 'deferring-probe',

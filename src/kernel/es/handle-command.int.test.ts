@@ -1,7 +1,8 @@
+import { systemMetadata } from '../../../test/support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/setup/db.ts';
 import type { Decider } from './decider.ts';
-import type { DomainEvent, EventMetadata } from './event.ts';
+import type { DomainEvent } from './event.ts';
 import type { EventStore } from './event-store.ts';
 import { handleCommand, handleCommands } from './handle-command.ts';
 import { PgEventStore } from './pg-event-store.ts';
@@ -17,14 +18,7 @@ const counter: Decider<number, Add, Added> = {
     return [{ type: 'Added', data: { n: c.n } }];
   },
 };
-const metadata: EventMetadata = {
-  siteId: 'k',
-  actor: { type: 'system', id: 't' },
-  correlationId: 'c',
-  causationId: null,
-  requestId: null,
-  occurredAt: new Date().toISOString(),
-};
+const metadata = systemMetadata('k');
 
 let db: Awaited<ReturnType<typeof openTestDatabase>>;
 let store: PgEventStore;

@@ -112,15 +112,7 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
     const guess =
       known && (opts.expectedVersion === undefined || opts.expectedVersion === known.version) ? known : undefined;
     known = undefined;
-    const loaded = guess
-      ? guess
-      : await aggregateStream(
-          store,
-          streamId,
-          (st: S, e: E) => decider.evolve(st, e),
-          () => decider.initialState(),
-          { cache },
-        );
+    const loaded = guess ?? (await readState(store, decider, streamId));
     let state = loaded.state;
     const version = loaded.version;
     if (opts.expectedVersion !== undefined && opts.expectedVersion !== version) {
@@ -153,6 +145,17 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
         throw versionConflict(streamId, version, err.actual);
     }
   }
+}
+
+/** A stream's state from the log, folded from this node's state cache onwards. */
+function readState<S, E extends DomainEvent>(store: EventStore, decider: Decider<S, never, E>, streamId: string) {
+  return aggregateStream(
+    store,
+    streamId,
+    (st: S, e: E) => decider.evolve(st, e),
+    () => decider.initialState(),
+    { cache: stateCache(store, decider as Decider<S, never, never>) },
+  );
 }
 
 /** PostgreSQL's classes whose errors leave the outcome of a commit unknown (connection, shutdown, resources, system). */
@@ -196,15 +199,7 @@ async function decideAndAppendBatch(
   for (let attempt = known ? -1 : 0; ; attempt++) {
     const guess = known;
     known = undefined;
-    const loaded = guess
-      ? guess
-      : await aggregateStream(
-          store,
-          streamId,
-          (st: unknown, e: DomainEvent) => decider.evolve(st, e),
-          () => decider.initialState(),
-          { cache },
-        );
+    const loaded = guess ?? (await readState(store, decider, streamId));
     let state = loaded.state;
     let version = loaded.version;
     const planned: Planned[] = [];
@@ -311,15 +306,7 @@ async function loadStreams(
     [...streams]
       .filter(([streamId]) => toRead.has(streamId))
       .map(async ([streamId, s]) => {
-        const cache = stateCache(store, s.decider as Decider<unknown, never, never>);
-        const { decider } = s;
-        const loaded = await aggregateStream(
-          store,
-          streamId,
-          (st: unknown, e: DomainEvent) => decider.evolve(st, e),
-          () => decider.initialState(),
-          { cache },
-        );
+        const loaded = await readState(store, s.decider, streamId);
         s.state = loaded.state;
         s.version = loaded.version;
       }),

@@ -1,8 +1,9 @@
+import { systemMetadata } from '../../../test/support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { openTestDatabase } from '../../../test/setup/db.ts';
 import { PgVersionChannel } from '../db/version-channel.ts';
-import type { EventMetadata, NewEvent } from './event.ts';
+import type { NewEvent } from './event.ts';
 import type { EventStore } from './event-store.ts';
 import { PgEventStore } from './pg-event-store.ts';
 import { singleNode, VersionCachedStore, type VersionChannel } from './version-cache.ts';
@@ -14,14 +15,7 @@ import { singleNode, VersionCachedStore, type VersionChannel } from './version-c
  */
 const url = process.env.TEST_DATABASE_URL;
 const watched = (id: string) => /^[^/]+\/(schema|access)\//.test(id);
-const metadata: EventMetadata = {
-  siteId: 'vc',
-  actor: { type: 'system', id: 't' },
-  correlationId: 'c',
-  causationId: null,
-  requestId: null,
-  occurredAt: new Date().toISOString(),
-};
+const metadata = systemMetadata('vc');
 const events = (n: number): NewEvent[] =>
   Array.from({ length: n }, (_, i) => ({ type: 'Touched', data: { i }, metadata }));
 
