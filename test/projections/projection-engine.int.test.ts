@@ -1,3 +1,4 @@
+import { systemMetadata } from '../support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { sql } from 'kysely';
@@ -9,7 +10,6 @@ import { siteStream } from '../../src/features/sites/site.events.ts';
 import { sitesProjector } from '../../projections/sites/sites.projector.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';
-import type { EventMetadata } from '../../src/kernel/es/event.ts';
 
 let t: TestApp;
 let admin: string;
@@ -19,14 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const meta = (siteId: string): EventMetadata => ({
-  siteId,
-  actor: { type: 'system', id: 'test' },
-  correlationId: 'c',
-  causationId: null,
-  requestId: null,
-  occurredAt: new Date().toISOString(),
-});
+const meta = systemMetadata;
 
 const snapshot = async (table: string) =>
   (

@@ -132,6 +132,18 @@ describe('GET /api/v1/items/:collection?after=<id>', () => {
     await refusal('/api/v1/items/notes?after=n01&offset=2');
     await refusal('/api/v1/items/notes?after=n01&page=2');
     await refusal('/api/v1/items/notes?after=bad%20id');
+    // Hostile values: a NUL byte, a prototype key, a 10 000-character id, a huge number; each a 400, never a 5xx.
+    await refusal('/api/v1/items/notes?after=n01%00');
+    await refusal('/api/v1/items/notes?after=__proto__');
+    await refusal('/api/v1/items/notes?after=constructor');
+    await refusal(`/api/v1/items/notes?after=${'x'.repeat(10_000)}`);
+    await refusal('/api/v1/items/notes?after=99999999999999999999999999999');
+    // Anonymous and another site's callers never reach the anchor.
+    expect((await t.call({ method: 'GET', url: '/api/v1/items/notes?after=n01', site: 'main' })).statusCode).toBe(401);
+    const stranger = await createUser(t, 'stranger@example.com', 'Keyset-stranger-31!', { other: 'editor' });
+    const foreignCall = await call('GET', '/api/v1/items/notes?after=n01', undefined, stranger, 'main');
+    expect([403, 404]).toContain(foreignCall.statusCode);
+    expect(foreignCall.json().data).toBeUndefined();
     await refusal('/api/v1/items/notes?after=n01&aggregate[count]=*');
     await refusal('/api/v1/items/notes?after=n01&asOf=2030-01-01');
   });
