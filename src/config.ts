@@ -118,6 +118,30 @@ const EnvSchema = z.object({
   SVC_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(72_000),
   /** Largest request header block in bytes. */
   SVC_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+  /** Where files live on disk without S3 (default `SVC_DATA_DIR/files`). */
+  SVC_FILES_DIR: z.string().optional(),
+  /** Where uploads wait while the upload guard reads them (default: the system's temp folder). */
+  SVC_UPLOAD_TMP_DIR: z.string().optional(),
+  /** S3-compatible object storage for files; with S3_BUCKET set, files go there instead of the disk. */
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Bucket in the path instead of the host name; unset: on with S3_ENDPOINT, off for AWS. */
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
+  /** Put before every object key, so several instances can share one bucket. */
+  S3_PREFIX: z
+    .string()
+    .regex(/^([A-Za-z0-9_-][A-Za-z0-9._-]*\/)*$/, 'empty, or folders ending in /')
+    .default(''),
+  /** The upload cap and allowlists when a site sets none (`upload_policy`); unset: the documented defaults. */
+  FILE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).optional(),
+  FILE_UPLOAD_ALLOWED_MIME_TYPES: z.string().optional(),
+  FILE_UPLOAD_ALLOWED_EXTENSIONS: z.string().optional(),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };

@@ -14,6 +14,7 @@ import type { Authenticator } from './kernel/auth/actor.ts';
 import type { Authorizer } from './kernel/auth/authorizer.ts';
 import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
+import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -30,6 +31,8 @@ export interface AppDeps {
   authorizer: Authorizer;
   /** Each site's schema, cached by schema version: the one way slices read it. */
   schemas: SchemaReader;
+  /** Files' bytes: the disk under SVC_DATA_DIR/files, or S3-compatible object storage (S3_*). */
+  storage: ObjectStorage;
   /** Counts requests per key (in-process, or shared in Redis). */
   limiter: RateLimiter;
   /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */

@@ -30,6 +30,9 @@ import type { Projector } from './kernel/es/projector.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
 import { startMailSender } from './kernel/mail/smtp-sender.ts';
+import { DiskObjectStorage } from './kernel/storage/disk-storage.ts';
+import { S3ObjectStorage } from './kernel/storage/s3-storage.ts';
+import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
 const WATCHED = /^[^/]+\/(schema|access)\//;
@@ -37,6 +40,21 @@ const WATCHED = /^[^/]+\/(schema|access)\//;
 export interface Runtime {
   deps: AppDeps;
   stop(): Promise<void>;
+}
+
+/** Files go to S3-compatible storage when S3_BUCKET is set, else to the disk (SVC_FILES_DIR, SVC_DATA_DIR/files). */
+export function storageFromConfig(config: Config): ObjectStorage {
+  if (config.S3_BUCKET)
+    return new S3ObjectStorage({
+      endpoint: config.S3_ENDPOINT,
+      bucket: config.S3_BUCKET,
+      region: config.S3_REGION,
+      accessKeyId: config.S3_ACCESS_KEY_ID,
+      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      prefix: config.S3_PREFIX,
+    });
+  return new DiskObjectStorage(config.SVC_FILES_DIR ?? path.join(config.SVC_DATA_DIR, 'files'));
 }
 
 /** DATABASE_URL names the serving role; DATABASE_MIGRATION_URL, when set, the tables' owner. */
@@ -130,6 +148,7 @@ export async function startRuntime(
     tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
     addresses: new AddressHasher(await persistedSecret(database.owner, 'email_hash_key', log, config)),
     limiter,
+    storage: storageFromConfig(config),
     setupToken,
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
@@ -164,6 +183,7 @@ export async function startRuntime(
       await subscription?.stop();
       await mail?.stop();
       await limiter.close();
+      await deps.storage.close();
       await channel.close();
       if (events.kind !== 'postgres') await events.close();
     },

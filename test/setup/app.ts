@@ -1,5 +1,8 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -37,6 +40,18 @@ const storeEnv = (prefix: string): Record<string, string> => ({
 export async function createTestApp(opts: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const database = await openTestDatabase();
   const prefix = randomBytes(6).toString('hex');
+  // Files on a disk folder of the app's own, or (TEST_S3_ENDPOINT) under a prefix of its own in the test bucket.
+  const filesDir = await mkdtemp(join(tmpdir(), 'svc-test-files-'));
+  const s3 = process.env.TEST_S3_ENDPOINT
+    ? {
+        S3_ENDPOINT: process.env.TEST_S3_ENDPOINT,
+        S3_BUCKET: process.env.TEST_S3_BUCKET ?? 'svc-test',
+        S3_REGION: process.env.TEST_S3_REGION ?? 'us-east-1',
+        S3_ACCESS_KEY_ID: process.env.TEST_S3_ACCESS_KEY_ID ?? '',
+        S3_SECRET_ACCESS_KEY: process.env.TEST_S3_SECRET_ACCESS_KEY ?? '',
+        S3_PREFIX: `t${prefix}/`,
+      }
+    : {};
   const boot = async (env: Record<string, string> = {}) => {
     const config = loadConfig({
       LOG_LEVEL: 'silent',
@@ -49,6 +64,9 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
       SVC_PRESSURE_LIMITER_ENABLED: 'false',
       SVC_REGISTER_MAX_PER_IP: '10000',
       SVC_RECOVERY_MAX_PER_IP: '10000',
+      SVC_FILES_DIR: filesDir,
+      SVC_UPLOAD_TMP_DIR: join(filesDir, '.uploads'),
+      ...s3,
       ...storeEnv(prefix),
       ...env,
     });
@@ -93,6 +111,7 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
       await current.app.close();
       await current.runtime.stop();
       await database.drop();
+      await rm(filesDir, { recursive: true, force: true });
     },
   };
   return t;
