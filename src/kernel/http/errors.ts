@@ -11,6 +11,8 @@ export type ErrorKind =
   | 'not_found'
   | 'conflict'
   | 'unprocessable'
+  | 'too_large'
+  | 'unsupported_media'
   | 'accepted'
   | 'rate_limited'
   | 'unavailable'
@@ -24,6 +26,8 @@ export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   not_found: 404,
   conflict: 409,
   unprocessable: 422,
+  too_large: 413,
+  unsupported_media: 415,
   accepted: 202,
   rate_limited: 429,
   unavailable: 503,
@@ -74,6 +78,15 @@ export const ERROR_KIND = {
   PUSH_NOT_CONFIGURED: 'not_found',
   INVALID_SIGNATURE: 'unauthenticated',
   SETUP_TOKEN_NOT_ISSUED: 'unavailable',
+  // The upload guard's refusals (the spec leaves their codes open; README "Upload guard" lists them).
+  UPLOAD_TOO_LARGE: 'too_large',
+  UPLOAD_TYPE_NOT_ALLOWED: 'unsupported_media',
+  UPLOAD_TYPE_MISMATCH: 'unsupported_media',
+  UPLOAD_EXECUTABLE: 'unprocessable',
+  UPLOAD_ACTIVE_CONTENT: 'unprocessable',
+  UPLOAD_EMBEDDED_PAYLOAD: 'unprocessable',
+  UPLOAD_MALFORMED: 'unprocessable',
+  UPLOAD_DIMENSIONS_EXCEEDED: 'unprocessable',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

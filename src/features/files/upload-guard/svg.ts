@@ -1,0 +1,108 @@
+import { SaxesParser, type SaxesAttributeNS, type SaxesTagNS } from 'saxes';
+import { DomainError } from '../../../kernel/http/errors.ts';
+import { UploadMalformed, UploadRootNotSvg } from '../upload.errors.ts';
+import type { Cursor } from './cursor.ts';
+import {
+  ANIMATIONS,
+  FORBIDDEN_ELEMENTS,
+  LINK_ATTRIBUTES,
+  activeContent,
+  refuseActiveCss,
+  refuseActiveScheme,
+  refuseExternalUrls,
+  squash,
+} from './svg-rules.ts';
+
+const SVG = 'image/svg+xml';
+/** Raw text kept between chunks so a declaration split across them is still seen. */
+const CARRY = 16;
+/** Style text kept between text events of one `<style>` (an XML comment can split `@import`). */
+const STYLE_CARRY = 256;
+
+/**
+ * Parses an SVG as it streams from disk and refuses active content: DOCTYPE and ENTITY declarations (refused in
+ * the raw text, before the parser buffers them), processing instructions, script and embedding elements, event
+ * handler attributes, script URLs in any attribute, `href` animations, and stylesheets that import or reach
+ * outside the document. A root other than `<svg>` is a type mismatch; XML that does not parse is malformed.
+ */
+export async function inspectSvg(c: Cursor): Promise<void> {
+  const inspector = new SvgInspector();
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    await c.stream(c.size, (chunk) => inspector.write(decoder.decode(chunk, { stream: true })));
+    inspector.write(decoder.decode());
+    inspector.close();
+  } catch (err) {
+    if (err instanceof DomainError) throw err;
+    const invalidUtf8 = (err as { code?: unknown }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA';
+    const problem = invalidUtf8 ? 'it is not valid UTF-8' : err instanceof Error ? err.message : String(err);
+    throw new UploadMalformed({ mimeType: SVG, problem });
+  }
+}
+
+class SvgInspector {
+  private readonly parser = new SaxesParser({ xmlns: true, position: true });
+  private carry = '';
+  private root: string | undefined;
+  private style: { where: string; carry: string } | undefined;
+
+  constructor() {
+    const p = this.parser;
+    p.on('doctype', () => {
+      throw activeContent('a DOCTYPE declaration');
+    });
+    p.on('processinginstruction', ({ target }) => {
+      if (target.toLowerCase() !== 'xml') throw activeContent(`a processing instruction <?${target}?>`);
+    });
+    p.on('opentag', (tag) => this.open(tag));
+    p.on('closetag', (tag) => {
+      if (this.style && tag.local.toLowerCase() === 'style') this.style = undefined;
+    });
+    p.on('text', (text) => this.styleText(text));
+    p.on('cdata', (text) => this.styleText(text));
+  }
+
+  write(text: string): void {
+    const window = (this.carry + text).toLowerCase();
+    if (window.includes('<!doctype')) throw activeContent('a DOCTYPE declaration');
+    if (window.includes('<!entity')) throw activeContent('an ENTITY declaration');
+    this.carry = window.slice(-CARRY);
+    this.parser.write(text);
+  }
+
+  close(): void {
+    this.parser.close();
+  }
+
+  private open(tag: SaxesTagNS): void {
+    const local = tag.local.toLowerCase();
+    if (this.root === undefined) {
+      this.root = tag.name;
+      if (local !== 'svg') throw new UploadRootNotSvg({ root: tag.name });
+    }
+    if (FORBIDDEN_ELEMENTS.has(local)) throw activeContent(`a <${tag.name}> element`);
+    const attributes = Object.values(tag.attributes);
+    if (ANIMATIONS.has(local)) {
+      const target = attributes.find((a) => a.local === 'attributeName')?.value ?? '';
+      if (LINK_ATTRIBUTES.has(squash(target))) throw activeContent(`<${tag.name}> animating ${target.trim()}`);
+    }
+    for (const attribute of attributes) this.attribute(tag, attribute);
+    if (local === 'style') this.style = { where: `a <${tag.name}> element`, carry: '' };
+  }
+
+  private attribute(tag: SaxesTagNS, a: SaxesAttributeNS): void {
+    const where = `the ${a.name} attribute of <${tag.name}>`;
+    if (a.local.toLowerCase().startsWith('on')) throw activeContent(`an event handler: ${where}`);
+    if (a.prefix === '' && a.local.toLowerCase() === 'style') return refuseActiveCss(a.value, where);
+    const letters = squash(a.value);
+    refuseActiveScheme(letters, where);
+    refuseExternalUrls(letters, where);
+  }
+
+  private styleText(text: string): void {
+    if (!this.style) return;
+    const css = this.style.carry + text;
+    refuseActiveCss(css, this.style.where);
+    this.style.carry = css.slice(-STYLE_CARRY);
+  }
+}
