@@ -5,6 +5,7 @@ import { apiKeysFeature } from './api-keys/index.ts';
 import { auditFeature } from './audit/index.ts';
 import { authFeature } from './auth/index.ts';
 import { encryptionFeature } from './encryption/index.ts';
+import { filesFeature } from './files/index.ts';
 import { issuersFeature } from './issuers/index.ts';
 import { itemsFeature } from './items/index.ts';
 import { pagesFeature } from './pages/index.ts';
@@ -27,6 +28,7 @@ export const features: Feature[] = [
   releasesFeature,
   pagesFeature,
   encryptionFeature,
+  filesFeature,
   auditFeature,
 ];
 

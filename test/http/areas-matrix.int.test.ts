@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Area = { method: 'GET' | 'PATCH' | 'POST'; url: string; payload?: object; site?: boolean };
+type Area = { method: 'GET' | 'PATCH' | 'POST' | 'PUT'; url: string; payload?: object; site?: boolean };
 const ADMIN_SITE: Area[] = [{ method: 'POST', url: '/api/v1/utils/cache/purge', payload: { tags: ['site:main'] } }];
 // Whom the service trusts to sign tokens is the instance's call, even for one site's issuers.
 const ADMIN_INSTANCE: Area[] = [
@@ -34,6 +34,7 @@ const SITE_ADMIN: Area[] = [
   { method: 'GET', url: '/api/v1/api-keys' },
   { method: 'GET', url: '/api/v1/audit' },
   { method: 'PATCH', url: '/api/v1/site', payload: { settings: { upload_policy: { maxBytes: 1000 } } } },
+  { method: 'PUT', url: '/api/v1/uploads/config', payload: { maxBytes: 2000 } },
 ];
 
 const status = async (who: string, a: Area) =>

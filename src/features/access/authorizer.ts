@@ -22,6 +22,7 @@ export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp
       const memo = new Map<string, AccessScope | null>();
       r = {
         full: set.full,
+        public: !set.full && set.roleChain.includes('public'),
         scope: (resource: string, action: Action) => {
           const key = `${action} ${resource}`;
           if (!memo.has(key)) memo.set(key, scopeOf(set, resource, action));

@@ -35,6 +35,11 @@ export interface AccessScope {
 export interface Rights {
   /** Site admins and instance admins: every action on every row and field. */
   readonly full: boolean;
+  /**
+   * The principal acts as the site's `public` role (its role is `public` or descends from it): whatever rules grant
+   * it, it uploads nothing (the upload guard's first rule).
+   */
+  readonly public: boolean;
   /** The scope of an action on a resource; null when no rule grants it. */
   scope(resource: string, action: Action): AccessScope | null;
   /** Whether some rule grants the action on some resource (who may manage releases: whoever updates anything). */

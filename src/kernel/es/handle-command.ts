@@ -147,8 +147,12 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
   }
 }
 
-/** A stream's state from the log, folded from this node's state cache onwards. */
-function readState<S, E extends DomainEvent>(store: EventStore, decider: Decider<S, never, E>, streamId: string) {
+/** A stream's state from the log, folded from this node's state cache onwards (the cache commands use). */
+export function readState<S, E extends DomainEvent>(
+  store: EventStore,
+  decider: Decider<S, never, E>,
+  streamId: string,
+) {
   return aggregateStream(
     store,
     streamId,

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+
+/** A media key: one path segment with an extension (the guard checks the extension against the type). */
+export const MediaKey = z
+  .string()
+  .max(200)
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.[A-Za-z0-9]{1,10}$/,
+    'a media key is letters, digits, _ and -, with dots between parts, ending in an extension (logo.png)',
+  );
+
+/** A media object as the API shows it. */
+export const MediaRecord = z
+  .object({
+    key: z.string(),
+    size: z.number().int(),
+    mimeType: z.string(),
+    extension: z.string(),
+    sha256: z.string(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+    createdAt: z.string(),
+    createdBy: z.string(),
+    updatedAt: z.string(),
+    updatedBy: z.string(),
+  })
+  .meta({ id: 'Media' });
+
+/** GET /api/v1/uploads/config: the policy in effect and the types the service knows. */
+export const UploadConfig = z
+  .object({
+    maxBytes: z.number().int(),
+    allowedMimeTypes: z.array(z.string()),
+    allowedExtensions: z.array(z.string()),
+    catalogue: z.array(z.object({ mimeType: z.string(), extensions: z.array(z.string()), kind: z.string() })),
+  })
+  .meta({ id: 'UploadConfig' });
+
+/** Binary answers (downloads): the bytes as stored. */
+export const Binary = z.any().meta({ description: 'The bytes of the object', format: 'binary' });

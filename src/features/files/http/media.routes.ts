@@ -1,0 +1,167 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { deleteMedia, readMedia, recordMediaRefusal, storeMedia } from '../media.commands.ts';
+import type { MediaState } from '../media.decider.ts';
+import { MediaNotFound, PublicCannotUpload } from '../media.errors.ts';
+import { uploadPolicyOf } from '../upload-config.ts';
+import { receiveUpload, UploadRefused } from '../upload-receive.ts';
+import { Binary, MediaKey, MediaRecord } from './files.schemas.ts';
+
+const KeyParams = z.object({ key: MediaKey });
+const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
+
+const record = (key: string, s: Extract<MediaState, { exists: true }>) => ({
+  key,
+  size: s.media.size,
+  mimeType: s.media.mimeType,
+  extension: s.media.extension,
+  sha256: s.media.sha256,
+  width: s.media.width ?? null,
+  height: s.media.height ?? null,
+  createdAt: s.createdAt,
+  createdBy: s.createdBy,
+  updatedAt: s.updatedAt,
+  updatedBy: s.updatedBy,
+});
+
+/** The declared type of a raw body: the Content-Type without parameters, lower case. */
+const declaredType = (req: FastifyRequest) =>
+  (req.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
+
+const contentLength = (req: FastifyRequest) => {
+  const n = Number(req.headers['content-length']);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
+/**
+ * Raw media by key (spec "Files and media"): `POST` stores the body through the upload guard (`media:create`, or
+ * `media:update` to replace), `GET` downloads it as an attachment with `nosniff`, `DELETE` removes it. Bodies
+ * are not parsed: every content type reaches the handler as the request's stream.
+ */
+export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const { authorizer, clock, storage } = deps;
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+
+  app.post(
+    '/api/v1/media/:key',
+    {
+      schema: {
+        params: KeyParams,
+        tags: ['files'],
+        summary: 'Upload raw bytes under a media key (the upload guard applies)',
+        response: {
+          200: dataEnvelope(MediaRecord, 'Replaced'),
+          201: dataEnvelope(MediaRecord, 'Created'),
+          ...UPLOAD_FAILURES,
+        },
+      },
+    },
+    async (req, reply) => {
+      const siteId = siteOf(req);
+      const { key } = req.params;
+      const body = req.body as Readable | undefined;
+      const ctx = commandContext(req, clock);
+      const declared = { filename: key, mimeType: declaredType(req), contentLength: contentLength(req) };
+      const refuse = async (refused: UploadRefused) => {
+        body?.resume();
+        await recordMediaRefusal(deps, ctx, { key, filename: key, declaredMimeType: declared.mimeType, refused });
+        if (refused.refusal.status === 413) void reply.header('connection', 'close');
+        throw refused.refusal;
+      };
+      if ((await authorizer.rights(req)).public) await refuse(new UploadRefused(new PublicCannotUpload(), 0));
+      const before = await readMedia(deps, siteId, key);
+      await authorizer.require(req, RESOURCES.media, before.exists ? 'update' : 'create');
+      const policy = await uploadPolicyOf(deps, siteId);
+      let upload;
+      try {
+        upload = await receiveUpload(body ?? emptyBody(), declared, policy, deps.config.SVC_UPLOAD_TMP_DIR);
+      } catch (err) {
+        if (err instanceof UploadRefused) return refuse(err);
+        throw err;
+      }
+      try {
+        const res = await storeMedia(deps, ctx, { key, upload });
+        reply.status(before.exists ? 200 : 201);
+        return { data: record(key, res.state as Extract<MediaState, { exists: true }>) };
+      } finally {
+        await upload.discard();
+      }
+    },
+  );
+
+  app.get(
+    '/api/v1/media/:key',
+    {
+      schema: {
+        params: KeyParams,
+        tags: ['files'],
+        summary: 'Download the bytes of a media key as an attachment',
+        response: { 200: Binary, 304: NoContent },
+      },
+    },
+    async (req, reply) => {
+      await authorizer.require(req, RESOURCES.media, 'read');
+      const { key } = req.params;
+      const state = await readMedia(deps, siteOf(req), key);
+      if (!state.exists) throw new MediaNotFound({ key });
+      return sendObject(reply, req, storage, key, state.media);
+    },
+  );
+
+  app.delete(
+    '/api/v1/media/:key',
+    {
+      schema: {
+        params: KeyParams,
+        tags: ['files'],
+        summary: 'Delete a media key and its bytes',
+        response: { 204: NoContent },
+      },
+    },
+    async (req, reply) => {
+      await authorizer.require(req, RESOURCES.media, 'delete');
+      await deleteMedia(deps, commandContext(req, clock), req.params.key);
+      return reply.status(204).send();
+    },
+  );
+};
+
+function emptyBody(): Readable {
+  return Readable.from([]);
+}
+
+/**
+ * Sends stored bytes as a download: the stored type, `attachment`, `nosniff`, a sandboxing CSP (an SVG opened
+ * directly runs nothing), and the content hash as a strong ETag (304 on a match).
+ */
+async function sendObject(
+  reply: FastifyReply,
+  req: FastifyRequest,
+  storage: AppDeps['storage'],
+  filename: string,
+  media: { objectKey: string; mimeType: string; sha256: string; size: number },
+) {
+  const etag = `"${media.sha256}"`;
+  void reply
+    .header('etag', etag)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('cache-control', 'private, no-cache');
+  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+  const object = await storage.get(media.objectKey);
+  if (!object) throw new MediaNotFound({ key: filename });
+  return reply
+    .header('content-type', media.mimeType)
+    .header('content-length', String(object.size))
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(object.body);
+}
