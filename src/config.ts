@@ -138,6 +138,11 @@ const EnvSchema = z.object({
     .string()
     .regex(/^([A-Za-z0-9_-][A-Za-z0-9._-]*\/)*$/, 'empty, or folders ending in /')
     .default(''),
+  /** Image transforms running at once (each holds a decoded image), and waiting before 503 + Retry-After. */
+  SVC_TRANSFORM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SVC_TRANSFORM_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
+  /** Originals with more pixels are not transformed (refused before their bytes are read). */
+  SVC_TRANSFORM_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
   /** The upload cap and allowlists when a site sets none (`upload_policy`); unset: the documented defaults. */
   FILE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).optional(),
   FILE_UPLOAD_ALLOWED_MIME_TYPES: z.string().optional(),

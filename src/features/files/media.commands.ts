@@ -11,6 +11,25 @@ type Deps = Pick<AppDeps, 'store' | 'storage'>;
 /** Where a media key's bytes live: under the site, addressed by their hash (a new body never overwrites a read). */
 export const mediaObjectKey = (siteId: string, key: string, sha256: string) => `sites/${siteId}/media/${key}/${sha256}`;
 
+/** Where a media key's transformed images live: beside the original, under the bytes they were made from. */
+export const mediaDerivativeKey = (siteId: string, key: string, sha256: string, name: string) =>
+  `${mediaDerivatives(siteId, key, sha256)}${name}`;
+const mediaDerivatives = (siteId: string, key: string, sha256: string) =>
+  `sites/${siteId}/media/${key}/derivatives/${sha256}/`;
+
+/** Removes an original's bytes and every derivative made from them. */
+async function removeObject(
+  storage: AppDeps['storage'],
+  siteId: string,
+  key: string,
+  media: { objectKey: string; sha256: string },
+) {
+  await storage.delete(media.objectKey);
+  const prefix = mediaDerivatives(siteId, key, media.sha256);
+  for (let batch = await storage.list(prefix); batch.length > 0; batch = await storage.list(prefix))
+    await Promise.all(batch.map((k) => storage.delete(k)));
+}
+
 /** The media key's state, folded from its stream (from this node's cache onwards). */
 export async function readMedia(deps: Pick<AppDeps, 'store'>, siteId: string, key: string): Promise<MediaState> {
   return (await readState(deps.store, mediaDecider, mediaStream(siteId, key))).state;
@@ -44,7 +63,7 @@ export async function storeMedia(deps: Deps, ctx: CommandContext, input: { key: 
   );
   const stored = res.events.find((e) => e.type === 'MediaStored')?.data as MediaStored['data'] | undefined;
   const replaced = stored?.replaced ?? null;
-  if (replaced && replaced.objectKey !== media.objectKey) await deps.storage.delete(replaced.objectKey);
+  if (replaced && replaced.objectKey !== media.objectKey) await removeObject(deps.storage, ctx.siteId, key, replaced);
   return res;
 }
 
@@ -59,7 +78,7 @@ export async function deleteMedia(deps: Deps, ctx: CommandContext, key: string):
     ctx,
   );
   const deleted = res.events.find((e) => e.type === 'MediaDeleted')?.data as MediaDeleted['data'] | undefined;
-  if (deleted) await deps.storage.delete(deleted.objectKey);
+  if (deleted) await removeObject(deps.storage, ctx.siteId, key, deleted);
 }
 
 /** Records the guard's refusal on the key's stream (the audit log shows it); nothing was stored. */

@@ -50,7 +50,12 @@ describe('Media', () => {
   it('deletes a key with the object it names, and refuses to delete what is not there', () => {
     given([stored('a', t1, 'u1', null)])
       .when({ type: 'DeleteMedia', data: { key: 'logo.png', by: 'u1', now: t2 } })
-      .then([{ type: 'MediaDeleted', data: { key: 'logo.png', objectKey: media('a').objectKey, by: 'u1', at: t2 } }]);
+      .then([
+        {
+          type: 'MediaDeleted',
+          data: { key: 'logo.png', objectKey: media('a').objectKey, sha256: 'a', by: 'u1', at: t2 },
+        },
+      ]);
     given([])
       .when({ type: 'DeleteMedia', data: { key: 'logo.png', by: 'u1', now: t2 } })
       .thenThrows('NOT_FOUND');

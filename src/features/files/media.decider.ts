@@ -40,7 +40,13 @@ export const mediaDecider: Decider<MediaState, MediaCommand, MediaEvent> = {
         return [
           {
             type: 'MediaDeleted',
-            data: { key: cmd.data.key, objectKey: s.media.objectKey, by: cmd.data.by, at: cmd.data.now },
+            data: {
+              key: cmd.data.key,
+              objectKey: s.media.objectKey,
+              sha256: s.media.sha256,
+              by: cmd.data.by,
+              at: cmd.data.now,
+            },
           },
         ];
       case 'RecordUploadRefusal': {

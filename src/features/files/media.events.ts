@@ -19,7 +19,10 @@ export type MediaStored = DomainEvent<
   StoredMedia & { key: string; by: string; at: string; replaced: StoredMedia | null }
 >;
 /** A media key and its bytes were deleted. */
-export type MediaDeleted = DomainEvent<'MediaDeleted', { key: string; objectKey: string; by: string; at: string }>;
+export type MediaDeleted = DomainEvent<
+  'MediaDeleted',
+  { key: string; objectKey: string; sha256: string; by: string; at: string }
+>;
 /** The upload guard refused bytes sent for a media key (an audit event; nothing was stored). */
 export type MediaUploadRefused = DomainEvent<'MediaUploadRefused', UploadRefusal & { key: string }>;
 

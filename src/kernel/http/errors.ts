@@ -87,6 +87,8 @@ export const ERROR_KIND = {
   UPLOAD_EMBEDDED_PAYLOAD: 'unprocessable',
   UPLOAD_MALFORMED: 'unprocessable',
   UPLOAD_DIMENSIONS_EXCEEDED: 'unprocessable',
+  TRANSFORM_UNSUPPORTED: 'unprocessable',
+  TRANSFORM_SOURCE_TOO_LARGE: 'unprocessable',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

@@ -7,7 +7,10 @@ import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
-import { deleteMedia, readMedia, recordMediaRefusal, storeMedia } from '../media.commands.ts';
+import { deleteMedia, mediaDerivativeKey, readMedia, recordMediaRefusal, storeMedia } from '../media.commands.ts';
+import { resolveTransform } from '../transform/transform.resolve.ts';
+import { asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
+import { Transformer } from '../transform/transformer.ts';
 import type { MediaState } from '../media.decider.ts';
 import { MediaNotFound, PublicCannotUpload } from '../media.errors.ts';
 import { uploadPolicyOf } from '../upload-config.ts';
@@ -15,6 +18,12 @@ import { receiveUpload, UploadRefused } from '../upload-receive.ts';
 import { Binary, MediaKey, MediaRecord } from './files.schemas.ts';
 
 const KeyParams = z.object({ key: MediaKey });
+const DerivativeParams = z.object({
+  key: MediaKey,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex'),
+  name: z.string().regex(/^[0-9a-f]{32}\.(jpg|png|webp|avif)$/, 'a derivative name'),
+});
+const Redirect = z.never().optional().meta({ description: 'Redirect to the transformed image (Location)' });
 const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
 
 const record = (key: string, s: Extract<MediaState, { exists: true }>) => ({
@@ -47,6 +56,12 @@ const contentLength = (req: FastifyRequest) => {
  */
 export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const { authorizer, clock, storage } = deps;
+  const transformer = new Transformer({
+    storage,
+    concurrency: deps.config.SVC_TRANSFORM_CONCURRENCY,
+    queue: deps.config.SVC_TRANSFORM_QUEUE,
+    maxPixels: deps.config.SVC_TRANSFORM_MAX_PIXELS,
+  });
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -103,17 +118,49 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     {
       schema: {
         params: KeyParams,
+        querystring: TransformQuery,
         tags: ['files'],
-        summary: 'Download the bytes of a media key as an attachment',
-        response: { 200: Binary, 304: NoContent },
+        summary: 'Download the bytes of a media key as an attachment, or redirect to a transformed image',
+        response: { 200: Binary, 302: Redirect, 304: NoContent, 422: errorEnvelope(422) },
       },
     },
     async (req, reply) => {
       await authorizer.require(req, RESOURCES.media, 'read');
       const { key } = req.params;
-      const state = await readMedia(deps, siteOf(req), key);
+      const siteId = siteOf(req);
+      const state = await readMedia(deps, siteId, key);
       if (!state.exists) throw new MediaNotFound({ key });
-      return sendObject(reply, req, storage, key, state.media);
+      if (!asksTransform(req.query)) return sendObject(reply, req, storage, key, state.media);
+      const accept = req.headers.accept ?? '';
+      const t = await resolveTransform(deps, siteId, req.query, accept, state.media);
+      const name = derivativeName(t);
+      await transformer.ensure(state.media, t, mediaDerivativeKey(siteId, key, state.media.sha256, name));
+      if (req.query.format === 'auto' || (req.query.preset !== undefined && req.query.format === undefined))
+        void reply.header('vary', 'Accept');
+      return reply
+        .header('cache-control', 'private, no-cache')
+        .redirect(`/api/v1/media/${key}/derivatives/${state.media.sha256}/${name}`, 302);
+    },
+  );
+
+  app.get(
+    '/api/v1/media/:key/derivatives/:sha256/:name',
+    {
+      schema: {
+        params: DerivativeParams,
+        tags: ['files'],
+        summary: 'Read a transformed image of a media key (the address a transform request redirects to)',
+        response: { 200: Binary, 304: NoContent },
+      },
+    },
+    async (req, reply) => {
+      await authorizer.require(req, RESOURCES.media, 'read');
+      const { key, sha256, name } = req.params;
+      const siteId = siteOf(req);
+      const state = await readMedia(deps, siteId, key);
+      // A derivative of other bytes than the key's current ones is gone with them.
+      if (!state.exists || state.media.sha256 !== sha256) throw new MediaNotFound({ key });
+      return sendDerivative(reply, req, storage, mediaDerivativeKey(siteId, key, sha256, name), key);
     },
   );
 
@@ -163,5 +210,29 @@ async function sendObject(
     .header('content-type', media.mimeType)
     .header('content-length', String(object.size))
     .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(object.body);
+}
+
+/** A derivative: an image to show (inline), immutable under its address, cached by the caller only. */
+async function sendDerivative(
+  reply: FastifyReply,
+  req: FastifyRequest,
+  storage: AppDeps['storage'],
+  objectKey: string,
+  key: string,
+) {
+  const etag = `"${objectKey.slice(objectKey.lastIndexOf('/') + 1)}"`;
+  void reply
+    .header('etag', etag)
+    .header('x-content-type-options', 'nosniff')
+    .header('content-security-policy', "default-src 'none'; sandbox")
+    .header('cache-control', 'private, max-age=31536000, immutable');
+  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
+  const object = await storage.get(objectKey);
+  if (!object) throw new MediaNotFound({ key });
+  return reply
+    .header('content-type', object.contentType ?? 'application/octet-stream')
+    .header('content-length', String(object.size))
+    .header('content-disposition', 'inline')
     .send(object.body);
 }

@@ -1,0 +1,167 @@
+import sharp, { type Sharp } from 'sharp';
+import type { ObjectStorage } from '../../../kernel/storage/object-storage.ts';
+import {
+  TransformOutputTooLarge,
+  TransformsBusy,
+  TransformSourceTooLarge,
+  TransformUnsupported,
+} from './transform.errors.ts';
+import { MAX_DIMENSION, type Transform } from './transform.params.ts';
+
+/** What a transform reads: the stored original and what the upload guard found about it. */
+export interface TransformSource {
+  objectKey: string;
+  mimeType: string;
+  width?: number;
+  height?: number;
+}
+
+export interface TransformerOptions {
+  storage: ObjectStorage;
+  /** Transforms running at once (each holds a decoded image). */
+  concurrency: number;
+  /** Transforms waiting for a slot; past it the request is refused with 503 and Retry-After. */
+  queue: number;
+  /** Sources with more pixels are refused before a byte is read (and sharp refuses to decode more). */
+  maxPixels: number;
+}
+
+/** Raster types sharp decodes; SVG is never rasterised here (it may name external resources). */
+const TRANSFORMABLE = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp', 'image/avif']);
+
+/**
+ * Makes derivatives: bounded (a semaphore of `concurrency` slots and a waiting line of `queue`), once per derivative
+ * at a time (concurrent requests for the same one share the work), written to storage under the derivative's key,
+ * which names the original's content hash and the canonical parameters; a derivative that exists is not made again.
+ */
+export class Transformer {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(private readonly opts: TransformerOptions) {}
+
+  /** Makes sure the derivative exists under `derivativeKey` (made now, or already there). */
+  async ensure(source: TransformSource, t: Transform, derivativeKey: string): Promise<void> {
+    checkSource(source, this.opts.maxPixels);
+    checkOutput(source, t);
+    const pending = this.inFlight.get(derivativeKey);
+    if (pending) return pending;
+    const work = (async () => {
+      if (await this.opts.storage.head(derivativeKey)) return;
+      await this.slot(() => this.make(source, t, derivativeKey));
+    })().finally(() => this.inFlight.delete(derivativeKey));
+    this.inFlight.set(derivativeKey, work);
+    return work;
+  }
+
+  private async slot(run: () => Promise<void>): Promise<void> {
+    if (this.running >= this.opts.concurrency) {
+      if (this.waiting.length >= this.opts.queue) throw new TransformsBusy({ retryAfter: 2 });
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else this.running++;
+    try {
+      await run();
+    } finally {
+      const next = this.waiting.shift();
+      // The slot passes to the next in line, or is freed.
+      if (next) next();
+      else this.running--;
+    }
+  }
+
+  private async make(source: TransformSource, t: Transform, derivativeKey: string): Promise<void> {
+    const original = await this.opts.storage.get(source.objectKey);
+    if (!original) throw new TransformUnsupported({ reason: 'the original is missing from storage' });
+    const pipeline = sharp({ limitInputPixels: this.opts.maxPixels, failOn: 'error', sequentialRead: true })
+      .rotate()
+      .timeout({ seconds: 30 });
+    applyGeometry(pipeline, source, t);
+    applyFormat(pipeline, t);
+    let decodeError: Error | undefined;
+    pipeline.on('error', (err: Error) => (decodeError ??= err));
+    original.body.on('error', (err) => pipeline.destroy(err));
+    original.body.pipe(pipeline);
+    try {
+      await this.opts.storage.put(derivativeKey, pipeline, { contentType: `image/${t.format}` });
+    } catch (err) {
+      // An image the guard let through that libvips still cannot decode is the file's problem, not the service's.
+      if (decodeError && err === decodeError)
+        throw new TransformUnsupported({ reason: `the image could not be decoded (${decodeError.message})` });
+      throw err;
+    }
+  }
+
+  /** Transforms running and waiting (for tests and metrics). */
+  load(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
+  }
+}
+
+function checkSource(source: TransformSource, maxPixels: number): void {
+  if (!TRANSFORMABLE.has(source.mimeType))
+    throw new TransformUnsupported({ reason: `${source.mimeType} is not a raster image this service transforms` });
+  if (source.width === undefined || source.height === undefined)
+    throw new TransformUnsupported({ reason: 'the image has no known dimensions' });
+  if (source.width * source.height > maxPixels)
+    throw new TransformSourceTooLarge({ width: source.width, height: source.height, maxPixels });
+}
+
+/** The output's size before any pixel is touched: no step may produce more than MAX_DIMENSION either way. */
+export function outputSize(source: { width: number; height: number }, t: Transform): { width: number; height: number } {
+  const { width: sw, height: sh } = source;
+  const w = t.width;
+  const h = t.height;
+  if (w === undefined && h === undefined) return { width: sw, height: sh };
+  if (w === undefined) return { width: Math.round((sw * h!) / sh), height: h! };
+  if (h === undefined) return { width: w, height: Math.round((sh * w) / sw) };
+  switch (t.fit) {
+    case 'cover':
+    case 'fill':
+      return { width: w, height: h };
+    case 'contain':
+      return { width: w, height: h };
+    case 'inside': {
+      const s = Math.min(w / sw, h / sh);
+      return { width: Math.round(sw * s), height: Math.round(sh * s) };
+    }
+    case 'outside': {
+      const s = Math.max(w / sw, h / sh);
+      return { width: Math.round(sw * s), height: Math.round(sh * s) };
+    }
+  }
+}
+
+function checkOutput(source: TransformSource, t: Transform): void {
+  const out = outputSize({ width: source.width!, height: source.height! }, t);
+  // cover with a focal point resizes to cover first, then cuts: that intermediate size counts too.
+  const cover =
+    t.fit === 'cover' && t.width !== undefined && t.height !== undefined
+      ? outputSize({ width: source.width!, height: source.height! }, { ...t, fit: 'outside' })
+      : out;
+  const largest = Math.max(out.width, out.height, cover.width, cover.height);
+  if (largest > MAX_DIMENSION) throw new TransformOutputTooLarge({ ...out, max: MAX_DIMENSION });
+}
+
+function applyGeometry(p: Sharp, source: TransformSource, t: Transform): void {
+  if (t.width === undefined && t.height === undefined) return;
+  if (t.fit === 'cover' && t.focal && t.width !== undefined && t.height !== undefined) {
+    // Cover around the focal point: resize to cover the box, then cut the box centred on the point (clamped).
+    const big = outputSize({ width: source.width!, height: source.height! }, { ...t, fit: 'outside' });
+    const left = clamp(Math.round(t.focal.x * big.width - t.width / 2), 0, big.width - t.width);
+    const top = clamp(Math.round(t.focal.y * big.height - t.height / 2), 0, big.height - t.height);
+    p.resize(big.width, big.height, { fit: 'fill' }).extract({ left, top, width: t.width, height: t.height });
+    return;
+  }
+  p.resize(t.width ?? null, t.height ?? null, { fit: t.fit });
+}
+
+function applyFormat(p: Sharp, t: Transform): void {
+  const quality = t.quality;
+  if (t.format === 'jpeg') p.jpeg({ quality, mozjpeg: true });
+  else if (t.format === 'png') p.png();
+  else if (t.format === 'webp') p.webp({ quality });
+  else p.avif({ quality });
+}
+
+const clamp = (n: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, n));
