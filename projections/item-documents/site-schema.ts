@@ -2,6 +2,7 @@ import { own } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { FieldDef, FieldType } from '../../src/features/schema/schema.types.ts';
+import { SYSTEM_COLLECTIONS } from '../../src/features/schema/system-collections.types.ts';
 import { listCollections, listRelations, type CollectionRecord, type RelationRecord } from '../schema/index.ts';
 
 /** What a query needs to know about a site's schema: every collection's fields and every relation. */
@@ -10,6 +11,8 @@ export interface SiteSchema {
   fields: Map<string, Map<string, FieldDef>>;
   relations: RelationRecord[];
 }
+
+const SINCE_ALWAYS = '1970-01-01T00:00:00.000Z';
 
 /** Values every item carries in its document besides its collection's fields. */
 const SYSTEM_VALUES: Record<string, FieldType> = { status: 'string', sort: 'integer' };
@@ -25,12 +28,18 @@ export async function loadSiteSchema(db: Db, siteId: string): Promise<SiteSchema
       where f.site_id = ${siteId} order by (f.definition->>'sort')::int nulls last, f.position`.execute(db);
   const relations = await listRelations(db, siteId);
   const fields = new Map<string, Map<string, FieldDef>>();
+  const all = new Map(collections.map((c) => [c.name, c]));
+  // The system collections every site has (files): fixed definitions, not rows of the schema tables.
+  for (const [name, c] of SYSTEM_COLLECTIONS) {
+    all.set(name, { ...c.collection, createdAt: SINCE_ALWAYS, updatedAt: SINCE_ALWAYS, deletedAt: null });
+    fields.set(name, new Map(c.fields.map((f) => [f.field, f])));
+  }
   for (const r of rows.rows) {
     let m = fields.get(r.collection);
     if (!m) fields.set(r.collection, (m = new Map()));
     m.set(r.definition.field, r.definition);
   }
-  return { collections: new Map(collections.map((c) => [c.name, c])), fields, relations };
+  return { collections: all, fields, relations };
 }
 
 /** The type of a value field (user field or status/sort), or undefined when the collection has no such field. */

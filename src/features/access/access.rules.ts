@@ -1,4 +1,5 @@
-import { RESOURCES } from '../../kernel/auth/authorizer.ts';
+import { resourceOf, RESOURCES } from '../../kernel/auth/authorizer.ts';
+import { isSystemCollection } from '../schema/index.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { InvalidRule } from './access.errors.ts';
@@ -48,8 +49,12 @@ function checkAgainst(schema: SiteSchema, c: string, rule: PermissionDef, now: D
 export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): void {
   const { collection } = rule;
   if (collection === RESOURCES.media || collection === RESOURCES.pages) return checkSystemRule(rule);
+  if (isSystemCollection(collection))
+    throw bad(`rules on ${collection} are rules on ${resourceOf(collection)}: name that instead`, ['collection']);
   if (collection !== '*' && !schema.collections.has(collection))
     throw bad(`collection ${collection} does not exist`, ['collection']);
-  const collections = collection === '*' ? [...schema.collections.keys()] : [collection];
+  // `*` covers the site's own collections, not the system ones (their resource's rules govern them).
+  const collections =
+    collection === '*' ? [...schema.collections.keys()].filter((c) => !isSystemCollection(c)) : [collection];
   for (const c of collections) checkAgainst(schema, c, rule, now);
 }

@@ -1,4 +1,4 @@
-import { SITE_ADMIN_ROLES, type AccessScope } from '../../kernel/auth/authorizer.ts';
+import { resourceOf, SITE_ADMIN_ROLES, type AccessScope } from '../../kernel/auth/authorizer.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { roleChain, type AccessState } from './access.decider.ts';
 import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
@@ -110,8 +110,9 @@ function substitute(rule: PermissionDef, vars: RuleVars): PermissionDef {
 export type Scope = AccessScope;
 
 /** The scope of an action on a collection, or null when no rule allows it at all. */
-export function scopeOf(set: PermissionSet, collection: string, action: Action): Scope | null {
+export function scopeOf(set: PermissionSet, asked: string, action: Action): Scope | null {
   if (set.full) return { filter: null, fields: null, presets: {}, validation: [] };
+  const collection = resourceOf(asked);
   const rules = set.rules.filter(
     (r) => r.action === action && (r.collection === collection || (r.collection === '*' && collection !== 'media')),
   );

@@ -99,7 +99,7 @@ describe('POST /api/v1/api-keys', () => {
       ['body', 'allowedOrigins', '0'],
     ],
     [{ name: 'Bad time', roleKey: 'viewer', expiresAt: 'tomorrow' }, ['body', 'expiresAt']],
-    [{ name: 'Extra', roleKey: 'viewer', scope: 'all' }, ['body']],
+    [{ name: 'Extra', roleKey: 'viewer', scope: 'all' }, ['body', 'scope']],
     [{ name: 'Unknown role', roleKey: 'overlord' }, ['role']],
     [{ name: 'Past', roleKey: 'viewer', expiresAt: '2020-01-01T00:00:00Z' }, ['expiresAt']],
     [{ name: 'Secret with origins', roleKey: 'viewer', allowedOrigins: [SHOP] }, ['allowedOrigins']],

@@ -46,12 +46,26 @@ export class TokenService {
   // KeyObjects made once: jose would otherwise import the raw secret on every sign and verify.
   private readonly key: KeyObject;
   private readonly refreshKey: Buffer;
+  private readonly addressKey: Buffer;
   constructor(
     secret: string,
     readonly ttlSeconds: number,
   ) {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.refreshKey = createHmac('sha256', secret).update('svc-refresh-v1').digest();
+    this.addressKey = createHmac('sha256', secret).update('svc-signed-address-v1').digest();
+  }
+
+  /** An HMAC (base64url) of a signed address's fields (the disk's upload addresses), under a key of its own. */
+  signAddress(fields: readonly string[]): string {
+    return createHmac('sha256', this.addressKey).update(fields.join('\n')).digest('base64url');
+  }
+
+  /** Whether `signature` is `signAddress(fields)`, compared in constant time. */
+  verifyAddress(fields: readonly string[], signature: string): boolean {
+    const expected = Buffer.from(this.signAddress(fields));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   async issue(input: AccessInput): Promise<{ token: string; expiresIn: number }> {

@@ -1,13 +1,23 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
+import { filesRoutes } from './http/files.routes.ts';
 import { mediaRoutes } from './http/media.routes.ts';
+import { Transformer } from './transform/transformer.ts';
 import { presetsRoutes } from './http/presets.routes.ts';
 import { uploadsConfigRoutes } from './http/uploads-config.routes.ts';
 
 export { MEDIA_EVENT_TYPES, type MediaEvent } from './media.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
-  await app.register(mediaRoutes, deps);
+  // One bound on transforms for the node: media and assets share its slots and its single flight.
+  const transformer = new Transformer({
+    storage: deps.storage,
+    concurrency: deps.config.SVC_TRANSFORM_CONCURRENCY,
+    queue: deps.config.SVC_TRANSFORM_QUEUE,
+    maxPixels: deps.config.SVC_TRANSFORM_MAX_PIXELS,
+  });
+  await app.register(mediaRoutes, { ...deps, transformer });
+  await app.register(filesRoutes, { ...deps, transformer });
   await app.register(uploadsConfigRoutes, deps);
   await app.register(presetsRoutes, deps);
 };

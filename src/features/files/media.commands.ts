@@ -25,7 +25,11 @@ async function removeObject(
   media: { objectKey: string; sha256: string },
 ) {
   await storage.delete(media.objectKey);
-  const prefix = mediaDerivatives(siteId, key, media.sha256);
+  await removeDerivatives(storage, mediaDerivatives(siteId, key, media.sha256));
+}
+
+/** Removes every object under a derivatives folder. */
+export async function removeDerivatives(storage: AppDeps['storage'], prefix: string): Promise<void> {
   for (let batch = await storage.list(prefix); batch.length > 0; batch = await storage.list(prefix))
     await Promise.all(batch.map((k) => storage.delete(k)));
 }

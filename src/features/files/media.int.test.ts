@@ -71,7 +71,7 @@ describe('raw media by key', () => {
     expect(got.rawPayload.equals(png)).toBe(true);
     expect(got.headers).toMatchObject({
       'content-type': 'image/png',
-      'content-disposition': 'attachment; filename="logo.png"',
+      'content-disposition': `attachment; filename="logo.png"; filename*=UTF-8''logo.png`,
       'x-content-type-options': 'nosniff',
       'content-security-policy': "default-src 'none'; sandbox",
       etag: `"${rec.sha256}"`,

@@ -9,7 +9,7 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { ObjectTooLarge } from '../../kernel/storage/object-storage.ts';
 import { byteCounter } from '../../kernel/storage/disk-storage.ts';
 import { inspectUpload, type Inspection } from './upload-guard/inspect.ts';
-import { UploadTooLarge } from './upload.errors.ts';
+import { UploadSizeMismatch, UploadTooLarge } from './upload.errors.ts';
 import type { UploadPolicy } from './upload-policy.ts';
 
 /** Bytes that passed the upload guard, waiting in a temp file until the caller stores them. */
@@ -41,7 +41,7 @@ export class UploadRefused extends Error {
  */
 export async function receiveUpload(
   body: Readable,
-  declared: { filename: string; mimeType: string; contentLength?: number },
+  declared: { filename: string; mimeType: string; contentLength?: number; exactSize?: number },
   policy: UploadPolicy,
   tmpDir: string = join(tmpdir(), 'svc-uploads'),
 ): Promise<ReceivedUpload> {
@@ -70,6 +70,13 @@ export async function receiveUpload(
       throw new UploadRefused(new UploadTooLarge({ maxBytes: policy.maxBytes }), counter.bytes);
     }
     throw err;
+  }
+  if (declared.exactSize !== undefined && counter.bytes !== declared.exactSize) {
+    await discard();
+    throw new UploadRefused(
+      new UploadSizeMismatch({ expected: declared.exactSize, received: counter.bytes }),
+      counter.bytes,
+    );
   }
   try {
     const inspection = await inspectUpload({ path, size: counter.bytes }, declared, policy);

@@ -138,3 +138,43 @@ export const UploadDimensionsExceeded = defineError<{ width: number; height: num
   (d) => `the image declares ${d.width} × ${d.height} = ${d.width * d.height} pixels, over the limit of ${d.maxPixels}`,
   (d) => ({ path: body, extensions: { width: d.width, height: d.height, maxPixels: d.maxPixels } }),
 );
+
+/** No upload with this id was handed out to the caller (or on this site). */
+export const UploadNotFound = defineError<{ uploadId: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `no upload ${d.uploadId}`,
+  () => ({ path: ['uploadId'] }),
+);
+
+/** An upload address is single use: its bytes arrived already, or it became a file, or it was refused. */
+export const UploadAlreadyUsed = defineError<{ uploadId: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `upload ${d.uploadId} was used already`,
+  () => ({ path: ['uploadId'] }),
+);
+
+/** The upload address is not one the service signed, or its time is up. */
+export const UploadAddressInvalid = defineError<{ problem: 'signature' | 'expired' }>(
+  'UNAUTHENTICATED',
+  'unauthenticated',
+  (d) => (d.problem === 'expired' ? 'the upload address has expired' : 'the upload address is not valid'),
+  () => ({ path: ['query', 'signature'] }),
+);
+
+/** The bytes that arrived are fewer than the upload was signed for. */
+export const UploadSizeMismatch = defineError<{ expected: number; received: number }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `the upload was signed for ${d.expected} bytes and ${d.received} arrived`,
+  (d) => ({ path: ['body'], extensions: { expected: d.expected, received: d.received } }),
+);
+
+/** Nothing was uploaded to the address yet (S3: no object; disk: no PUT). */
+export const UploadNotReceived = defineError<{ uploadId: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `nothing was uploaded for ${d.uploadId} yet`,
+  () => ({ path: ['uploadId'] }),
+);

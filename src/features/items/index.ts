@@ -12,6 +12,13 @@ import { itemStream, type ItemValues } from './item.events.ts';
 export { itemPermissions } from './item.permissions.ts';
 export type { CollectionSchema } from './item.reads.ts';
 export { envelopeMigration } from './envelope-migration.ts';
+/** The item engine for slices that serve a system collection (files) through routes of their own. */
+export { itemGuard } from './item.guard.ts';
+export { itemReader } from './item.reader.ts';
+export { createItems, deleteItem, updateItem } from './item.commands.ts';
+export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
+export { readItem } from './item.reads.ts';
+export { ItemBody, ItemListBody, ItemRecord, ItemsCreatedBody, ItemWriteBody } from './http/items.schemas.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',

@@ -1,7 +1,10 @@
 import type { AppDeps } from '../../deps.ts';
 import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import { newItems, type NewItem } from './item.commands.ts';
-import { SingletonCreate } from './item.errors.ts';
+import { CollectionNotFound, DependentRecordsExist, SingletonCreate } from './item.errors.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { findDependents } from '../../../projections/item-documents/index.ts';
+import { isSystemCollection } from '../schema/index.ts';
 import type { ItemValues } from './item.events.ts';
 import { itemPermissions } from './item.permissions.ts';
 import { collectionSchema, readItem, type CollectionSchema } from './item.reads.ts';
@@ -15,8 +18,12 @@ export function itemGuard(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas'>) 
   const permissions = itemPermissions(deps);
   const { authorizeWrite, checkValidation } = permissions;
 
-  /** The collection's schema; the caller's rights, which every route asks next, are looked up meanwhile. */
-  const collection = (caller: Principal, name: string): Promise<CollectionSchema> => {
+  /**
+   * The collection's schema; the caller's rights, which every route asks next, are looked up meanwhile. A system
+   * collection (files) is its slice's to serve: the item routes answer 404 for it unless `system` is set.
+   */
+  const collection = (caller: Principal, name: string, opts: { system?: boolean } = {}): Promise<CollectionSchema> => {
+    if (!opts.system && isSystemCollection(name)) return Promise.reject(new CollectionNotFound({ collection: name }));
     if (caller.actor) permissions.rights(caller).catch(() => undefined);
     return collectionSchema(deps, siteOf(caller), name);
   };
@@ -63,5 +70,17 @@ export function itemGuard(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas'>) 
     await checkValidation(caller, s, id, after(current), scope);
   };
 
-  return { ...permissions, collection, mayAdminister, authorizeCreate, authorizeUpdate };
+  /**
+   * Restrict relations block a delete; set null and cascade wait for resolve-dependents (spec "Items"). An item that
+   * is not there answers 404 (from the command) even when references to its id remain.
+   */
+  const refuseIfHeldUp = async (caller: Principal, s: CollectionSchema, id: string): Promise<void> => {
+    const site = siteOf(caller);
+    const name = s.collection.name;
+    const dependents = await readAsSite(deps.db, site, (trx) => findDependents(trx, site, s.schema, name, id));
+    if (dependents.some((d) => d.onDelete === 'restrict') && (await readItem(deps, site, name, id)))
+      throw new DependentRecordsExist(await permissions.readableSamples(caller, s.schema, dependents));
+  };
+
+  return { ...permissions, collection, mayAdminister, authorizeCreate, authorizeUpdate, refuseIfHeldUp };
 }

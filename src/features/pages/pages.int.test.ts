@@ -57,7 +57,7 @@ describe('POST /api/v1/pages', () => {
     ['no title', { slug: 'ok' }, ['body', 'title']],
     ['a title of 301 characters', { slug: 'ok', title: 'x'.repeat(301) }, ['body', 'title']],
     ['an unknown status', { slug: 'ok', title: 'x', status: 'live' }, ['body', 'status']],
-    ['an unknown key', { slug: 'ok', title: 'x', body: 'y' }, ['body']],
+    ['an unknown key', { slug: 'ok', title: 'x', body: 'y' }, ['body', 'body']],
     [
       'a column 13 wide',
       { slug: 'ok', title: 'x', layoutConfig: { rows: [{ columns: [{ width: 13, blocks: [] }] }] } },

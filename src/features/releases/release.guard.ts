@@ -8,6 +8,7 @@ import { findItemsAnyState } from '../../../projections/item-documents/index.ts'
 import { pinnedValues, releaseChanges, releaseItemChecks } from './release-authority.ts';
 import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllowed } from './release.errors.ts';
 import { itemKey, type ReleaseAuthor, type ReleaseItem } from './release.events.ts';
+import { isSystemCollection } from '../schema/index.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>;
 
@@ -37,7 +38,7 @@ export function addedItemsCheck(deps: Deps) {
     const siteId = siteOf(p);
     const schema = await deps.schemas.read(siteId);
     items.forEach((i, n) => {
-      if (!schema.collections.has(i.collection))
+      if (!schema.collections.has(i.collection) || isSystemCollection(i.collection))
         throw unprocessable([
           {
             message: `collection ${i.collection} does not exist`,

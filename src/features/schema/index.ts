@@ -4,4 +4,5 @@ import { schemaRoutes } from './http/schema.routes.ts';
 
 export { schemaStream } from './schema.events.ts';
 export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from './schema.types.ts';
+export { FILES_COLLECTION, isSystemCollection } from './system-collections.types.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };

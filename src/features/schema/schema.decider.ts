@@ -11,6 +11,7 @@ import {
   RelationKeyRequired,
   RelationNotFound,
   RelationOnFieldExists,
+  SystemCollectionFixed,
   SystemFieldName,
   UnknownCollection,
   UnknownRelationField,
@@ -18,6 +19,7 @@ import {
   WrongCarrierType,
 } from './schema.errors.ts';
 import type { SchemaEvent } from './schema.events.ts';
+import { isSystemCollection, SYSTEM_COLLECTIONS } from './system-collections.types.ts';
 import {
   SYSTEM_FIELDS,
   type CollectionChanges,
@@ -63,6 +65,24 @@ function live(s: SchemaState, name: string, at = 'collection'): CollectionState 
   const c = own(s.collections, name);
   if (!c || c.deleted) throw new CollectionNotFound({ name, at });
   return c;
+}
+
+/** A collection whose definition and fields a request may change: a live one that is not a system collection. */
+function changeable(s: SchemaState, name: string, at = 'collection'): CollectionState {
+  const c = live(s, name, at);
+  if (isSystemCollection(name)) throw new SystemCollectionFixed({ name, at });
+  return c;
+}
+
+/** Every site's schema starts with the system collections (files), fixed and never deleted. */
+function systemCollections(): Record<string, CollectionState> {
+  const out: Record<string, CollectionState> = Object.create(null);
+  for (const [name, c] of SYSTEM_COLLECTIONS) {
+    const fields: Record<string, FieldDef> = Object.create(null);
+    for (const f of c.fields) fields[f.field] = f;
+    out[name] = { def: c.collection, deleted: false, fields };
+  }
+  return out;
 }
 
 function usedBy(s: SchemaState, collection: string, field?: string): RelationDef[] {
@@ -117,7 +137,7 @@ function checkRelation(s: SchemaState, r: RelationDef): void {
 
 /** The schema of one site: collections, their fields, and the relations between them. */
 export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
-  initialState: () => ({ collections: {}, relations: {} }),
+  initialState: () => ({ collections: systemCollections(), relations: {} }),
   evolve: (s, e) => evolveSchema(s, e),
   decide: (cmd, s) => {
     const at = cmd.data.now;
@@ -136,13 +156,13 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'UpdateCollection':
-        checkWorkflow(cmd.data.changes.workflow, live(s, cmd.data.name, 'name').fields);
+        checkWorkflow(cmd.data.changes.workflow, changeable(s, cmd.data.name, 'name').fields);
         return [
           { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
           changed('collection.updated', cmd.data.name),
         ];
       case 'DeleteCollection': {
-        live(s, cmd.data.name, 'name');
+        changeable(s, cmd.data.name, 'name');
         const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
         if (refs.length) throw new CollectionInUse({ name: cmd.data.name, relations: refs.map((r) => r.id) });
         return [
@@ -151,7 +171,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'CreateField': {
-        const c = live(s, cmd.data.collection);
+        const c = changeable(s, cmd.data.collection);
         const name = cmd.data.field.field;
         if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
         if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
@@ -161,7 +181,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'UpdateField': {
-        const f = own(live(s, cmd.data.collection).fields, cmd.data.field);
+        const f = own(changeable(s, cmd.data.collection).fields, cmd.data.field);
         if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
         if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
         const { collection, field, changes } = cmd.data;
@@ -171,7 +191,7 @@ export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
         ];
       }
       case 'DeleteField': {
-        if (!own(live(s, cmd.data.collection).fields, cmd.data.field))
+        if (!own(changeable(s, cmd.data.collection).fields, cmd.data.field))
           throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
         if (usedBy(s, cmd.data.collection, cmd.data.field).length)
           throw new FieldCarriesRelation({ field: cmd.data.field });

@@ -12,6 +12,14 @@ export const CollectionNotFound = defineError<{ name: string } & At>(
   atPath,
 );
 
+/** A system collection (files) keeps the definition and fields it has; its slice writes its items. */
+export const SystemCollectionFixed = defineError<{ name: string } & At>(
+  'CONFLICT',
+  'conflict',
+  (d) => `${d.name} is a system collection: its definition and fields cannot be changed`,
+  atPath,
+);
+
 /** The field does not exist; `collection` qualifies its name where the request named both. */
 export const FieldNotFound = defineError<{ field: string; collection?: string } & At>(
   'NOT_FOUND',

@@ -21,6 +21,12 @@ export const SITE_ADMIN_ROLES: ReadonlySet<string> = new Set<SystemRole>(['admin
  */
 export const RESOURCES = { media: 'media', pages: '_pages' } as const;
 
+/** Collections governed by a resource's rules instead of their own: file records are media (`media:read` …). */
+const COLLECTION_RESOURCE: ReadonlyMap<string, string> = new Map([['files', RESOURCES.media]]);
+
+/** The resource whose rules govern a collection's items (the collection itself, but for system collections). */
+export const resourceOf = (collection: string): string => COLLECTION_RESOURCE.get(collection) ?? collection;
+
 /** What one rule set allows for an action on a resource: rows (a filter), fields, presets and validation. */
 export interface AccessScope {
   /** Rows the action reaches, as a filter of the list-query language; null: every row. */

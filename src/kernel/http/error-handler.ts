@@ -23,15 +23,30 @@ function toResponse(err: FastifyError): { status: number; body: { errors: ErrorO
     return { status: res.status, body: { ...err.options.body, ...res.body } };
   }
   if (hasZodFastifySchemaValidationErrors(err)) {
-    const part = err.validationContext ?? 'body';
+    // The query string is `query` in every path, as the item routes' own parsing names it.
+    const part = err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body');
     return send(
       400,
-      err.validation.map((v) => ({
-        code: 'VALIDATION_FAILED',
-        message: v.message ?? 'invalid value',
-        path: [part, ...v.instancePath.split('/').filter(Boolean)],
-        extensions: { reason: v.keyword },
-      })),
+      err.validation.flatMap((v) => {
+        const path = [part, ...v.instancePath.split('/').filter(Boolean)];
+        // An unknown key is named in the path, one error each, like a wrong value.
+        const keys = v.keyword === 'unrecognized_keys' ? (v.params as { keys?: unknown }).keys : undefined;
+        if (Array.isArray(keys) && keys.length)
+          return keys.map((k) => ({
+            code: 'VALIDATION_FAILED' as const,
+            message: `unknown key ${JSON.stringify(String(k))}`,
+            path: [...path, String(k)],
+            extensions: { reason: v.keyword },
+          }));
+        return [
+          {
+            code: 'VALIDATION_FAILED' as const,
+            message: v.message ?? 'invalid value',
+            path,
+            extensions: { reason: v.keyword },
+          },
+        ];
+      }),
     );
   }
   if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.name === 'SyntaxError') {

@@ -20,6 +20,7 @@ import { permissionsOf } from '../request-permissions.ts';
 import { siteAccess } from '../site-access.ts';
 import { CheckBody, CheckResult, PermissionMatrix } from './access.schemas.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { isSystemCollection } from '../../schema/index.ts';
 
 /** The permissions matrix of a set: for each collection (and media, pages) and action, the fields and conditions. */
 function matrix(set: PermissionSet, collections: string[]) {
@@ -73,7 +74,10 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
           roleChain: set.roleChain,
           admin: set.full,
           policies: set.policyIds,
-          collections: matrix(set, [...schema.collections.keys()]),
+          collections: matrix(
+            set,
+            [...schema.collections.keys()].filter((c) => !isSystemCollection(c)),
+          ),
         },
       };
     },

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
@@ -10,7 +10,8 @@ import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/env
 import { deleteMedia, mediaDerivativeKey, readMedia, recordMediaRefusal, storeMedia } from '../media.commands.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
 import { asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
-import { Transformer } from '../transform/transformer.ts';
+import type { Transformer } from '../transform/transformer.ts';
+import { sendDerivative, sendObject } from './send-object.ts';
 import type { MediaState } from '../media.decider.ts';
 import { MediaNotFound, PublicCannotUpload } from '../media.errors.ts';
 import { uploadPolicyOf } from '../upload-config.ts';
@@ -54,14 +55,9 @@ const contentLength = (req: FastifyRequest) => {
  * `media:update` to replace), `GET` downloads it as an attachment with `nosniff`, `DELETE` removes it. Bodies
  * are not parsed: every content type reaches the handler as the request's stream.
  */
-export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transformer }> = async (plain, deps) => {
   const { authorizer, clock, storage } = deps;
-  const transformer = new Transformer({
-    storage,
-    concurrency: deps.config.SVC_TRANSFORM_CONCURRENCY,
-    queue: deps.config.SVC_TRANSFORM_QUEUE,
-    maxPixels: deps.config.SVC_TRANSFORM_MAX_PIXELS,
-  });
+  const { transformer } = deps;
   const app = plain.withTypeProvider<ZodTypeProvider>();
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
@@ -130,11 +126,19 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const siteId = siteOf(req);
       const state = await readMedia(deps, siteId, key);
       if (!state.exists) throw new MediaNotFound({ key });
-      if (!asksTransform(req.query)) return sendObject(reply, req, storage, key, state.media);
+      if (!asksTransform(req.query))
+        return sendObject(reply, req, storage, key, state.media, () => new MediaNotFound({ key }));
       const accept = req.headers.accept ?? '';
       const t = await resolveTransform(deps, siteId, req.query, accept, state.media);
       const name = derivativeName(t);
-      await transformer.ensure(state.media, t, mediaDerivativeKey(siteId, key, state.media.sha256, name));
+      const derivative = mediaDerivativeKey(siteId, key, state.media.sha256, name);
+      await transformer.ensure(state.media, t, derivative);
+      // Bytes replaced or deleted while the transform ran took their derivatives along; this one came too late.
+      const after = await readMedia(deps, siteId, key);
+      if (!after.exists || after.media.sha256 !== state.media.sha256) {
+        await storage.delete(derivative);
+        throw new MediaNotFound({ key });
+      }
       if (req.query.format === 'auto' || (req.query.preset !== undefined && req.query.format === undefined))
         void reply.header('vary', 'Accept');
       return reply
@@ -160,7 +164,13 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const state = await readMedia(deps, siteId, key);
       // A derivative of other bytes than the key's current ones is gone with them.
       if (!state.exists || state.media.sha256 !== sha256) throw new MediaNotFound({ key });
-      return sendDerivative(reply, req, storage, mediaDerivativeKey(siteId, key, sha256, name), key);
+      return sendDerivative(
+        reply,
+        req,
+        storage,
+        mediaDerivativeKey(siteId, key, sha256, name),
+        () => new MediaNotFound({ key }),
+      );
     },
   );
 
@@ -184,55 +194,4 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
 function emptyBody(): Readable {
   return Readable.from([]);
-}
-
-/**
- * Sends stored bytes as a download: the stored type, `attachment`, `nosniff`, a sandboxing CSP (an SVG opened
- * directly runs nothing), and the content hash as a strong ETag (304 on a match).
- */
-async function sendObject(
-  reply: FastifyReply,
-  req: FastifyRequest,
-  storage: AppDeps['storage'],
-  filename: string,
-  media: { objectKey: string; mimeType: string; sha256: string; size: number },
-) {
-  const etag = `"${media.sha256}"`;
-  void reply
-    .header('etag', etag)
-    .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('cache-control', 'private, no-cache');
-  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
-  const object = await storage.get(media.objectKey);
-  if (!object) throw new MediaNotFound({ key: filename });
-  return reply
-    .header('content-type', media.mimeType)
-    .header('content-length', String(object.size))
-    .header('content-disposition', `attachment; filename="${filename}"`)
-    .send(object.body);
-}
-
-/** A derivative: an image to show (inline), immutable under its address, cached by the caller only. */
-async function sendDerivative(
-  reply: FastifyReply,
-  req: FastifyRequest,
-  storage: AppDeps['storage'],
-  objectKey: string,
-  key: string,
-) {
-  const etag = `"${objectKey.slice(objectKey.lastIndexOf('/') + 1)}"`;
-  void reply
-    .header('etag', etag)
-    .header('x-content-type-options', 'nosniff')
-    .header('content-security-policy', "default-src 'none'; sandbox")
-    .header('cache-control', 'private, max-age=31536000, immutable');
-  if (req.headers['if-none-match'] === etag) return reply.status(304).send();
-  const object = await storage.get(objectKey);
-  if (!object) throw new MediaNotFound({ key });
-  return reply
-    .header('content-type', object.contentType ?? 'application/octet-stream')
-    .header('content-length', String(object.size))
-    .header('content-disposition', 'inline')
-    .send(object.body);
 }

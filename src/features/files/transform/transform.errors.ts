@@ -15,6 +15,13 @@ export const TransformUnsupported = defineError<{ reason: string }>(
   (d) => `this file cannot be transformed: ${d.reason}`,
 );
 
+/** The original's bytes are gone (deleted while the transform started). */
+export const TransformSourceGone = defineError(
+  'NOT_FOUND',
+  'not_found',
+  () => 'the original of this transform is gone',
+);
+
 /** The original has more pixels than a transform may decode; refused before its bytes are read. */
 export const TransformSourceTooLarge = defineError<{ width: number; height: number; maxPixels: number }>(
   'TRANSFORM_SOURCE_TOO_LARGE',

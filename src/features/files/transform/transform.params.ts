@@ -9,7 +9,14 @@ export type OutputFormat = (typeof FORMATS)[number];
 export const FITS = ['cover', 'contain', 'inside', 'outside', 'fill'] as const;
 export type Fit = (typeof FITS)[number];
 
-const dimension = z.coerce.number().int().min(1).max(MAX_DIMENSION);
+/** Whole numbers written as plain digits: `1e3`, `0x10` or `1.0` are not sizes. */
+const digits = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'a whole number written in digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+const dimension = digits(1, MAX_DIMENSION);
 const Focal = z
   .string()
   .max(40)
@@ -33,7 +40,7 @@ export const TransformQuery = z
     width: dimension,
     height: dimension,
     format: z.enum([...FORMATS, 'auto']),
-    quality: z.coerce.number().int().min(1).max(100),
+    quality: digits(1, 100),
     fit: z.enum(FITS),
     focal: Focal,
     preset: PresetKey,

@@ -3,6 +3,7 @@ import type { ObjectStorage } from '../../../kernel/storage/object-storage.ts';
 import {
   TransformOutputTooLarge,
   TransformsBusy,
+  TransformSourceGone,
   TransformSourceTooLarge,
   TransformUnsupported,
 } from './transform.errors.ts';
@@ -72,22 +73,28 @@ export class Transformer {
 
   private async make(source: TransformSource, t: Transform, derivativeKey: string): Promise<void> {
     const original = await this.opts.storage.get(source.objectKey);
-    if (!original) throw new TransformUnsupported({ reason: 'the original is missing from storage' });
+    if (!original) throw new TransformSourceGone();
     const pipeline = sharp({ limitInputPixels: this.opts.maxPixels, failOn: 'error', sequentialRead: true })
       .rotate()
       .timeout({ seconds: 30 });
     applyGeometry(pipeline, source, t);
     applyFormat(pipeline, t);
+    let sourceError: Error | undefined;
     let decodeError: Error | undefined;
     pipeline.on('error', (err: Error) => (decodeError ??= err));
-    original.body.on('error', (err) => pipeline.destroy(err));
+    original.body.on('error', (err) => {
+      sourceError = err;
+      pipeline.destroy(err);
+    });
     original.body.pipe(pipeline);
     try {
       await this.opts.storage.put(derivativeKey, pipeline, { contentType: `image/${t.format}` });
     } catch (err) {
+      // The original went away while it was read (deleted meanwhile): there is nothing to transform.
+      if (sourceError) throw new TransformSourceGone();
       // An image the guard let through that libvips still cannot decode is the file's problem, not the service's.
       if (decodeError && err === decodeError)
-        throw new TransformUnsupported({ reason: `the image could not be decoded (${decodeError.message})` });
+        throw new TransformUnsupported({ reason: 'the image could not be decoded' });
       throw err;
     }
   }

@@ -72,8 +72,8 @@ export async function inspectUpload(
   }
 }
 
-/** Rule 3 on the declared name and type alone. */
-function admitDeclared(declared: { filename: string; mimeType: string }, policy: UploadPolicyLists) {
+/** Rule 3 on the declared name and type alone (also before an upload address is handed out). */
+export function admitDeclared(declared: { filename: string; mimeType: string }, policy: UploadPolicyLists) {
   const extension = extensionOf(declared.filename);
   const mimeType = mimeEssence(declared.mimeType);
   if (!lowerSet(policy.allowedMimeTypes).has(mimeType)) throw new UploadMimeTypeNotAllowed({ mimeType });

@@ -2,16 +2,12 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { siteOf, type Principal } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { NoContent } from '../../../kernel/http/envelope.ts';
-import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { findDependents } from '../../../../projections/item-documents/index.ts';
 import { createItems, deleteItem, replaceItem, updateItem } from '../item.commands.ts';
-import { DependentRecordsExist } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
 import { present, withNullFields, writeMeta, writtenRecord } from '../item.present.ts';
-import { readItem, type CollectionSchema } from '../item.reads.ts';
+import { readItem } from '../item.reads.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
 import { ItemsCreatedBody, ItemWriteBody } from './items.schemas.ts';
 
@@ -85,21 +81,9 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
     async (req, reply) => {
       const s = await guard.collection(req, req.params.collection);
       await guard.authorizeWrite(req, s, 'delete', req.params.id);
-      await refuseIfHeldUp(req, s, req.params.id);
+      await guard.refuseIfHeldUp(req, s, req.params.id);
       await deleteItem(deps, commandContext(req, deps.clock), { schema: s, id: req.params.id });
       return reply.status(204).send();
     },
   );
-
-  /**
-   * Restrict relations block a delete; set null and cascade wait for resolve-dependents (spec "Items"). An item that
-   * is not there answers 404 (from the command) even when references to its id remain.
-   */
-  async function refuseIfHeldUp(caller: Principal, s: CollectionSchema, id: string): Promise<void> {
-    const site = siteOf(caller);
-    const name = s.collection.name;
-    const dependents = await readAsSite(deps.db, site, (trx) => findDependents(trx, site, s.schema, name, id));
-    if (dependents.some((d) => d.onDelete === 'restrict') && (await readItem(deps, site, name, id)))
-      throw new DependentRecordsExist(await guard.readableSamples(caller, s.schema, dependents));
-  }
 };

@@ -1,0 +1,9 @@
+import { defineError } from '../../kernel/http/errors.ts';
+
+/** No file record with this id that the caller may read. */
+export const FileNotFound = defineError<{ id: string }>(
+  'RECORD_NOT_FOUND',
+  'not_found',
+  (d) => `file ${d.id} not found`,
+  () => ({ path: ['id'] }),
+);

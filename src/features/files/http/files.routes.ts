@@ -1,0 +1,314 @@
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { Readable } from 'node:stream';
+import { z } from 'zod';
+import type { AppDeps } from '../../../deps.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import {
+  deleteItem,
+  ItemBody,
+  ItemListBody,
+  itemGuard,
+  itemReader,
+  ItemsCreatedBody,
+  ItemWriteBody,
+  present,
+  readItem,
+  updateItem,
+  withNullFields,
+  writeMeta,
+  writtenRecord,
+} from '../../items/index.ts';
+import { FILES_COLLECTION } from '../../schema/index.ts';
+import {
+  authorizeUpload,
+  fileDerivatives,
+  fileObjectKey,
+  receiveSignedUpload,
+  registerFile,
+} from '../file.commands.ts';
+import { FileNotFound } from '../file.errors.ts';
+import { PublicCannotUpload } from '../media.errors.ts';
+import { resolveTransform } from '../transform/transform.resolve.ts';
+import { asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
+import type { Transformer } from '../transform/transformer.ts';
+import { Binary } from './files.schemas.ts';
+import { sendDerivative, sendObject } from './send-object.ts';
+
+type Raw = Record<string, string>;
+const FileId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a file id');
+const IdParams = z.object({ id: FileId });
+const Focal = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) }).strict();
+/** What a request may set on a file record; the rest comes from its bytes. */
+const FileValues = z
+  .object({
+    title: z.string().max(300).nullable(),
+    description: z.string().max(10_000).nullable(),
+    tags: z.array(z.string().min(1).max(100)).max(50).nullable(),
+    folder: z.string().max(100).nullable(),
+    focal_point: Focal.nullable(),
+  })
+  .partial()
+  .strict();
+const PresignBody = z
+  .object({
+    filename: z.string().min(1).max(255),
+    mimeType: z.string().min(3).max(100),
+    size: z.number().int().min(0),
+  })
+  .strict();
+const RegisterBody = FileValues.extend({ uploadId: FileId }).strict();
+const UploadAddress = z.object({
+  uploadId: z.string(),
+  url: z.string(),
+  method: z.literal('PUT'),
+  headers: z.record(z.string(), z.string()),
+  expiresAt: z.string(),
+});
+const SignedQuery = z
+  .object({ expires: z.coerce.number().int().min(0), signature: z.string().min(1).max(100) })
+  .strict();
+const Received = z.object({
+  uploadId: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  mimeType: z.string(),
+  extension: z.string(),
+  width: z.number().int().optional(),
+  height: z.number().int().optional(),
+});
+const DerivativeParams = z.object({
+  id: FileId,
+  sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex'),
+  name: z.string().regex(/^[0-9a-f]{32}\.(jpg|png|webp|avif)$/, 'a derivative name'),
+});
+const Redirect = z.never().optional().meta({ description: 'Redirect to the transformed image (Location)' });
+const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
+const tags = ['files'];
+
+/**
+ * File records (spec "Files and media"): items of the system collection `files`, so lists, filters, `fields`,
+ * relations and time travel work as for items, under the `media` rules. Bytes arrive at an upload address (a
+ * presigned S3 PUT, or the service's signed PUT on disk), pass the upload guard, and become a file on registration.
+ */
+export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transformer }> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { clock, authorizer, storage, transformer } = deps;
+  const guard = itemGuard(deps);
+  const reader = itemReader(deps);
+  const files = (req: FastifyRequest) => guard.collection(req, FILES_COLLECTION, { system: true });
+  const refusePublic = async (req: FastifyRequest) => {
+    if ((await authorizer.rights(req)).public) throw new PublicCannotUpload();
+  };
+
+  app.post(
+    '/api/v1/files/presigned-url',
+    {
+      schema: {
+        tags,
+        summary: 'Get an address to upload a file to (a presigned PUT)',
+        body: PresignBody,
+        response: { 201: dataEnvelope(UploadAddress, 'Created'), ...UPLOAD_FAILURES },
+      },
+    },
+    async (req, reply) => {
+      await refusePublic(req);
+      await authorizer.require(req, FILES_COLLECTION, 'create');
+      const address = await authorizeUpload(deps, commandContext(req, clock), req.body);
+      reply.status(201);
+      return { data: address };
+    },
+  );
+
+  // The disk's upload address: the signature stands for the person it was handed to (no bearer token needed).
+  await app.register(async (raw) => {
+    raw.removeAllContentTypeParsers();
+    raw.addContentTypeParser('*', (_req, payload, done) => done(null, payload));
+    raw.withTypeProvider<ZodTypeProvider>().put(
+      '/api/v1/files/upload/:id',
+      {
+        config: { caller: 'public' },
+        schema: {
+          tags,
+          summary: 'Upload the bytes of a file to its signed address (disk storage)',
+          params: IdParams,
+          querystring: SignedQuery,
+          response: { 200: dataEnvelope(Received), ...UPLOAD_FAILURES },
+        },
+      },
+      async (req) => {
+        const n = Number(req.headers['content-length']);
+        const body = (req.body as Readable | undefined) ?? Readable.from([]);
+        const ctx = commandContext(req, clock);
+        const received = await receiveSignedUpload(deps, ctx, {
+          uploadId: req.params.id,
+          expires: req.query.expires,
+          signature: req.query.signature,
+          body,
+          contentLength: Number.isSafeInteger(n) && n >= 0 ? n : undefined,
+        });
+        return { data: received };
+      },
+    );
+  });
+
+  app.post(
+    '/api/v1/files',
+    {
+      schema: {
+        tags,
+        summary: 'Register an uploaded file',
+        body: RegisterBody,
+        response: { 201: ItemsCreatedBody, ...UPLOAD_FAILURES },
+      },
+    },
+    async (req, reply) => {
+      await refusePublic(req);
+      await authorizer.require(req, FILES_COLLECTION, 'create');
+      const s = await files(req);
+      const { uploadId, ...values } = req.body;
+      const ctx = commandContext(req, clock);
+      const created = await registerFile(deps, req, ctx, { uploadId, schema: s, values });
+      reply.status(201);
+      const [record] = await present(deps, req, s, created.records);
+      return { data: record, meta: { revisionId: created.revisionIds[0] } };
+    },
+  );
+
+  app.get(
+    '/api/v1/files',
+    { schema: { tags, summary: 'List files (the item list-query language)', response: { 200: ItemListBody } } },
+    async (req) => {
+      const s = await files(req);
+      await guard.guardFor(req, FILES_COLLECTION);
+      return reader.list(req, s, req.query as Raw);
+    },
+  );
+
+  app.get(
+    '/api/v1/files/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a file record (asOf and version for its past)',
+        params: IdParams,
+        response: { 200: ItemBody },
+      },
+    },
+    async (req) => {
+      const s = await files(req);
+      await guard.guardFor(req, FILES_COLLECTION);
+      return reader.read(req, s, req.params.id, req.query as Raw);
+    },
+  );
+
+  app.patch(
+    '/api/v1/files/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change the title, description, tags, folder or focal point of a file',
+        params: IdParams,
+        body: FileValues,
+        response: { 200: ItemWriteBody },
+      },
+    },
+    async (req) => {
+      const s = await files(req);
+      const { id } = req.params;
+      const values = req.body;
+      await guard.authorizeUpdate(req, s, id, values, (current) => ({ ...current, ...values }));
+      const ctx = commandContext(req, clock);
+      const res = await updateItem(deps, ctx, { schema: s, id, changes: values });
+      const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, FILES_COLLECTION, id))!.record;
+      return { data: await present(deps, req, s, withNullFields(s, record)), meta: writeMeta(res) };
+    },
+  );
+
+  app.delete(
+    '/api/v1/files/:id',
+    { schema: { tags, summary: 'Delete a file record', params: IdParams, response: { 204: NoContent } } },
+    async (req, reply) => {
+      const s = await files(req);
+      await guard.authorizeWrite(req, s, 'delete', req.params.id);
+      await guard.refuseIfHeldUp(req, s, req.params.id);
+      await deleteItem(deps, commandContext(req, clock), { schema: s, id: req.params.id });
+      return reply.status(204).send();
+    },
+  );
+
+  /** The file's record as the caller may read it (404 otherwise), with what serving its bytes needs. */
+  const readable = async (req: FastifyRequest, id: string) => {
+    const s = await files(req);
+    await guard.guardFor(req, FILES_COLLECTION);
+    if (!(await reader.one(req, s, id, {}))) throw new FileNotFound({ id });
+    const found = await readItem(deps, siteOf(req), FILES_COLLECTION, id);
+    if (!found) throw new FileNotFound({ id });
+    const r = found.record as Record<string, unknown>;
+    return {
+      objectKey: fileObjectKey(siteOf(req), id, String(r.sha256)),
+      mimeType: String(r.type),
+      sha256: String(r.sha256),
+      size: Number(r.filesize),
+      filename: String(r.filename),
+      ...(typeof r.width === 'number' ? { width: r.width } : {}),
+      ...(typeof r.height === 'number' ? { height: r.height } : {}),
+      ...(isFocal(r.focal_point) ? { focal: r.focal_point } : {}),
+    };
+  };
+
+  app.get(
+    '/api/v1/assets/:id',
+    {
+      schema: {
+        tags,
+        summary: "Serve a file's bytes, or redirect to a transformed image",
+        params: IdParams,
+        querystring: TransformQuery,
+        response: { 200: Binary, 302: Redirect, 304: NoContent, 422: errorEnvelope(422) },
+      },
+    },
+    async (req, reply) => {
+      const { id } = req.params;
+      const file = await readable(req, id);
+      if (!asksTransform(req.query))
+        return sendObject(reply, req, storage, file.filename, file, () => new FileNotFound({ id }));
+      const siteId = siteOf(req);
+      const t = await resolveTransform(deps, siteId, req.query, req.headers.accept ?? '', file);
+      const name = derivativeName(t);
+      await transformer.ensure(file, t, `${fileDerivatives(siteId, id, file.sha256)}${name}`);
+      if (req.query.format === 'auto' || (req.query.preset !== undefined && req.query.format === undefined))
+        void reply.header('vary', 'Accept');
+      return reply
+        .header('cache-control', 'private, no-cache')
+        .redirect(`/api/v1/assets/${id}/derivatives/${file.sha256}/${name}`, 302);
+    },
+  );
+
+  app.get(
+    '/api/v1/assets/:id/derivatives/:sha256/:name',
+    {
+      schema: {
+        tags,
+        summary: 'Read a transformed image of a file (the address a transform request redirects to)',
+        params: DerivativeParams,
+        response: { 200: Binary, 304: NoContent },
+      },
+    },
+    async (req, reply) => {
+      const { id, sha256, name } = req.params;
+      const file = await readable(req, id);
+      if (file.sha256 !== sha256) throw new FileNotFound({ id });
+      const key = `${fileDerivatives(siteOf(req), id, sha256)}${name}`;
+      return sendDerivative(reply, req, storage, key, () => new FileNotFound({ id }));
+    },
+  );
+};
+
+const isFocal = (v: unknown): v is { x: number; y: number } =>
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { x?: unknown }).x === 'number' &&
+  typeof (v as { y?: unknown }).y === 'number';
