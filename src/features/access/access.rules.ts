@@ -1,5 +1,5 @@
 import { resourceOf, RESOURCES } from '../../kernel/auth/authorizer.ts';
-import { isSystemCollection } from '../schema/index.ts';
+import { FILES_COLLECTION, isSystemCollection } from '../schema/index.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { InvalidRule } from './access.errors.ts';
@@ -48,7 +48,12 @@ function checkAgainst(schema: SiteSchema, c: string, rule: PermissionDef, now: D
  */
 export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): void {
   const { collection } = rule;
-  if (collection === RESOURCES.media || collection === RESOURCES.pages) return checkSystemRule(rule);
+  if (collection === RESOURCES.media) {
+    checkSystemRule(rule);
+    // Media rules govern file records: their fields, presets and conditions are those of the files collection.
+    return checkAgainst(schema, FILES_COLLECTION, rule, now);
+  }
+  if (collection === RESOURCES.pages) return checkSystemRule(rule);
   if (isSystemCollection(collection))
     throw bad(`rules on ${collection} are rules on ${resourceOf(collection)}: name that instead`, ['collection']);
   if (collection !== '*' && !schema.collections.has(collection))

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { createItems, itemGuard, type CollectionSchema } from '../items/index.ts';
+import { createItems, itemGuard, newItems, type CollectionSchema } from '../items/index.ts';
 import { admitDeclared } from './upload-guard/inspect.ts';
 import { uploadPolicyOf } from './upload-config.ts';
 import { uploadDecider, type UploadState } from './upload.decider.ts';
@@ -181,44 +181,46 @@ export async function registerFile(
   // Another person's upload is not there for the caller.
   if (state.phase === 'none' || state.by !== ctx.actor.id) throw new UploadNotFound({ uploadId });
   if (state.phase !== 'authorized' && state.phase !== 'received') throw new UploadAlreadyUsed({ uploadId });
-  const [item] = await itemGuard(deps).authorizeCreate(req, s, [input.values], false);
+  // The create rule and the fields the caller writes now; its validation once the values from the bytes are known.
+  const guard = itemGuard(deps);
+  const scope = await guard.authorizeWrite(req, s, 'create', null, input.values);
+  const { id: _presetId, ...presets } = scope.presets;
+  const [item] = newItems(s.collection, [input.values], presets);
   const fileId = item!.id;
-  let bytes: GuardedBytes;
-  if (state.phase === 'received' && state.bytes) {
-    bytes = state.bytes;
-    await deps.storage.copy(
-      guardedKey(ctx.siteId, uploadId, bytes.sha256),
-      fileObjectKey(ctx.siteId, fileId, bytes.sha256),
-    );
-  } else {
-    const incoming = await deps.storage.get(incomingKey(ctx.siteId, uploadId));
-    if (!incoming) throw new UploadNotReceived({ uploadId });
-    const received = await guardUploadBytes(deps, ctx, state, incoming.body, incoming.size);
-    try {
+  let received: ReceivedUpload | null = null;
+  try {
+    let bytes: GuardedBytes;
+    if (state.phase === 'received' && state.bytes) bytes = state.bytes;
+    else {
+      const incoming = await deps.storage.get(incomingKey(ctx.siteId, uploadId));
+      if (!incoming) throw new UploadNotReceived({ uploadId });
+      received = await guardUploadBytes(deps, ctx, state, incoming.body, incoming.size);
       bytes = guarded(received);
-      await deps.storage.put(fileObjectKey(ctx.siteId, fileId, bytes.sha256), createReadStream(received.path), {
-        contentType: bytes.mimeType,
-      });
-    } finally {
-      await received.discard();
     }
+    const values = {
+      ...item!.values,
+      filename: state.filename,
+      type: bytes.mimeType,
+      filesize: bytes.size,
+      sha256: bytes.sha256,
+      width: bytes.width ?? null,
+      height: bytes.height ?? null,
+    };
+    await guard.checkValidation(req, s, fileId, values, scope);
+    // The upload is claimed before the file is made: of two registrations racing, one makes a file.
+    await sendUpload(deps, ctx, uploadId, {
+      type: 'RegisterUpload',
+      data: { uploadId, fileId, by: ctx.actor.id, now: ctx.now.toISOString() },
+    });
+    const target = fileObjectKey(ctx.siteId, fileId, bytes.sha256);
+    if (received) await deps.storage.put(target, createReadStream(received.path), { contentType: bytes.mimeType });
+    else await deps.storage.copy(guardedKey(ctx.siteId, uploadId, bytes.sha256), target);
+    const created = await createItems(deps, ctx, { schema: s, items: [{ ...item!, values }], bulk: false });
+    await removeFolder(deps, uploadFolder(ctx.siteId, uploadId));
+    return created;
+  } finally {
+    await received?.discard();
   }
-  const values = {
-    ...item!.values,
-    filename: state.filename,
-    type: bytes.mimeType,
-    filesize: bytes.size,
-    sha256: bytes.sha256,
-    width: bytes.width ?? null,
-    height: bytes.height ?? null,
-  };
-  const created = await createItems(deps, ctx, { schema: s, items: [{ ...item!, values }], bulk: false });
-  await sendUpload(deps, ctx, uploadId, {
-    type: 'RegisterUpload',
-    data: { uploadId, fileId, by: ctx.actor.id, now: ctx.now.toISOString() },
-  });
-  await removeFolder(deps, uploadFolder(ctx.siteId, uploadId));
-  return created;
 }
 
 async function removeFolder(deps: Pick<AppDeps, 'storage'>, prefix: string): Promise<void> {

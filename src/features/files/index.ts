@@ -15,6 +15,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
     concurrency: deps.config.SVC_TRANSFORM_CONCURRENCY,
     queue: deps.config.SVC_TRANSFORM_QUEUE,
     maxPixels: deps.config.SVC_TRANSFORM_MAX_PIXELS,
+    maxDerivatives: deps.config.SVC_TRANSFORM_MAX_DERIVATIVES,
   });
   await app.register(mediaRoutes, { ...deps, transformer });
   await app.register(filesRoutes, { ...deps, transformer });

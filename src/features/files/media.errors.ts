@@ -14,3 +14,10 @@ export const PublicCannotUpload = defineError(
   'forbidden',
   () => 'the public role cannot upload files',
 );
+
+/** A `media` rule with conditions grants file records that meet them, not raw media or presets (no rows to check). */
+export const ConditionalMediaRule = defineError<{ action: string }>(
+  'PERMISSION_DENIED',
+  'forbidden',
+  (d) => `a media:${d.action} rule with conditions applies to file records only`,
+);

@@ -61,8 +61,7 @@ const list = (v: string | undefined) =>
  * without extensions allows the catalogue's extensions of those types.
  */
 export function resolveUploadPolicy(site: unknown, config: Config): UploadPolicy {
-  const parsed = UploadPolicyInput.safeParse(site ?? {});
-  const s: UploadPolicyInput = parsed.success ? parsed.data : {};
+  const s = storedPolicy(site);
   const envMimes = list(config.FILE_UPLOAD_ALLOWED_MIME_TYPES);
   const envExtensions = list(config.FILE_UPLOAD_ALLOWED_EXTENSIONS)?.map((e) => e.replace(/^\./, '').toLowerCase());
   return {
@@ -76,4 +75,27 @@ export function resolveUploadPolicy(site: unknown, config: Config): UploadPolicy
       DEFAULT_UPLOAD_POLICY.allowedExtensions,
     maxPixels: DEFAULT_UPLOAD_POLICY.maxPixels,
   };
+}
+
+/**
+ * A site's stored `upload_policy`, read key by key: a part that does not hold (written before a rule, or through
+ * PATCH /site, which checks the shape only) falls back on its own, never taking the others with it. Types outside
+ * the catalogue stay in a list and simply match nothing (the guard refuses unknown types).
+ */
+function storedPolicy(site: unknown): UploadPolicyInput {
+  const raw = (typeof site === 'object' && site !== null ? site : {}) as Record<string, unknown>;
+  const out: UploadPolicyInput = {};
+  const cap = UploadPolicyInput.shape.maxBytes.safeParse(Object.hasOwn(raw, 'maxBytes') ? raw.maxBytes : undefined);
+  if (cap.success && cap.data !== undefined) out.maxBytes = cap.data;
+  const strings = (key: string) => {
+    const v = Object.hasOwn(raw, key) ? raw[key] : undefined;
+    return Array.isArray(v)
+      ? v.filter((x): x is string => typeof x === 'string').map((x) => x.toLowerCase())
+      : undefined;
+  };
+  const mimes = strings('allowedMimeTypes');
+  if (mimes) out.allowedMimeTypes = mimes;
+  const extensions = strings('allowedExtensions')?.map((e) => e.replace(/^\./, ''));
+  if (extensions) out.allowedExtensions = extensions;
+  return out;
 }

@@ -15,7 +15,7 @@ export { envelopeMigration } from './envelope-migration.ts';
 /** The item engine for slices that serve a system collection (files) through routes of their own. */
 export { itemGuard } from './item.guard.ts';
 export { itemReader } from './item.reader.ts';
-export { createItems, deleteItem, updateItem } from './item.commands.ts';
+export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
 export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
 export { ItemBody, ItemListBody, ItemRecord, ItemsCreatedBody, ItemWriteBody } from './http/items.schemas.ts';

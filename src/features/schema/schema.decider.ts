@@ -121,6 +121,13 @@ function needField(c: CollectionState, collection: string, field: string | null,
  */
 function checkRelation(s: SchemaState, r: RelationDef): void {
   const c = ref(s, r.collection, 'collection');
+  // A system collection may be the target of an m2o (a file reference), never carry a relation or hold a reverse
+  // side (its fields are fixed, and only its slice writes its items).
+  if (isSystemCollection(r.collection)) throw new SystemCollectionFixed({ name: r.collection, at: 'collection' });
+  if (r.junctionCollection && isSystemCollection(r.junctionCollection))
+    throw new SystemCollectionFixed({ name: r.junctionCollection, at: 'junctionCollection' });
+  if (r.kind !== 'm2o' && r.target && isSystemCollection(r.target))
+    throw new SystemCollectionFixed({ name: r.target, at: 'target' });
   needField(c, r.collection, r.field, 'field');
   const carriers: readonly string[] = own(CARRIER_TYPES, r.kind) ?? [];
   if (!carriers.includes(own(c.fields, r.field)!.type)) throw new WrongCarrierType({ kind: r.kind, types: carriers });

@@ -32,7 +32,7 @@ import {
 import { FileNotFound } from '../file.errors.ts';
 import { PublicCannotUpload } from '../media.errors.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
-import { asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
+import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
 import type { Transformer } from '../transform/transformer.ts';
 import { Binary } from './files.schemas.ts';
 import { sendDerivative, sendObject } from './send-object.ts';
@@ -138,18 +138,24 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
           response: { 200: dataEnvelope(Received), ...UPLOAD_FAILURES },
         },
       },
-      async (req) => {
+      async (req, reply) => {
         const n = Number(req.headers['content-length']);
         const body = (req.body as Readable | undefined) ?? Readable.from([]);
         const ctx = commandContext(req, clock);
-        const received = await receiveSignedUpload(deps, ctx, {
-          uploadId: req.params.id,
-          expires: req.query.expires,
-          signature: req.query.signature,
-          body,
-          contentLength: Number.isSafeInteger(n) && n >= 0 ? n : undefined,
-        });
-        return { data: received };
+        try {
+          const received = await receiveSignedUpload(deps, ctx, {
+            uploadId: req.params.id,
+            expires: req.query.expires,
+            signature: req.query.signature,
+            body,
+            contentLength: Number.isSafeInteger(n) && n >= 0 ? n : undefined,
+          });
+          return { data: received };
+        } catch (err) {
+          // A refused body may still be arriving: close the connection rather than read it to the end.
+          if (!body.readableEnded) void reply.header('connection', 'close');
+          throw err;
+        }
       },
     );
   });
@@ -278,7 +284,8 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       const siteId = siteOf(req);
       const t = await resolveTransform(deps, siteId, req.query, req.headers.accept ?? '', file);
       const name = derivativeName(t);
-      await transformer.ensure(file, t, `${fileDerivatives(siteId, id, file.sha256)}${name}`);
+      const folder = fileDerivatives(siteId, id, file.sha256);
+      await transformer.ensure(file, t, `${folder}${name}`, adHoc(req.query) ? { folder } : undefined);
       if (req.query.format === 'auto' || (req.query.preset !== undefined && req.query.format === undefined))
         void reply.header('vary', 'Accept');
       return reply

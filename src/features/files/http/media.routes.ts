@@ -3,13 +3,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
+import { requireMedia } from '../media.guard.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { deleteMedia, mediaDerivativeKey, readMedia, recordMediaRefusal, storeMedia } from '../media.commands.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
-import { asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
+import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
 import type { Transformer } from '../transform/transformer.ts';
 import { sendDerivative, sendObject } from './send-object.ts';
 import type { MediaState } from '../media.decider.ts';
@@ -88,9 +88,10 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         if (refused.refusal.status === 413) void reply.header('connection', 'close');
         throw refused.refusal;
       };
-      if ((await authorizer.rights(req)).public) await refuse(new UploadRefused(new PublicCannotUpload(), 0));
+      // Like any permission refusal it writes nothing: a caller without rights cannot grow a key's stream.
+      if ((await authorizer.rights(req)).public) throw new PublicCannotUpload();
       const before = await readMedia(deps, siteId, key);
-      await authorizer.require(req, RESOURCES.media, before.exists ? 'update' : 'create');
+      await requireMedia(authorizer, req, before.exists ? 'update' : 'create');
       const policy = await uploadPolicyOf(deps, siteId);
       let upload;
       try {
@@ -121,7 +122,7 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     },
     async (req, reply) => {
-      await authorizer.require(req, RESOURCES.media, 'read');
+      await requireMedia(authorizer, req, 'read');
       const { key } = req.params;
       const siteId = siteOf(req);
       const state = await readMedia(deps, siteId, key);
@@ -132,7 +133,8 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       const t = await resolveTransform(deps, siteId, req.query, accept, state.media);
       const name = derivativeName(t);
       const derivative = mediaDerivativeKey(siteId, key, state.media.sha256, name);
-      await transformer.ensure(state.media, t, derivative);
+      const folder = mediaDerivativeKey(siteId, key, state.media.sha256, '');
+      await transformer.ensure(state.media, t, derivative, adHoc(req.query) ? { folder } : undefined);
       // Bytes replaced or deleted while the transform ran took their derivatives along; this one came too late.
       const after = await readMedia(deps, siteId, key);
       if (!after.exists || after.media.sha256 !== state.media.sha256) {
@@ -158,7 +160,7 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     },
     async (req, reply) => {
-      await authorizer.require(req, RESOURCES.media, 'read');
+      await requireMedia(authorizer, req, 'read');
       const { key, sha256, name } = req.params;
       const siteId = siteOf(req);
       const state = await readMedia(deps, siteId, key);
@@ -185,7 +187,7 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     },
     async (req, reply) => {
-      await authorizer.require(req, RESOURCES.media, 'delete');
+      await requireMedia(authorizer, req, 'delete');
       await deleteMedia(deps, commandContext(req, clock), req.params.key);
       return reply.status(204).send();
     },

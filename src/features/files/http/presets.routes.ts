@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { RESOURCES } from '../../../kernel/auth/authorizer.ts';
+import { requireMedia } from '../media.guard.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
@@ -58,7 +58,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req) => {
-      await authorizer.require(req, RESOURCES.media, 'read');
+      await requireMedia(authorizer, req, 'read');
       const presets = [...(await readPresets(deps, siteOf(req))).values()].sort((a, b) => (a.key < b.key ? -1 : 1));
       return { data: presets.map(view), meta: { total: presets.length } };
     },
@@ -75,7 +75,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req, reply) => {
-      await authorizer.require(req, RESOURCES.media, 'create');
+      await requireMedia(authorizer, req, 'create');
       const { key, name, dsl } = req.body;
       const preset = await createPreset(deps, commandContext(req, clock), { key, name, dsl: canonicalDsl(dsl) });
       reply.status(201);
@@ -95,7 +95,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       },
     },
     async (req) => {
-      await authorizer.require(req, RESOURCES.media, 'update');
+      await requireMedia(authorizer, req, 'update');
       const { dsl, ...rest } = req.body;
       const input = { id: req.params.id, ...rest, ...(dsl !== undefined ? { dsl: canonicalDsl(dsl) } : {}) };
       const preset = await updatePreset(deps, commandContext(req, clock), input);
@@ -108,7 +108,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     '/api/v1/transform-presets/:id',
     { schema: { tags, summary: 'Delete a transform preset', params: IdParams, response: { 204: NoContent } } },
     async (req, reply) => {
-      await authorizer.require(req, RESOURCES.media, 'delete');
+      await requireMedia(authorizer, req, 'delete');
       await deletePreset(deps, commandContext(req, clock), req.params.id);
       return reply.status(204).send();
     },

@@ -61,3 +61,12 @@ export const PresetKeyTaken = defineError<{ key: string }>(
   (d) => `a transform preset with key ${JSON.stringify(d.key)} exists already`,
   () => ({ path: ['key'] }),
 );
+
+/** The original has as many derivatives as ad-hoc parameters may make; sizes it has, and presets, still work. */
+export const TooManyDerivatives = defineError<{ max: number }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) =>
+    `this image has ${d.max} derivatives already, the most ad-hoc parameters may make; ask for one it has, or use a preset`,
+  () => ({ path: ['query'] }),
+);

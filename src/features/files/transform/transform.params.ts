@@ -65,6 +65,9 @@ export type TransformSpec = Omit<TransformQuery, 'preset'>;
 /** Whether the query asks for a transform at all. */
 export const asksTransform = (q: TransformQuery): boolean => Object.keys(q).length > 0;
 
+/** Whether the query names its own parameters (not only a preset, with or without a format): those count. */
+export const adHoc = (q: TransformQuery): boolean => Object.keys(q).some((k) => k !== 'preset' && k !== 'format');
+
 const DSL_KEYS = new Map<string, keyof TransformSpec>([
   ['w', 'width'],
   ['h', 'height'],

@@ -1,6 +1,7 @@
 import sharp, { type Sharp } from 'sharp';
 import type { ObjectStorage } from '../../../kernel/storage/object-storage.ts';
 import {
+  TooManyDerivatives,
   TransformOutputTooLarge,
   TransformsBusy,
   TransformSourceGone,
@@ -25,6 +26,8 @@ export interface TransformerOptions {
   queue: number;
   /** Sources with more pixels are refused before a byte is read (and sharp refuses to decode more). */
   maxPixels: number;
+  /** Derivatives one original may have from ad-hoc parameters (presets make theirs regardless). */
+  maxDerivatives: number;
 }
 
 /** Raster types sharp decodes; SVG is never rasterised here (it may name external resources). */
@@ -43,17 +46,58 @@ export class Transformer {
   constructor(private readonly opts: TransformerOptions) {}
 
   /** Makes sure the derivative exists under `derivativeKey` (made now, or already there). */
-  async ensure(source: TransformSource, t: Transform, derivativeKey: string): Promise<void> {
+  async ensure(
+    source: TransformSource,
+    t: Transform,
+    derivativeKey: string,
+    budget?: { folder: string },
+  ): Promise<void> {
     checkSource(source, this.opts.maxPixels);
-    checkOutput(source, t);
     const pending = this.inFlight.get(derivativeKey);
     if (pending) return pending;
     const work = (async () => {
       if (await this.opts.storage.head(derivativeKey)) return;
-      await this.slot(() => this.make(source, t, derivativeKey));
+      // Ad-hoc parameters may not make an image's derivatives without end (each is stored); presets are bounded.
+      if (
+        budget &&
+        (await this.opts.storage.list(budget.folder, { limit: this.opts.maxDerivatives })).length >=
+          this.opts.maxDerivatives
+      )
+        throw new TooManyDerivatives({ max: this.opts.maxDerivatives });
+      // Sizes as the image is shown: EXIF orientations 5–8 turn it a quarter, swapping width and height.
+      const { upright, known } = await this.upright(source);
+      checkOutput(upright, t);
+      // Not knowing which way it stands, the transform must fit either way.
+      if (!known) checkOutput({ ...upright, width: upright.height, height: upright.width }, t);
+      await this.slot(() => this.make(upright, t, derivativeKey));
     })().finally(() => this.inFlight.delete(derivativeKey));
     this.inFlight.set(derivativeKey, work);
     return work;
+  }
+
+  private readonly orientations = new Map<string, number>();
+
+  /**
+   * The source with the width and height it has once turned upright (the pipeline auto-orients). The orientation
+   * is read from the header (the first 256 KB, where EXIF lives) and remembered per object; `known` is false when
+   * the header could not be read.
+   */
+  private async upright(source: TransformSource): Promise<{ upright: TransformSource; known: boolean }> {
+    let orientation = this.orientations.get(source.objectKey);
+    if (orientation === undefined) {
+      const head = await this.opts.storage.get(source.objectKey, { start: 0, end: 256 * 1024 - 1 });
+      if (!head) throw new TransformSourceGone();
+      const chunks: Buffer[] = [];
+      for await (const c of head.body) chunks.push(Buffer.from(c as Uint8Array));
+      orientation = await sharp(Buffer.concat(chunks))
+        .metadata()
+        .then((m) => m.orientation ?? 1)
+        .catch(() => 0);
+      if (this.orientations.size >= 10_000) this.orientations.delete(this.orientations.keys().next().value!);
+      this.orientations.set(source.objectKey, orientation);
+    }
+    const turned = orientation >= 5 ? { ...source, width: source.height, height: source.width } : source;
+    return { upright: turned, known: orientation !== 0 };
   }
 
   private async slot(run: () => Promise<void>): Promise<void> {

@@ -1,0 +1,16 @@
+import type { Authorizer, Action } from '../../kernel/auth/authorizer.ts';
+import { RESOURCES } from '../../kernel/auth/authorizer.ts';
+import type { Principal } from '../../kernel/http/access.ts';
+import { ConditionalMediaRule } from './media.errors.ts';
+
+/**
+ * The `media` rights of routes that have no rows to hold a rule's conditions against (raw media by key, transform
+ * presets): only a grant without conditions counts. Conditions on `media` rules filter file records, where each row
+ * can be checked; here they would be ignored, so a conditional grant is refused instead (403).
+ */
+export function requireMedia(authorizer: Authorizer, caller: Principal, action: Action) {
+  return authorizer.require(caller, RESOURCES.media, action).then((scope) => {
+    if (scope.filter) throw new ConditionalMediaRule({ action });
+    return scope;
+  });
+}
