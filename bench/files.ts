@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
+import { photoJpeg } from './photo.ts';
 import { benchServer } from './server.ts';
 
 /**
@@ -105,13 +105,7 @@ async function run(mode: 'disk' | 's3') {
       `| ${mode} | upload ${UPLOAD_MB} MB: presigned PUT + POST /files | ${fileMs} ms (${Math.round((UPLOAD_MB * 1000) / fileMs)} MB/s) | peak RSS → ${afterFile} MB |`,
     );
 
-    // A photo-like JPEG (noise compresses like a photo, not like a flat colour).
-    const noise = Buffer.alloc(2000 * 1500 * 3);
-    for (let i = 0, n = 7; i < noise.length; i++) noise[i] = (n = (n * 1103515245 + 12345) & 0x7fffffff) >> 23;
-    const photo = await sharp(noise, { raw: { width: 2000, height: 1500, channels: 3 } })
-      .blur(1.2)
-      .jpeg({ quality: 85 })
-      .toBuffer();
+    const photo = await photoJpeg();
     const up = await fetch(`${server.url}/api/v1/media/photo.jpg`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'image/jpeg' },
