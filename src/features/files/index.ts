@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
 import { filesRoutes } from './http/files.routes.ts';
+import { foldersRoutes } from './http/folders.routes.ts';
 import { mediaRoutes } from './http/media.routes.ts';
 import { Transformer } from './transform/transformer.ts';
 import { presetsRoutes } from './http/presets.routes.ts';
@@ -21,6 +22,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(filesRoutes, { ...deps, transformer });
   await app.register(uploadsConfigRoutes, deps);
   await app.register(presetsRoutes, deps);
+  await app.register(foldersRoutes, deps);
 };
 
 /** Files and media: storage, the upload guard, raw media by key with transforms, presets and the upload policy. */

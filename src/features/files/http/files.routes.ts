@@ -30,6 +30,7 @@ import {
   registerFile,
 } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
+import { checkFolder } from '../folder.commands.ts';
 import { PublicCannotUpload } from '../media.errors.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
 import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
@@ -47,7 +48,10 @@ const FileValues = z
     title: z.string().max(300).nullable(),
     description: z.string().max(10_000).nullable(),
     tags: z.array(z.string().min(1).max(100)).max(50).nullable(),
-    folder: z.string().max(100).nullable(),
+    folder: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a folder id')
+      .nullable(),
     focal_point: Focal.nullable(),
   })
   .partial()
@@ -176,6 +180,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       const s = await files(req);
       const { uploadId, ...values } = req.body;
       const ctx = commandContext(req, clock);
+      await checkFolder(deps, ctx.siteId, values.folder);
       const created = await registerFile(deps, req, ctx, { uploadId, schema: s, values });
       reply.status(201);
       const [record] = await present(deps, req, s, created.records);
@@ -226,6 +231,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       const { id } = req.params;
       const values = req.body;
       await guard.authorizeUpdate(req, s, id, values, (current) => ({ ...current, ...values }));
+      await checkFolder(deps, siteOf(req), values.folder);
       const ctx = commandContext(req, clock);
       const res = await updateItem(deps, ctx, { schema: s, id, changes: values });
       const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, FILES_COLLECTION, id))!.record;
