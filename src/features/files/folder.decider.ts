@@ -1,3 +1,4 @@
+import { records, type Stamp } from './stamped-records.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import type { Folder, FolderEvent } from './folder.events.ts';
 import {
@@ -8,12 +9,7 @@ import {
   ParentFolderNotFound,
 } from './folder.errors.ts';
 
-export interface FolderRecord extends Folder {
-  createdAt: string;
-  createdBy: string;
-  updatedAt: string;
-  updatedBy: string;
-}
+export type FolderRecord = Folder & Stamp;
 
 /** The site's folders by id (a Map: ids come from requests). */
 export type FoldersState = ReadonlyMap<string, FolderRecord>;
@@ -38,22 +34,17 @@ function isAncestor(s: FoldersState, ancestor: string, id: string | null): boole
 export const folderDecider: Decider<FoldersState, FolderCommand, FolderEvent> = {
   initialState: () => new Map(),
   evolve(s, e) {
-    const next = new Map(s);
     switch (e.type) {
       case 'FolderCreated': {
-        const { by, at, ...folder } = e.data;
-        next.set(folder.id, { ...folder, createdAt: at, createdBy: by, updatedAt: at, updatedBy: by });
-        return next;
+        const { by, at, ...record } = e.data;
+        return records.created(s, record, by, at);
       }
       case 'FolderChanged': {
         const { id, by, at, ...changes } = e.data;
-        const old = s.get(id);
-        if (old) next.set(id, { ...old, ...changes, updatedAt: at, updatedBy: by });
-        return next;
+        return records.changed(s, id, changes, by, at);
       }
       case 'FolderDeleted':
-        next.delete(e.data.id);
-        return next;
+        return records.removed(s, e.data.id);
       default:
         return assertNever(e);
     }

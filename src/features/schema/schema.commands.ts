@@ -3,13 +3,14 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { schemaDecider, type SchemaCommand } from './schema.decider.ts';
 import { schemaStream } from './schema.events.ts';
-import type {
-  CollectionChanges,
-  CollectionDef,
-  FieldChanges,
-  FieldDef,
-  RelationChanges,
-  RelationDef,
+import {
+  fieldWithDefaults,
+  type CollectionChanges,
+  type CollectionDef,
+  type FieldChanges,
+  type FieldDef,
+  type RelationChanges,
+  type RelationDef,
 } from './schema.types.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
@@ -55,20 +56,7 @@ export async function createField(
   collection: string,
   input: Given<FieldDef, 'field' | 'type'>,
 ): Promise<void> {
-  const field: FieldDef = {
-    choices: null,
-    interface: null,
-    display: null,
-    options: {},
-    required: false,
-    nullable: true,
-    readonly: false,
-    encrypted: false,
-    unique: false,
-    sort: null,
-    ...input,
-    default: input.default ?? null,
-  };
+  const field = fieldWithDefaults(input);
   await run(deps, ctx, (now) => ({ type: 'CreateField', data: { collection, field, now } }));
 }
 

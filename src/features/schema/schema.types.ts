@@ -101,3 +101,21 @@ export interface RelationDef {
 export type CollectionChanges = Partial<Omit<CollectionDef, 'name' | 'primaryKeyType' | 'singleton'>>;
 export type FieldChanges = Partial<Omit<FieldDef, 'field' | 'type'>>;
 export type RelationChanges = Partial<Pick<RelationDef, 'onDelete'>>;
+
+/** A field definition with every attribute the input leaves out at its default. */
+export function fieldWithDefaults(input: Pick<FieldDef, 'field' | 'type'> & Partial<FieldDef>): FieldDef {
+  return {
+    choices: null,
+    interface: null,
+    display: null,
+    options: {},
+    required: false,
+    nullable: true,
+    readonly: false,
+    encrypted: false,
+    unique: false,
+    sort: null,
+    ...input,
+    default: input.default ?? null,
+  };
+}

@@ -1,24 +1,10 @@
-import type { CollectionDef, FieldDef } from './schema.types.ts';
+import { fieldWithDefaults, type CollectionDef, type FieldDef } from './schema.types.ts';
 
 /** The collection of file records (spec "Files and media"): items whose bytes the files slice keeps in storage. */
 export const FILES_COLLECTION = 'files';
 
-const field = (name: string, type: FieldDef['type'], opts: Partial<FieldDef> = {}): FieldDef => ({
-  field: name,
-  type,
-  choices: null,
-  interface: null,
-  display: null,
-  options: {},
-  required: false,
-  nullable: true,
-  readonly: false,
-  encrypted: false,
-  unique: false,
-  sort: null,
-  default: null,
-  ...opts,
-});
+const field = (name: string, type: FieldDef['type'], opts: Partial<FieldDef> = {}): FieldDef =>
+  fieldWithDefaults({ field: name, type, ...opts });
 /** Set once from the stored bytes when the file is registered; never written by a request. */
 const fromBytes = (name: string, type: FieldDef['type'], required = true) =>
   field(name, type, { readonly: true, required, nullable: !required });

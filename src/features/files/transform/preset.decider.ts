@@ -1,13 +1,9 @@
+import { records, type Stamp } from '../stamped-records.ts';
 import { assertNever, type Decider } from '../../../kernel/es/decider.ts';
 import type { TransformPreset, TransformPresetEvent } from './preset.events.ts';
 import { PresetKeyTaken, PresetNotFound } from './transform.errors.ts';
 
-export interface PresetRecord extends TransformPreset {
-  createdAt: string;
-  createdBy: string;
-  updatedAt: string;
-  updatedBy: string;
-}
+export type PresetRecord = TransformPreset & Stamp;
 
 /** The site's presets by id (a Map: ids and keys come from requests). */
 export type PresetsState = ReadonlyMap<string, PresetRecord>;
@@ -23,22 +19,17 @@ const keyTaken = (s: PresetsState, key: string, except?: string) =>
 export const presetDecider: Decider<PresetsState, PresetCommand, TransformPresetEvent> = {
   initialState: () => new Map(),
   evolve(s, e) {
-    const next = new Map(s);
     switch (e.type) {
       case 'TransformPresetCreated': {
-        const { by, at, ...preset } = e.data;
-        next.set(preset.id, { ...preset, createdAt: at, createdBy: by, updatedAt: at, updatedBy: by });
-        return next;
+        const { by, at, ...record } = e.data;
+        return records.created(s, record, by, at);
       }
       case 'TransformPresetUpdated': {
         const { id, by, at, ...changes } = e.data;
-        const old = s.get(id);
-        if (old) next.set(id, { ...old, ...changes, updatedAt: at, updatedBy: by });
-        return next;
+        return records.changed(s, id, changes, by, at);
       }
       case 'TransformPresetDeleted':
-        next.delete(e.data.id);
-        return next;
+        return records.removed(s, e.data.id);
       default:
         return assertNever(e);
     }
