@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { uploadTo } from '../../../test/support/upload-address.ts';
 
 let t: TestApp;
 let admin: string;
@@ -31,17 +32,9 @@ function call(
   return t.call({ method, url, as, site, ...(payload === undefined ? {} : { payload: payload as object }) });
 }
 
-/** Asks for an upload address and sends the bytes there: the presigned S3 PUT or the service's signed PUT. */
 async function upload(bytes: Buffer, filename: string, mimeType: string, as = admin, site = 'main') {
-  const res = await call('POST', '/api/v1/files/presigned-url', { filename, mimeType, size: bytes.length }, as, site);
-  expect(res.statusCode, res.body).toBe(201);
-  const address = res.json().data as { uploadId: string; url: string; headers: Record<string, string> };
-  if (address.url.startsWith('/')) {
-    const put = await t.call({ method: 'PUT', url: address.url, site, headers: address.headers, payload: bytes });
-    return { address, put };
-  }
-  const put = await fetch(address.url, { method: 'PUT', headers: address.headers, body: new Uint8Array(bytes) });
-  return { address, put: { statusCode: put.status, body: await put.text(), json: () => ({}) } };
+  const { address, status, body } = await uploadTo(t, bytes, { filename, mimeType }, { as, site });
+  return { address, put: { statusCode: status, body } };
 }
 
 async function register(bytes: Buffer, filename: string, mimeType: string, values: object = {}) {

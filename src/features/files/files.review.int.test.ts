@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { uploadTo } from '../../../test/support/upload-address.ts';
 
 /** Holes an attacker's review of the files slice found, each held shut. */
 let t: TestApp;
@@ -36,18 +37,8 @@ const media = (key: string, body: Buffer, type: string, as = admin) =>
   });
 
 async function uploadAddress(bytes: Buffer, filename: string, mimeType: string, as = admin) {
-  const res = await call('POST', '/api/v1/files/presigned-url', { filename, mimeType, size: bytes.length }, as);
-  expect(res.statusCode, res.body).toBe(201);
-  const address = res.json().data as { uploadId: string; url: string; headers: Record<string, string> };
-  if (address.url.startsWith('/'))
-    expect(
-      (await t.call({ method: 'PUT', url: address.url, site: 'main', headers: address.headers, payload: bytes }))
-        .statusCode,
-    ).toBe(200);
-  else
-    expect(
-      (await fetch(address.url, { method: 'PUT', headers: address.headers, body: new Uint8Array(bytes) })).status,
-    ).toBe(200);
+  const { address, status } = await uploadTo(t, bytes, { filename, mimeType }, { as });
+  expect(status).toBe(200);
   return address.uploadId;
 }
 

@@ -2,6 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { uploadTo } from '../../../test/support/upload-address.ts';
 
 let t: TestApp;
 let admin: string;
@@ -47,16 +48,7 @@ describe('folders', () => {
     const jpeg = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#000' } })
       .jpeg()
       .toBuffer();
-    const address = (
-      await call('POST', '/api/v1/files/presigned-url', {
-        filename: 'a.jpg',
-        mimeType: 'image/jpeg',
-        size: jpeg.length,
-      })
-    ).json().data;
-    if (address.url.startsWith('/'))
-      await t.call({ method: 'PUT', url: address.url, site: 'main', headers: address.headers, payload: jpeg });
-    else await fetch(address.url, { method: 'PUT', headers: address.headers, body: new Uint8Array(jpeg) });
+    const { address } = await uploadTo(t, jpeg, { filename: 'a.jpg', mimeType: 'image/jpeg' }, { as: admin });
     const stray = await call('POST', '/api/v1/files', { uploadId: address.uploadId, folder: 'nope' });
     expect(stray.statusCode).toBe(400);
     expect(stray.json().errors[0].path).toEqual(['body', 'folder']);
