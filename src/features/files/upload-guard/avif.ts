@@ -1,16 +1,14 @@
 import { WINDOW } from './cursor.ts';
-import { admitPixels, malformed, type Dimensions, type RasterInput } from './raster.ts';
-
-interface Box {
-  type: string;
-  /** Offsets of the box's content in the buffer it was read from (`meta` is a full box: 4 bytes of flags first). */
-  start: number;
-  end: number;
-}
+import { PayloadScanner } from './payload-scanner.ts';
+import { admitPixels, malformed, printable, scanBuffer, scanRaw, type Dimensions, type RasterInput } from './raster.ts';
+import { children, scanMetadataItems, type Box } from './avif-items.ts';
 
 /**
  * Checks an AVIF's top-level boxes (ftyp first, each within the file) and reads the largest image spatial extents
- * (`ispe`) of its `meta` box: the largest image the file declares, checked against the pixel cap.
+ * (`ispe`) of its `meta` box: the largest image the file declares, checked against the pixel cap. Every box but
+ * `mdat` is scanned as binary (`meta` whole, with its properties and `idat`; `free`, `uuid` and unknown boxes,
+ * where a payload would otherwise hide). `mdat` holds coded pixels, stepped over as PNG's IDAT is, except the
+ * byte ranges of metadata items (Exif, XMP), which are read there and scanned.
  */
 export async function walkAvif(input: RasterInput): Promise<Dimensions> {
   const c = input.cursor;
@@ -18,16 +16,20 @@ export async function walkAvif(input: RasterInput): Promise<Dimensions> {
   for (let first = true; c.remaining > 0; first = false) {
     const header = await c.take(Math.min(8, c.remaining));
     if (header.length < 8) throw malformed(input, `a truncated box header at byte ${c.pos - header.length}`);
-    const type = header.toString('latin1', 4, 8);
+    const type = printable(header.toString('latin1', 4, 8));
     const size = await boxSize(input, header.readUInt32BE(0), c.pos - 8);
     if (first && type !== 'ftyp') throw malformed(input, `the first box is ${JSON.stringify(type)}, not ftyp`);
     if (type === 'meta' && meta === undefined) {
       if (size > WINDOW) throw malformed(input, `a meta box of ${size} bytes`);
       meta = await c.take(size);
-    } else c.skip(size);
+      scanBuffer(meta, new PayloadScanner(input.mimeType, 'meta box', false, []));
+    } else if (type === 'mdat') c.skip(size);
+    else await scanRaw(input, size, new PayloadScanner(input.mimeType, `${type} box`, false));
   }
   if (!meta) throw malformed(input, 'no meta box');
-  return largestExtent(input, meta);
+  const dimensions = largestExtent(input, meta);
+  await scanMetadataItems(input, meta);
+  return dimensions;
 }
 
 /** The content size of a box whose header ends at the cursor (32-bit size, 64-bit size, or 0: to the end). */
@@ -41,17 +43,6 @@ async function boxSize(input: RasterInput, size32: number, at: number): Promise<
   }
   if (size32 < 8 || size32 - 8 > c.remaining) throw malformed(input, `the box at byte ${at} declares ${size32} bytes`);
   return size32 - 8;
-}
-
-function children(input: RasterInput, data: Buffer, start: number, end: number): Box[] {
-  const boxes: Box[] = [];
-  for (let at = start; at < end;) {
-    const size = at + 8 <= end ? data.readUInt32BE(at) : 0;
-    if (size < 8 || at + size > end) throw malformed(input, 'a box inside meta overruns its parent');
-    boxes.push({ type: data.toString('latin1', at + 4, at + 8), start: at + 8, end: at + size });
-    at += size;
-  }
-  return boxes;
 }
 
 function largestExtent(input: RasterInput, meta: Buffer): Dimensions {

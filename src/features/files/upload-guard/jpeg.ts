@@ -1,7 +1,7 @@
 import { UploadTrailingData } from '../upload.errors.ts';
 import { Truncated, type Cursor } from './cursor.ts';
 import { PayloadScanner } from './payload-scanner.ts';
-import { admitPixels, hex, malformed, scanRaw, type Dimensions, type RasterInput } from './raster.ts';
+import { admitPixels, hex, malformed, scanBuffer, scanRaw, type Dimensions, type RasterInput } from './raster.ts';
 
 /** Start-of-frame markers (baseline, progressive, lossless, arithmetic): they carry the dimensions. */
 const SOF = new Set([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
@@ -12,13 +12,32 @@ const COM = 0xfe;
 /** A multi-picture (MPF) JPEG may carry this many images after its first one; beyond, it is refused. */
 const MAX_IMAGES = 16;
 const XMP = ['http://ns.adobe.com/xap/1.0/', 'http://ns.adobe.com/xmp/extension/'];
+/** Names of the marker segments that are not SOFn, APPn or JPGn, for messages. */
+const NAMES = new Map([
+  [0xc4, 'DHT'],
+  [0xc8, 'JPG'],
+  [0xcc, 'DAC'],
+  [0xda, 'SOS'],
+  [0xdb, 'DQT'],
+  [0xdc, 'DNL'],
+  [0xdd, 'DRI'],
+  [0xde, 'DHP'],
+  [0xdf, 'EXP'],
+  [COM, 'COM'],
+]);
+/**
+ * Segments of tables and numbers (frame and scan headers, Huffman, arithmetic and quantisation tables, restart
+ * interval, line count): scanned, but `MZ` at their start is a value, not a program's first bytes.
+ */
+const TABLES = new Set([...SOF, 0xc4, 0xcc, 0xda, 0xdb, 0xdc, 0xdd, 0xde, 0xdf]);
 
 const isRst = (m: number) => m >= 0xd0 && m <= 0xd7;
 
 /**
- * Walks a JPEG from SOI to EOI: dimensions from the frame header, COM and APPn payloads scanned, entropy-coded
- * data stepped over (FF00 stuffing, RST markers). Bytes after EOI are refused, except further JPEGs announced by
- * an MPF segment (the depth and gain maps of phone photos), each walked the same way.
+ * Walks a JPEG from SOI to EOI: dimensions from the frame header, the payload of every marker segment scanned (COM
+ * as text; APPn, JPGn, tables and headers as binary), entropy-coded data stepped over (FF00 stuffing, RST markers).
+ * Bytes after EOI are refused, except further JPEGs announced by an MPF segment (the depth and gain maps of phone
+ * photos), each walked the same way.
  */
 export async function walkJpeg(input: RasterInput): Promise<Dimensions> {
   const c = input.cursor;
@@ -52,10 +71,9 @@ async function walkOne(input: RasterInput): Promise<{ dimensions: Dimensions; mp
     if (marker === SOI) throw malformed(input, `a second SOI marker at byte ${c.pos - 2}`);
     const length = await c.u16be();
     if (length < 2) throw malformed(input, `segment FF${hex(marker)} has the length ${length}`);
-    if (SOF.has(marker)) dimensions = await readFrame(input, length - 2);
-    else if (marker === COM) await scanRaw(input, length - 2, scanner(input, 'COM segment', true));
+    if (SOF.has(marker)) dimensions = await readFrame(input, marker, length - 2);
     else if (marker >= 0xe0 && marker <= 0xef) mpf = (await scanApp(input, marker, length - 2)) || mpf;
-    else c.skip(length - 2);
+    else await scanRaw(input, length - 2, segmentScanner(input, marker));
     if (marker === SOS) await skipEntropyCoded(c);
   }
 }
@@ -70,14 +88,26 @@ async function nextMarker(input: RasterInput): Promise<number> {
   return marker;
 }
 
-async function readFrame(input: RasterInput, n: number): Promise<Dimensions> {
+/** A frame header's dimensions; the bytes a hostile length adds after its components are scanned too. */
+async function readFrame(input: RasterInput, marker: number, n: number): Promise<Dimensions> {
   if (n < 6) throw malformed(input, `a frame header of ${n} bytes`);
   const frame = await input.cursor.take(n);
+  scanBuffer(frame, segmentScanner(input, marker));
   return admitPixels(input, frame.readUInt16BE(3), frame.readUInt16BE(1));
 }
 
 const scanner = (input: RasterInput, location: string, text: boolean, starts?: number[]) =>
   new PayloadScanner(input.mimeType, location, text, starts);
+
+/** The scanner of a segment other than APPn: COM is text, the rest binary. */
+function segmentScanner(input: RasterInput, marker: number): PayloadScanner {
+  const name = SOF.has(marker)
+    ? `SOF${marker - 0xc0}`
+    : marker >= 0xf0 && marker <= 0xfd
+      ? `JPG${marker - 0xf0}`
+      : (NAMES.get(marker) ?? `FF${hex(marker)}`);
+  return scanner(input, `${name} segment`, marker === COM, TABLES.has(marker) ? [] : [0]);
+}
 
 /** Scans an APPn payload (EXIF, XMP, ICC, …); true when it is an MPF index of further images. */
 async function scanApp(input: RasterInput, marker: number, n: number): Promise<boolean> {

@@ -6,11 +6,38 @@ const SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const MAX_CHUNK = 0x7fffffff;
 /** A text chunk's keyword is 1–79 bytes; its header (keyword, flags, language, translation) fits in this. */
 const TEXT_HEADER = 4096;
+/**
+ * Compressed pixels (IDAT, and APNG's frame data fdAT): random-looking bytes in which a four-byte marker (`\x7fELF`)
+ * turns up by chance in large images, so they are stepped over.
+ */
+const PIXEL_DATA = new Set(['IDAT', 'fdAT']);
+/**
+ * Chunks of numbers (a palette, transparency, colours, sizes, times, APNG frame control): scanned, but `MZ` at their
+ * start is a value (a palette entry, a 16-bit background), not a program's first bytes.
+ */
+const NUMERIC = new Set([
+  'PLTE',
+  'tRNS',
+  'cHRM',
+  'gAMA',
+  'sBIT',
+  'sRGB',
+  'bKGD',
+  'hIST',
+  'pHYs',
+  'tIME',
+  'acTL',
+  'fcTL',
+  'cICP',
+  'cLLI',
+  'mDCV',
+]);
 
 /**
  * Walks a PNG's chunks from the signature to IEND: dimensions from IHDR (which must come first, so a bomb is
- * refused before the rest is read), text and EXIF chunks scanned (compressed ones inflated up to a bound),
- * every other chunk stepped over by its length. Bytes after IEND are refused.
+ * refused before the rest is read), text chunks scanned as text (compressed ones inflated, refused past a bound),
+ * every other chunk but the pixel data scanned as binary: a palette, a private or an unknown chunk carries a
+ * payload as well as a text chunk does. Bytes after IEND are refused.
  */
 export async function walkPng(input: RasterInput): Promise<Dimensions> {
   const c = input.cursor;
@@ -50,8 +77,8 @@ async function readHeader(input: RasterInput, length: number): Promise<Dimension
 async function scanChunk(input: RasterInput, type: string, length: number): Promise<void> {
   const location = `${type} chunk`;
   if (type === 'tEXt' || type === 'iTXt' || type === 'zTXt') await scanText(input, type, length, location);
-  else if (type === 'eXIf') await scanRaw(input, length, new PayloadScanner(input.mimeType, location, false));
-  else input.cursor.skip(length);
+  else if (PIXEL_DATA.has(type)) input.cursor.skip(length);
+  else await scanRaw(input, length, new PayloadScanner(input.mimeType, location, false, NUMERIC.has(type) ? [] : [0]));
 }
 
 /**

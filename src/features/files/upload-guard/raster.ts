@@ -20,7 +20,10 @@ export interface Dimensions {
 /** Walks a raster image's structure, scanning its metadata; returns the dimensions its header declares. */
 export type RasterWalker = (input: RasterInput) => Promise<Dimensions>;
 
-/** Compressed metadata is scanned up to this many inflated bytes: enough for any real text, no zip bomb. */
+/**
+ * Compressed metadata is inflated and scanned up to this many bytes: enough for any real text, no zip bomb. Text
+ * that inflates to more is refused, never accepted unread.
+ */
 export const INFLATE_LIMIT = 1024 * 1024;
 
 /** The walkers' UPLOAD_MALFORMED, in the words of the declared type. */
@@ -38,8 +41,8 @@ export function admitPixels(input: RasterInput, width: number, height: number): 
 }
 
 /**
- * Inflates the next `n` bytes (a zlib stream) into `scanner`, stopping at INFLATE_LIMIT; the cursor moves past them.
- * Data that does not inflate is malformed.
+ * Inflates the next `n` bytes (a zlib stream) into `scanner`; the cursor moves past them. Data that does not
+ * inflate is malformed, and so is data that inflates to more than INFLATE_LIMIT bytes: inflation stops there.
  */
 export async function scanInflated(input: RasterInput, n: number, scanner: PayloadScanner, what: string) {
   const c = input.cursor;
@@ -51,9 +54,11 @@ export async function scanInflated(input: RasterInput, n: number, scanner: Paylo
   let produced = 0;
   try {
     for await (const out of inflater as AsyncIterable<Buffer>) {
-      scanner.feed(out);
       produced += out.length;
-      if (produced >= INFLATE_LIMIT) break;
+      if (produced > INFLATE_LIMIT) {
+        throw malformed(input, `the ${what} inflates to more than ${INFLATE_LIMIT} bytes, more than the guard reads`);
+      }
+      scanner.feed(out);
     }
     scanner.end();
   } catch (err) {
@@ -70,6 +75,15 @@ export async function scanRaw(input: RasterInput, n: number, scanner: PayloadSca
   await input.cursor.stream(n, (chunk) => scanner.feed(chunk));
   scanner.end();
 }
+
+/** Scans a payload already in memory (at most a window) and ends the scanner. */
+export function scanBuffer(bytes: Buffer, scanner: PayloadScanner): void {
+  scanner.feed(bytes);
+  scanner.end();
+}
+
+/** A chunk or box type as it can be shown in a message: bytes outside printable ASCII become `?`. */
+export const printable = (type: string) => type.replace(/[^\x20-\x7e]/g, '?');
 
 /** A marker or block byte as the format's documents write it (`FFD9`, `0x3B`). */
 export const hex = (n: number, width = 2) => n.toString(16).toUpperCase().padStart(width, '0');

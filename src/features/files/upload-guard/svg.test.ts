@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hostileSvgs } from '../../../../test/fixtures/uploads/corpus.ts';
+import { hostileSvgs, svgWithLongPath, svgWithUnclosedComments } from '../../../../test/fixtures/uploads/corpus.ts';
 import { uploadGuard } from '../../../../test/fixtures/uploads/guard.ts';
 
 let guard: Awaited<ReturnType<typeof uploadGuard>>;
@@ -27,6 +27,23 @@ describe('inspectUpload on SVG', () => {
     ['importSplitByComment', /@import in a <style> element/],
     ['externalUrlInStyleAttribute', /an external url\(https:\/\/evil.example\/p.svg#p\) in the style attribute/],
     ['stylesheetInstruction', /a processing instruction <\?xml-stylesheet\?>/],
+    ['dataSvgImage', /a data:image\/svg\+xml URI in the href attribute of <image>/],
+    ['dataXhtmlUse', /a data:application\/xhtml\+xml URI in the xlink:href attribute of <use>/],
+    ['dataTextUnderAnyPrefix', /a data:text\/plain URI in the l:href attribute of <image>/],
+    ['setPrefixedHref', /<set> animating x:href/],
+    ['linkElement', /a <link> element/],
+    ['metaRefresh', /a <meta> element/],
+    ['formElement', /a <form> element/],
+    ['baseElement', /a <base> element/],
+    ['xinclude', /an XInclude <xi:include> element/],
+    [
+      'externalImage',
+      /an external reference to "https:\/\/evil.example\/pixel.png\?u=victim" in the href attribute of <image>/,
+    ],
+    ['externalFeImage', /an external reference to "\/\/evil.example\/x.png" in the xlink:href attribute of <feImage>/],
+    ['fileUse', /an external reference to "file:\/\/\/etc\/passwd#x" in the href attribute of <use>/],
+    ['ftpUse', /an external reference to "ftp:\/\/evil.example\/s.svg#a" in the xlink:href attribute of <use>/],
+    ['externalXmlBase', /an external reference to "https:\/\/evil.example\/" in the xml:base attribute of <g>/],
   ] as const)('refuses the %s fixture with UPLOAD_ACTIVE_CONTENT', async (key, message) => {
     const err = await guard.refusal(hostileSvgs[key], 'x.svg');
     expect([err.code, err.message]).toEqual(['UPLOAD_ACTIVE_CONTENT', expect.stringMatching(message)]);
@@ -58,7 +75,41 @@ describe('inspectUpload on SVG', () => {
     ['an animation of a geometry attribute', '<circle r="1"><set attributeName="r" to="2"/></circle>'],
     ['an embedded raster image', '<image href="data:image/png;base64,iVBORw0KGgo="/>'],
     ['an attribute that only contains "on"', '<text font-family="Monaco" text-anchor="middle">on</text>'],
+    [
+      'embedded JPEG, GIF, WebP and AVIF images',
+      '<image href="data:image/jpeg;base64,/9j/4A=="/><image xlink:href="data:image/gif;base64,R0lGOD=="/>' +
+        '<image href="data:image/webp;base64,UklGRg=="/><image href="data:image/avif;base64,AAAAHGZ0eXA="/>',
+    ],
+    ['a raster image beside the drawing', '<image href="photo.png" width="10" height="10"/>'],
+    ['a mail link', '<a xlink:href="mailto:someone@example.com"><text>x</text></a>'],
+    ['an animation of a link-like but other attribute', '<a><set attributeName="x:hreflang" to="en"/></a>'],
   ])('accepts %s', async (_name, body) => {
     expect(await guard.inspect(svg(body), 'x.svg')).toEqual({ mimeType: 'image/svg+xml', extension: 'svg' });
+  });
+
+  describe('on values too large to inspect', () => {
+    const MB = 1024 * 1024;
+
+    // 2 MB of `/* ` never closed: a lazy comment regex would run for minutes; the explicit 5 s timeout catches it.
+    it('refuses a 2 MB <style> of unclosed comments with UPLOAD_MALFORMED', { timeout: 5_000 }, async () => {
+      const err = await guard.refusal(svgWithUnclosedComments(2 * MB), 'x.svg');
+      expect([err.code, err.message]).toEqual([
+        'UPLOAD_MALFORMED',
+        expect.stringMatching(/a <style> element holds more than 1048576 bytes/),
+      ]);
+    });
+
+    it('refuses a path whose d attribute is over 1 MB with UPLOAD_MALFORMED', async () => {
+      const err = await guard.refusal(svgWithLongPath(1100 * 1024), 'x.svg');
+      expect([err.code, err.message]).toEqual([
+        'UPLOAD_MALFORMED',
+        expect.stringMatching(/the d attribute of <path> holds more than 1048576 bytes/),
+      ]);
+    });
+
+    it('accepts a <style> of unclosed comments just under the limit', { timeout: 5_000 }, async () => {
+      const body = svgWithUnclosedComments(1020 * 1024);
+      expect(await guard.inspect(body, 'x.svg')).toEqual({ mimeType: 'image/svg+xml', extension: 'svg' });
+    });
   });
 });
