@@ -8,6 +8,7 @@ export { type DeepSpec } from './item-expand.ts';
 export { compileFilter, rootScope, type Filter, type Guard } from './item-filter.ts';
 export {
   findDependents,
+  referencedByPublished,
   referencesTo,
   referencingItems,
   type Dependent,

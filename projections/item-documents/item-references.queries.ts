@@ -95,3 +95,26 @@ export async function findDependents(
   }
   return out;
 }
+
+/**
+ * Whether a published, live item of the site points at `collection/id` through an m2o (public delivery of files:
+ * only what published content uses is public).
+ */
+export async function referencedByPublished(
+  db: Db,
+  siteId: string,
+  schema: SiteSchema,
+  collection: string,
+  id: string,
+): Promise<boolean> {
+  for (const ref of referencesTo(schema, collection)) {
+    if (ref.relation.kind !== 'm2o') continue;
+    const r = await sql`
+      select 1 from item_documents d
+      where d.site_id = ${siteId} and d.collection = ${ref.collection} and d.deleted_at is null
+        and d.data ->> 'status' = 'published' and ${pointsAt(ref, collection, [id])}
+      limit 1`.execute(db);
+    if (r.rows.length) return true;
+  }
+  return false;
+}

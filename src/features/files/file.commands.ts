@@ -27,6 +27,20 @@ const ADDRESS_SECONDS = 15 * 60;
 /** A file's bytes: under the site and the file, addressed by their hash. */
 export const fileObjectKey = (siteId: string, fileId: string, sha256: string) =>
   `sites/${siteId}/files/${fileId}/${sha256}`;
+/** What serving and transforming a file needs, from its record. */
+export function fileSource(siteId: string, id: string, record: Record<string, unknown>) {
+  const focal = record.focal_point as { x?: unknown; y?: unknown } | null | undefined;
+  return {
+    objectKey: fileObjectKey(siteId, id, String(record.sha256)),
+    mimeType: String(record.type),
+    sha256: String(record.sha256),
+    filename: String(record.filename),
+    ...(typeof record.width === 'number' ? { width: record.width } : {}),
+    ...(typeof record.height === 'number' ? { height: record.height } : {}),
+    ...(typeof focal?.x === 'number' && typeof focal.y === 'number' ? { focal: { x: focal.x, y: focal.y } } : {}),
+  };
+}
+
 /** Where a file's transformed images live, under the bytes they were made from. */
 export const fileDerivatives = (siteId: string, fileId: string, sha256: string) =>
   `sites/${siteId}/files/${fileId}/derivatives/${sha256}/`;

@@ -7,3 +7,6 @@ export const FileNotFound = defineError<{ id: string }>(
   (d) => `file ${d.id} not found`,
   () => ({ path: ['id'] }),
 );
+
+/** Not a file the site delivers publicly (unknown, or no published item uses it): one answer for all. */
+export const FileNotDelivered = defineError('NOT_FOUND', 'not_found', () => 'not found');

@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems, type ItemRecord } from '../../../projections/item-documents/index.ts';
-import { type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { FILES_COLLECTION } from '../schema/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
 import { itemKey, itemRefs, type ItemRef } from './page.layout.ts';
@@ -34,13 +35,21 @@ function wanted(refs: ItemRef[]): Map<string, Set<string> | null> {
   return out;
 }
 
-function present(record: ItemRecord, schema: SiteSchema, collection: string, fields: Set<string> | null) {
+function present(record: ItemRecord, schema: SiteSchema, site: string, collection: string, fields: Set<string> | null) {
   const defs = schema.fields.get(collection);
   return Object.fromEntries(
-    Object.entries(record).filter(
-      ([k]) => k === 'id' || (!defs?.get(k)?.encrypted && (fields === null || fields.has(k))),
-    ),
+    Object.entries(record)
+      .filter(([k]) => k === 'id' || (!defs?.get(k)?.encrypted && (fields === null || fields.has(k))))
+      .map(([k, v]) => [k, fileReference(schema, site, collection, k, v) ?? v]),
   );
+}
+
+/** A file an item points at, as delivered: its id and its public asset address (spec "Files and media"). */
+function fileReference(schema: SiteSchema, site: string, collection: string, field: string, value: unknown) {
+  if (typeof value !== 'string') return undefined;
+  const r = relationOn(schema, collection, field);
+  if (r?.kind !== 'm2o' || r.target !== FILES_COLLECTION) return undefined;
+  return { id: value, url: `/api/v1/deliver/assets/${site}/${encodeURIComponent(value)}` };
 }
 
 /** Published items of the refs, one query per collection; missing, unpublished or unknown ones are null. */
@@ -76,7 +85,7 @@ async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: I
     );
     for (const r of list.data as ItemRecord[]) {
       const key = itemKey(collection, r.id);
-      items[key] = present(r, schema, collection, fields.get(key) ?? null);
+      items[key] = present(r, schema, siteId, collection, fields.get(key) ?? null);
     }
   }
   return items;

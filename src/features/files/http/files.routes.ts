@@ -22,13 +22,7 @@ import {
   writtenRecord,
 } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
-import {
-  authorizeUpload,
-  fileDerivatives,
-  fileObjectKey,
-  receiveSignedUpload,
-  registerFile,
-} from '../file.commands.ts';
+import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload, registerFile } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
 import { checkFolder } from '../folder.commands.ts';
 import { PublicCannotUpload } from '../media.errors.ts';
@@ -258,17 +252,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
     if (!(await reader.one(req, s, id, {}))) throw new FileNotFound({ id });
     const found = await readItem(deps, siteOf(req), FILES_COLLECTION, id);
     if (!found) throw new FileNotFound({ id });
-    const r = found.record as Record<string, unknown>;
-    return {
-      objectKey: fileObjectKey(siteOf(req), id, String(r.sha256)),
-      mimeType: String(r.type),
-      sha256: String(r.sha256),
-      size: Number(r.filesize),
-      filename: String(r.filename),
-      ...(typeof r.width === 'number' ? { width: r.width } : {}),
-      ...(typeof r.height === 'number' ? { height: r.height } : {}),
-      ...(isFocal(r.focal_point) ? { focal: r.focal_point } : {}),
-    };
+    return fileSource(siteOf(req), id, found.record as Record<string, unknown>);
   };
 
   app.get(
@@ -319,9 +303,3 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
     },
   );
 };
-
-const isFocal = (v: unknown): v is { x: number; y: number } =>
-  typeof v === 'object' &&
-  v !== null &&
-  typeof (v as { x?: unknown }).x === 'number' &&
-  typeof (v as { y?: unknown }).y === 'number';

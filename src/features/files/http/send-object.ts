@@ -24,9 +24,10 @@ export async function sendObject(
   filename: string,
   source: { objectKey: string; mimeType: string; sha256: string },
   missing: () => Error,
+  cacheControl = 'private, no-cache',
 ) {
   const etag = `"${source.sha256}"`;
-  void hardening(reply).header('etag', etag).header('cache-control', 'private, no-cache');
+  void hardening(reply).header('etag', etag).header('cache-control', cacheControl);
   if (req.headers['if-none-match'] === etag) return reply.status(304).send();
   const object = await storage.get(source.objectKey);
   if (!object) throw missing();
@@ -39,7 +40,8 @@ export async function sendObject(
 
 /**
  * A derivative: an image to show (inline), immutable under its address (which names the original's hash and the
- * parameters), kept by the caller's browser for a year and never by a shared cache.
+ * parameters), kept a year by the caller's browser (`private`, authenticated routes) or by anyone (`public`
+ * delivery).
  */
 export async function sendDerivative(
   reply: FastifyReply,
@@ -47,13 +49,14 @@ export async function sendDerivative(
   storage: AppDeps['storage'],
   objectKey: string,
   missing: () => Error,
+  audience: 'private' | 'public' = 'private',
 ) {
   const [sha256 = '', name = ''] = objectKey.split('/').slice(-2);
   const etag = `"${sha256.slice(0, 16)}-${name}"`;
   // The address names the bytes, but only a derivative that exists may answer 304.
   const object = await storage.get(objectKey);
   if (!object) throw missing();
-  void hardening(reply).header('etag', etag).header('cache-control', 'private, max-age=31536000, immutable');
+  void hardening(reply).header('etag', etag).header('cache-control', `${audience}, max-age=31536000, immutable`);
   if (req.headers['if-none-match'] === etag) {
     object.body.destroy();
     return reply.status(304).send();
