@@ -102,7 +102,7 @@ export function errorStatusesOf(route: Pick<RouteOptions, 'method' | 'url' | 'co
 
 /**
  * Every route declares its failures: the error envelope of each status it can answer, unless the route's own
- * schema already names that status. The schemas also serialise those answers, so the envelope is checked too.
+ * schema already names that status. The error handler builds those answers itself (typed) and sends them as text.
  */
 export function installOpenApiRoutes(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
