@@ -91,6 +91,13 @@ describe('file records', () => {
     const then = await call('GET', `/api/v1/files/${file.id}?asOf=${encodeURIComponent(first.updated_at)}`);
     expect(then.statusCode, then.body).toBe(200);
     expect(then.json().data.title).toBe('First');
+    const revisions = await call('GET', `/api/v1/files/${file.id}/revisions`);
+    expect(revisions.statusCode, revisions.body).toBe(200);
+    expect(revisions.json().data.map((r: { data: { title: string } }) => r.data.title)).toEqual(['Second', 'First']);
+    expect(revisions.json().meta.total).toBe(2);
+    expect((await call('GET', `/api/v1/files/${file.id}/revisions`, undefined, outsider, 'other')).statusCode).toBe(
+      404,
+    );
     const audit = await call('GET', `/api/v1/audit?stream=main/item/files/${file.id}`);
     expect(audit.json().data.map((e: { type: string }) => e.type)).toEqual(['ItemUpdated', 'ItemCreated']);
   });

@@ -18,7 +18,16 @@ export { itemReader } from './item.reader.ts';
 export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
 export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
-export { ItemBody, ItemListBody, ItemRecord, ItemsCreatedBody, ItemWriteBody } from './http/items.schemas.ts';
+export {
+  ItemBody,
+  ItemListBody,
+  ItemRecord,
+  ItemsCreatedBody,
+  ItemWriteBody,
+  RevisionListMeta,
+  RevisionRecord,
+} from './http/items.schemas.ts';
+export { RevisionPage, revisionPage } from './http/item-history.params.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',

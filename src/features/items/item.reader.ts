@@ -4,7 +4,7 @@ import { siteOf } from '../../kernel/http/access.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems, translateRecord, type ItemQuery } from '../../../projections/item-documents/index.ts';
 import { listItemVersions } from '../../../projections/item-versions/index.ts';
-import { revisionAt } from '../../../projections/item-revisions/index.ts';
+import { listRevisions, revisionAt } from '../../../projections/item-revisions/index.ts';
 import { ItemAbsentThen, ItemNotFound } from './item.errors.ts';
 import { itemGuard } from './item.guard.ts';
 import { present } from './item.present.ts';
@@ -102,5 +102,21 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
     return { data: { ...item, ...(await show(req, s, { ...draft.data, id: item.id })) }, meta: { draft: true } };
   };
 
-  return { one, list, read };
+  /** An item's revisions, newest first, as the caller may see them (404 when it may not see the item). */
+  const revisions = async (
+    req: FastifyRequest,
+    s: CollectionSchema,
+    id: string,
+    page: { limit: number; offset: number },
+  ) => {
+    await guard.checkVisible(req, s, id);
+    const { revisions, total } = await readAsSite(db, siteOf(req), (trx) =>
+      listRevisions(trx, siteOf(req), s.collection.name, id, page),
+    );
+    if (total === 0) throw new ItemNotFound({ id });
+    const data = await Promise.all(revisions.map(async (r) => ({ ...r, data: await show(req, s, { ...r.data, id }) })));
+    return { data, meta: { total, limit: page.limit, offset: page.offset } };
+  };
+
+  return { one, list, read, revisions };
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import {
   deleteItem,
   ItemBody,
@@ -16,6 +16,10 @@ import {
   ItemWriteBody,
   present,
   readItem,
+  RevisionListMeta,
+  RevisionPage,
+  revisionPage,
+  RevisionRecord,
   updateItem,
   withNullFields,
   writeMeta,
@@ -207,6 +211,20 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       await guard.guardFor(req, FILES_COLLECTION);
       return reader.read(req, s, req.params.id, req.query as Raw);
     },
+  );
+
+  app.get(
+    '/api/v1/files/:id/revisions',
+    {
+      schema: {
+        tags,
+        summary: 'List the revisions of a file record',
+        params: IdParams,
+        querystring: RevisionPage,
+        response: { 200: listEnvelope(RevisionRecord, RevisionListMeta) },
+      },
+    },
+    async (req) => reader.revisions(req, await files(req), req.params.id, revisionPage(req.query)),
   );
 
   app.patch(

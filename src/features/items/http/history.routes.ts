@@ -5,21 +5,17 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { findRevision, listRevisions } from '../../../../projections/item-revisions/index.ts';
+import { findRevision } from '../../../../projections/item-revisions/index.ts';
 import { restoreItem, revertItem } from '../item.commands.ts';
-import { ItemNotFound, RevisionNotFound } from '../item.errors.ts';
+import { RevisionNotFound } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
+import { itemReader } from '../item.reader.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem } from '../item.reads.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemWriteBody, RevisionListMeta, RevisionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
-
-const Page = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(25),
-  offset: z.coerce.number().int().min(0).default(0),
-  page: z.coerce.number().int().min(1).optional(),
-});
+import { RevisionPage, revisionPage } from './item-history.params.ts';
 
 /** An item's history, read from its stream (through the revisions read model): list, revert, restore. */
 export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
@@ -27,6 +23,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
   const tags = ['items'];
   const { db } = deps;
   const guard = itemGuard(deps);
+  const reader = itemReader(deps);
 
   app.get(
     '/api/v1/items/:collection/:id/revisions',
@@ -35,23 +32,13 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         tags,
         summary: 'List the revisions of an item',
         params: ItemParams,
-        querystring: Page,
+        querystring: RevisionPage,
         response: { 200: listEnvelope(RevisionRecord, RevisionListMeta) },
       },
     },
     async (req) => {
       const s = await guard.collection(req, req.params.collection);
-      await guard.checkVisible(req, s, req.params.id);
-      const { limit, page } = req.query;
-      const offset = page ? (page - 1) * limit : req.query.offset;
-      const { revisions, total } = await readAsSite(db, siteOf(req), (trx) =>
-        listRevisions(trx, siteOf(req), s.collection.name, req.params.id, { limit, offset }),
-      );
-      if (total === 0) throw new ItemNotFound({ id: req.params.id });
-      const data = await Promise.all(
-        revisions.map(async (r) => ({ ...r, data: await present(deps, req, s, { ...r.data, id: req.params.id }) })),
-      );
-      return { data, meta: { total, limit, offset } };
+      return reader.revisions(req, s, req.params.id, revisionPage(req.query));
     },
   );
 

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { InvalidQueryParameter } from '../item-query.errors.ts';
 
 const bad = (message: string, key: string) => new InvalidQueryParameter({ key, message });
@@ -29,3 +30,14 @@ export function parseWithDeleted(raw: Record<string, unknown>): boolean {
   if (v === 'true') return true;
   throw bad('withDeleted must be true or false', 'withDeleted');
 }
+
+/** A page of revisions: `limit` with `offset`, or `page`. */
+export const RevisionPage = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(25),
+  offset: z.coerce.number().int().min(0).default(0),
+  page: z.coerce.number().int().min(1).optional(),
+});
+export const revisionPage = (q: z.infer<typeof RevisionPage>) => ({
+  limit: q.limit,
+  offset: q.page ? (q.page - 1) * q.limit : q.offset,
+});
