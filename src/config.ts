@@ -143,6 +143,8 @@ const EnvSchema = z.object({
   SVC_TRANSFORM_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   /** Originals with more pixels are not transformed (refused before their bytes are read). */
   SVC_TRANSFORM_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
+  /** How often one node removes the bytes of uploads that expired unregistered (0: never). */
+  SVC_UPLOAD_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Derivatives one original may get from ad-hoc transform parameters (presets are not counted against it). */
   SVC_TRANSFORM_MAX_DERIVATIVES: z.coerce.number().int().min(1).max(100_000).default(100),
   /** The upload cap and allowlists when a site sets none (`upload_policy`); unset: the documented defaults. */

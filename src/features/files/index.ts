@@ -5,6 +5,7 @@ import { filesRoutes } from './http/files.routes.ts';
 import { foldersRoutes } from './http/folders.routes.ts';
 import { mediaRoutes } from './http/media.routes.ts';
 import { Transformer } from './transform/transformer.ts';
+import { sweepUploads } from './upload-sweep.ts';
 import { presetsRoutes } from './http/presets.routes.ts';
 import { uploadsConfigRoutes } from './http/uploads-config.routes.ts';
 
@@ -28,4 +29,15 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 };
 
 /** Files and media: storage, the upload guard, raw media by key with transforms, presets and the upload policy. */
-export const filesFeature: Feature = { name: 'files', projectors: [], routes };
+export const filesFeature: Feature = {
+  name: 'files',
+  projectors: [],
+  routes,
+  loops: (deps) => [
+    {
+      name: 'upload-sweep',
+      intervalMs: deps.config.SVC_UPLOAD_SWEEP_MS,
+      run: async () => void (await sweepUploads(deps, deps.clock.now())),
+    },
+  ],
+};

@@ -6,7 +6,7 @@ import { UploadAlreadyUsed, UploadNotFound } from './upload.errors.ts';
 export type UploadState =
   | { phase: 'none' }
   | {
-      phase: 'authorized' | 'received' | 'registered' | 'refused';
+      phase: 'authorized' | 'received' | 'registered' | 'refused' | 'expired';
       uploadId: string;
       filename: string;
       mimeType: string;
@@ -32,7 +32,8 @@ export type UploadCommand =
     }
   | { type: 'ReceiveUpload'; data: GuardedBytes & { uploadId: string; now: string } }
   | { type: 'RegisterUpload'; data: { uploadId: string; fileId: string; by: string; now: string } }
-  | { type: 'RefuseUpload'; data: Omit<UploadRefusal, 'at'> & { uploadId: string; now: string } };
+  | { type: 'RefuseUpload'; data: Omit<UploadRefusal, 'at'> & { uploadId: string; now: string } }
+  | { type: 'ExpireUpload'; data: { uploadId: string; now: string } };
 
 /** An address is used once: bytes arrive once, a file is registered once; a refusal ends it. */
 export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
@@ -52,6 +53,8 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         return s.phase === 'none' ? s : { ...s, phase: 'registered', fileId: e.data.fileId };
       case 'UploadRefused':
         return s.phase === 'none' ? s : { ...s, phase: 'refused' };
+      case 'UploadExpired':
+        return s.phase === 'none' ? s : { ...s, phase: 'expired' };
       default:
         return assertNever(e);
     }
@@ -80,6 +83,10 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
         const { now, ...data } = cmd.data;
         return [{ type: 'UploadRefused', data: { ...data, at: now } }];
       }
+      case 'ExpireUpload':
+        // Only an address still waiting expires; one that ended stays as it ended.
+        if (s.phase !== 'authorized' && s.phase !== 'received') return [];
+        return [{ type: 'UploadExpired', data: { uploadId: cmd.data.uploadId, at: cmd.data.now } }];
       default:
         return assertNever(cmd);
     }

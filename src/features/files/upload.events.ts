@@ -26,7 +26,16 @@ export type UploadRegistered = DomainEvent<
 /** The guard refused the upload's bytes; nothing of them was kept. */
 export type UploadRefused = DomainEvent<'UploadRefused', UploadRefusal & { uploadId: string }>;
 
-export type UploadEvent = UploadAuthorized | UploadReceived | UploadRegistered | UploadRefused;
-export const UPLOAD_EVENT_TYPES = ['UploadAuthorized', 'UploadReceived', 'UploadRegistered', 'UploadRefused'] as const;
+/** The address expired unused (or its bytes were never registered): the sweep removed what it had kept. */
+export type UploadExpired = DomainEvent<'UploadExpired', { uploadId: string; at: string }>;
+
+export type UploadEvent = UploadAuthorized | UploadReceived | UploadRegistered | UploadRefused | UploadExpired;
+export const UPLOAD_EVENT_TYPES = [
+  'UploadAuthorized',
+  'UploadReceived',
+  'UploadRegistered',
+  'UploadRefused',
+  'UploadExpired',
+] as const;
 
 export const uploadStream = (siteId: string, uploadId: string) => `${siteId}/upload/${uploadId}`;
