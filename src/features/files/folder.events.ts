@@ -15,7 +15,6 @@ export type FolderChanged = DomainEvent<
 export type FolderDeleted = DomainEvent<'FolderDeleted', { id: string; by: string; at: string }>;
 
 export type FolderEvent = FolderCreated | FolderChanged | FolderDeleted;
-export const FOLDER_EVENT_TYPES = ['FolderCreated', 'FolderChanged', 'FolderDeleted'] as const;
 
 /** A site's folders are one stream: the tree's shape (no cycles, names unique under a parent) is checked whole. */
 export const foldersStream = (siteId: string) => `${siteId}/folders/${siteId}`;

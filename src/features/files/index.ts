@@ -9,8 +9,6 @@ import { sweepUploads } from './upload-sweep.ts';
 import { presetsRoutes } from './http/presets.routes.ts';
 import { uploadsConfigRoutes } from './http/uploads-config.routes.ts';
 
-export { MEDIA_EVENT_TYPES, type MediaEvent } from './media.events.ts';
-
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   // One bound on transforms for the node: media and assets share its slots and its single flight.
   const transformer = new Transformer({

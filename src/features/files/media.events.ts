@@ -39,6 +39,5 @@ export interface UploadRefusal {
 }
 
 export type MediaEvent = MediaStored | MediaDeleted | MediaUploadRefused;
-export const MEDIA_EVENT_TYPES = ['MediaStored', 'MediaDeleted', 'MediaUploadRefused'] as const;
 
 export const mediaStream = (siteId: string, key: string) => `${siteId}/media/${key}`;

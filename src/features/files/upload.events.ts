@@ -30,12 +30,5 @@ export type UploadRefused = DomainEvent<'UploadRefused', UploadRefusal & { uploa
 export type UploadExpired = DomainEvent<'UploadExpired', { uploadId: string; at: string }>;
 
 export type UploadEvent = UploadAuthorized | UploadReceived | UploadRegistered | UploadRefused | UploadExpired;
-export const UPLOAD_EVENT_TYPES = [
-  'UploadAuthorized',
-  'UploadReceived',
-  'UploadRegistered',
-  'UploadRefused',
-  'UploadExpired',
-] as const;
 
 export const uploadStream = (siteId: string, uploadId: string) => `${siteId}/upload/${uploadId}`;

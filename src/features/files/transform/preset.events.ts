@@ -19,11 +19,6 @@ export type TransformPresetUpdated = DomainEvent<
 export type TransformPresetDeleted = DomainEvent<'TransformPresetDeleted', { id: string; by: string; at: string }>;
 
 export type TransformPresetEvent = TransformPresetCreated | TransformPresetUpdated | TransformPresetDeleted;
-export const TRANSFORM_PRESET_EVENT_TYPES = [
-  'TransformPresetCreated',
-  'TransformPresetUpdated',
-  'TransformPresetDeleted',
-] as const;
 
 /** All presets of a site share one stream: a key is unique on it without a read model. */
 export const transformPresetsStream = (siteId: string) => `${siteId}/transform-presets/${siteId}`;

@@ -142,11 +142,6 @@ export class Transformer {
       throw err;
     }
   }
-
-  /** Transforms running and waiting (for tests and metrics). */
-  load(): { running: number; waiting: number } {
-    return { running: this.running, waiting: this.waiting.length };
-  }
 }
 
 function checkSource(source: TransformSource, maxPixels: number): void {
