@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   assertObjectKey,
-  ObjectTooLarge,
+  byteCounter,
   type ByteRange,
   type ObjectBody,
   type ObjectStorage,
@@ -131,19 +131,6 @@ export class DiskObjectStorage implements ObjectStorage {
   }
 
   async close(): Promise<void> {}
-}
-
-/** A pass-through that counts bytes and fails with ObjectTooLarge past the cap (a lying Content-Length changes nothing). */
-export function byteCounter(maxBytes?: number): Transform & { bytes: number } {
-  const counter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      counter.bytes += chunk.length;
-      if (maxBytes !== undefined && counter.bytes > maxBytes) return done(new ObjectTooLarge(maxBytes));
-      done(null, chunk);
-    },
-  }) as Transform & { bytes: number };
-  counter.bytes = 0;
-  return counter;
 }
 
 function notFound(err: NodeJS.ErrnoException): null {

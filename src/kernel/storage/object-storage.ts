@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 
 /**
  * The file storage port (DESIGN §2, files row): local disk under `SVC_DATA_DIR/files` by default, S3-compatible
@@ -85,4 +85,17 @@ export function isObjectKey(key: string): boolean {
 
 export function assertObjectKey(key: string): void {
   if (!isObjectKey(key)) throw new TypeError(`not an object key: ${JSON.stringify(key.slice(0, 80))}`);
+}
+
+/** A pass-through that counts bytes and fails with ObjectTooLarge past the cap (a lying Content-Length changes nothing). */
+export function byteCounter(maxBytes?: number): Transform & { bytes: number } {
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      counter.bytes += chunk.length;
+      if (maxBytes !== undefined && counter.bytes > maxBytes) return done(new ObjectTooLarge(maxBytes));
+      done(null, chunk);
+    },
+  }) as Transform & { bytes: number };
+  counter.bytes = 0;
+  return counter;
 }

@@ -12,9 +12,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { byteCounter } from './disk-storage.ts';
 import {
   assertObjectKey,
+  byteCounter,
   type ByteRange,
   type ObjectBody,
   type ObjectStorage,
