@@ -210,6 +210,25 @@ describe('upload addresses', () => {
       payload: photo.subarray(0, 100),
     });
     expect(short.statusCode).toBe(400);
+    // More bytes than signed: refused from the Content-Length, and the connection is not kept to drain the rest.
+    const { address: big } = await (async () => {
+      const r = await call('POST', '/api/v1/files/presigned-url', {
+        filename: 'y.jpg',
+        mimeType: 'image/jpeg',
+        size: 10,
+      });
+      return { address: r.json().data };
+    })();
+    const long = await t.call({
+      method: 'PUT',
+      url: big.url,
+      site: 'main',
+      headers: { 'content-type': 'image/jpeg' },
+      payload: photo,
+    });
+    expect(long.statusCode).toBe(413);
+    expect(long.json().errors[0].code).toBe('UPLOAD_TOO_LARGE');
+    expect(long.headers.connection).toBe('close');
   });
 
   it('refuses hostile bytes at the address and records it; registration then finds nothing', async () => {

@@ -1,7 +1,7 @@
 import type { Authorizer, Action } from '../../kernel/auth/authorizer.ts';
 import { RESOURCES } from '../../kernel/auth/authorizer.ts';
 import type { Principal } from '../../kernel/http/access.ts';
-import { ConditionalMediaRule } from './media.errors.ts';
+import { ConditionalMediaRule, PublicCannotUpload } from './media.errors.ts';
 
 /**
  * The `media` rights of routes that have no rows to hold a rule's conditions against (raw media by key, transform
@@ -13,4 +13,9 @@ export function requireMedia(authorizer: Authorizer, caller: Principal, action: 
     if (scope.filter) throw new ConditionalMediaRule({ action });
     return scope;
   });
+}
+
+/** Upload guard rule 1: the site's public role (or a role under it) uploads nothing, whatever its rules grant. */
+export async function refusePublicUpload(authorizer: Authorizer, caller: Principal): Promise<void> {
+  if ((await authorizer.rights(caller)).public) throw new PublicCannotUpload();
 }

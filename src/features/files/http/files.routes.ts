@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { DomainError } from '../../../kernel/http/errors.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import {
   deleteItem,
@@ -29,7 +30,7 @@ import { FILES_COLLECTION } from '../../schema/index.ts';
 import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload, registerFile } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
 import { checkFolder } from '../folder.commands.ts';
-import { PublicCannotUpload } from '../media.errors.ts';
+import { refusePublicUpload } from '../media.guard.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
 import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
 import type { Transformer } from '../transform/transformer.ts';
@@ -89,6 +90,8 @@ const DerivativeParams = z.object({
 const Redirect = z.never().optional().meta({ description: 'Redirect to the transformed image (Location)' });
 const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
 const tags = ['files'];
+/** What serving a file's bytes reads from its record. */
+const BYTE_FIELDS = ['sha256', 'type', 'filename'] as const;
 
 /**
  * File records (spec "Files and media"): items of the system collection `files`, so lists, filters, `fields`,
@@ -101,9 +104,6 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
   const guard = itemGuard(deps);
   const reader = itemReader(deps);
   const files = (req: FastifyRequest) => guard.collection(req, FILES_COLLECTION, { system: true });
-  const refusePublic = async (req: FastifyRequest) => {
-    if ((await authorizer.rights(req)).public) throw new PublicCannotUpload();
-  };
 
   app.post(
     '/api/v1/files/presigned-url',
@@ -116,7 +116,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     },
     async (req, reply) => {
-      await refusePublic(req);
+      await refusePublicUpload(authorizer, req);
       await authorizer.require(req, FILES_COLLECTION, 'create');
       const address = await authorizeUpload(deps, commandContext(req, clock), req.body);
       reply.status(201);
@@ -154,8 +154,8 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
           });
           return { data: received };
         } catch (err) {
-          // A refused body may still be arriving: close the connection rather than read it to the end.
-          if (!body.readableEnded) void reply.header('connection', 'close');
+          // A body over the cap may still be arriving: close the connection rather than read it to the end.
+          if (err instanceof DomainError && err.status === 413) void reply.header('connection', 'close');
           throw err;
         }
       },
@@ -173,7 +173,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     },
     async (req, reply) => {
-      await refusePublic(req);
+      await refusePublicUpload(authorizer, req);
       await authorizer.require(req, FILES_COLLECTION, 'create');
       const s = await files(req);
       const { uploadId, ...values } = req.body;
@@ -267,10 +267,14 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
   const readable = async (req: FastifyRequest, id: string) => {
     const s = await files(req);
     await guard.guardFor(req, FILES_COLLECTION);
-    if (!(await reader.one(req, s, id, {}))) throw new FileNotFound({ id });
-    const found = await readItem(deps, siteOf(req), FILES_COLLECTION, id);
-    if (!found) throw new FileNotFound({ id });
-    return fileSource(siteOf(req), id, found.record as Record<string, unknown>);
+    const shown = (await reader.one(req, s, id, {})) as Record<string, unknown> | null;
+    if (!shown) throw new FileNotFound({ id });
+    // The record as the caller sees it serves, unless a field rule hid what serving needs: then it is read whole.
+    const whole = BYTE_FIELDS.every((f) => Object.hasOwn(shown, f))
+      ? shown
+      : ((await readItem(deps, siteOf(req), FILES_COLLECTION, id))?.record as Record<string, unknown> | undefined);
+    if (!whole) throw new FileNotFound({ id });
+    return fileSource(siteOf(req), id, whole);
   };
 
   app.get(

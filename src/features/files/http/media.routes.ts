@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
-import { requireMedia } from '../media.guard.ts';
+import { refusePublicUpload, requireMedia } from '../media.guard.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
@@ -13,7 +13,7 @@ import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transfo
 import type { Transformer } from '../transform/transformer.ts';
 import { sendDerivative, sendObject } from './send-object.ts';
 import type { MediaState } from '../media.decider.ts';
-import { MediaNotFound, PublicCannotUpload } from '../media.errors.ts';
+import { MediaNotFound } from '../media.errors.ts';
 import { uploadPolicyOf } from '../upload-config.ts';
 import { receiveUpload, UploadRefused } from '../upload-receive.ts';
 import { Binary, MediaKey, MediaRecord } from './files.schemas.ts';
@@ -89,7 +89,7 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         throw refused.refusal;
       };
       // Like any permission refusal it writes nothing: a caller without rights cannot grow a key's stream.
-      if ((await authorizer.rights(req)).public) throw new PublicCannotUpload();
+      await refusePublicUpload(authorizer, req);
       const before = await readMedia(deps, siteId, key);
       await requireMedia(authorizer, req, before.exists ? 'update' : 'create');
       const policy = await uploadPolicyOf(deps, siteId);
