@@ -2,27 +2,14 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import type { FieldDef } from '../schema/schema.types.ts';
+import { fieldWithDefaults, type FieldDef } from '../schema/schema.types.ts';
 import { itemDecider, type ItemCommand } from './item.decider.ts';
 import type { ItemEvent } from './item.events.ts';
 
-const base: Omit<FieldDef, 'field' | 'type'> = {
-  choices: null,
-  interface: null,
-  display: null,
-  options: {},
-  required: false,
-  nullable: true,
-  readonly: false,
-  encrypted: false,
-  unique: false,
-  sort: null,
-  default: null,
-};
 const fields: FieldDef[] = [
-  { ...base, field: 'title', type: 'string', required: true },
-  { ...base, field: 'views', type: 'integer', default: 0 },
-  { ...base, field: 'code', type: 'string', readonly: true },
+  fieldWithDefaults({ field: 'title', type: 'string', required: true }),
+  fieldWithDefaults({ field: 'views', type: 'integer', default: 0 }),
+  fieldWithDefaults({ field: 'code', type: 'string', readonly: true }),
 ];
 const ctx = { collection: 'articles', id: 'a1', fields, now: '2026-03-01T00:00:00.000Z', by: 'u1' };
 const at = { at: ctx.now, by: 'u1' };

@@ -4,7 +4,7 @@ import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { schemaDecider, type SchemaCommand } from './schema.decider.ts';
 import type { SchemaEvent } from './schema.events.ts';
-import type { CollectionDef, FieldDef } from './schema.types.ts';
+import { fieldWithDefaults, type CollectionDef, type FieldDef } from './schema.types.ts';
 
 const now = '2026-03-01T10:00:00.000Z';
 const given = deciderSpec(schemaDecider);
@@ -18,21 +18,7 @@ const collection = (name: string): CollectionDef => ({
   sort_field: null,
   primaryKeyType: 'nanoid',
 });
-const field = (name: string, type: FieldDef['type'] = 'string'): FieldDef => ({
-  field: name,
-  type,
-  choices: null,
-  interface: null,
-  display: null,
-  options: {},
-  required: false,
-  nullable: true,
-  readonly: false,
-  encrypted: false,
-  unique: false,
-  sort: null,
-  default: null,
-});
+const field = (name: string, type: FieldDef['type'] = 'string'): FieldDef => fieldWithDefaults({ field: name, type });
 const created = (name: string): SchemaEvent => ({
   type: 'CollectionCreated',
   data: { collection: collection(name), at: now },
