@@ -163,4 +163,23 @@ describe('files review', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].path[0]).toBe('conditions');
   });
+  it("does not name a file's bytes after a filename the caller's rule hides", async () => {
+    const uploadId = await uploadAddress(photo, 'Secret merger plan.jpg', 'image/jpeg');
+    const file = await ok('POST', '/api/v1/files', { uploadId, title: 'Q3' });
+    const user = await userWithMediaRules('limited@review.test', [
+      { collection: 'media', action: 'read', fields: ['id', 'title'] },
+    ]);
+    const record = await call('GET', `/api/v1/files/${file.id}`, undefined, user);
+    expect(record.statusCode).toBe(200);
+    expect(record.json().data).toMatchObject({ id: file.id, title: 'Q3' });
+    expect(record.json().data).not.toHaveProperty('filename');
+    const got = await call('GET', `/api/v1/assets/${file.id}`, undefined, user);
+    expect(got.statusCode).toBe(200);
+    expect(got.rawPayload.equals(photo)).toBe(true);
+    expect(got.headers['content-disposition']).toBe(
+      `attachment; filename="${file.id}.jpg"; filename*=UTF-8''${file.id}.jpg`,
+    );
+    const whole = await call('GET', `/api/v1/assets/${file.id}`);
+    expect(whole.headers['content-disposition']).toContain('Secret%20merger%20plan.jpg');
+  });
 });
