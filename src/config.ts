@@ -107,6 +107,10 @@ const EnvSchema = z.object({
   SVC_DELIVER_CACHE_TTL: z.coerce.number().int().min(0).default(60),
   /** Lets trusted issuers (and later outbound HTTP) reach private, loopback and link-local addresses. */
   SVC_ALLOW_PRIVATE_ISSUERS: bool(false),
+  /** Lets outbound webhooks reach private, loopback and link-local addresses (development receivers). */
+  SVC_WEBHOOK_ALLOW_PRIVATE: bool(false),
+  /** How often one node sends the webhook deliveries that are due (0: never). */
+  SVC_WEBHOOK_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
   /** Proxies in front of the service: a hop count, or a comma list of addresses/CIDRs; unset trusts none. */
   SVC_TRUST_PROXY: z.string().optional(),
   /** Whole request (headers and body) must arrive within this time; a trickling client is cut off. */

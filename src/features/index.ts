@@ -13,6 +13,7 @@ import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
+import { webhooksFeature } from './webhooks/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -30,6 +31,7 @@ export const features: Feature[] = [
   encryptionFeature,
   filesFeature,
   auditFeature,
+  webhooksFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -1,0 +1,69 @@
+import type { AppDeps } from '../../deps.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
+import { readState } from '../../kernel/es/handle-command.ts';
+import type { StoredEventOf } from '../../kernel/es/projector.ts';
+import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
+import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
+import { matches, outgoing, SOURCE_EVENT_TYPES, type SourceEvent } from './webhook-payload.ts';
+import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
+import { deliveryIdOf, deliveryStream, webhooksStream } from './webhook.events.ts';
+
+export const WEBHOOK_DISPATCHER = 'webhook-dispatcher';
+
+/** One delivery for each enabled webhook of the event's site that takes it (pure). */
+export function deliveriesFor(e: StoredEventOf<SourceEvent>, s: WebhooksState, now: string): ScheduleDelivery[] {
+  const out = outgoing(e);
+  return s.webhooks
+    .filter((w) => matches(w, out))
+    .map((w) => ({
+      type: 'ScheduleDelivery',
+      data: {
+        deliveryId: deliveryIdOf(w.id, e.eventId),
+        webhookId: w.id,
+        sourceEventId: e.eventId,
+        event: out.event,
+        payload: out.payload,
+        now,
+      },
+    }));
+}
+
+const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata => ({
+  siteId: e.siteId,
+  actor: { type: 'system', id: WEBHOOK_DISPATCHER },
+  correlationId: e.metadata.correlationId,
+  causationId: e.eventId,
+  requestId: null,
+  occurredAt,
+});
+
+/**
+ * The webhook dispatcher: records a delivery of each item change and release publish for every webhook of the
+ * site that takes it. A delivery's stream is named by webhook and source event and appended as a new stream
+ * (`no_stream`), so the same event handled again (after a crash) records nothing twice. The sender (a loop) posts
+ * them.
+ */
+export function webhookDispatcher(deps: AppDeps): Reactor {
+  return defineReactor<SourceEvent, WebhooksState, ScheduleDelivery>({
+    name: WEBHOOK_DISPATCHER,
+    handles: SOURCE_EVENT_TYPES,
+    // The stream, not the read model: in the subscription mode the read model may lag behind the event.
+    load: async (e) => (await readState(deps.store, webhooksDecider, webhooksStream(e.siteId))).state,
+    react: (e, s) => deliveriesFor(e, s, e.data.at),
+    send: async (cmd, e) => {
+      const events = deliveryDecider.decide(cmd, deliveryDecider.initialState());
+      const metadata = dispatchMetadata(e, deps.clock.now().toISOString());
+      try {
+        await deps.store.append(
+          deliveryStream(e.siteId, cmd.data.deliveryId),
+          events.map((x) => ({ type: x.type, data: x.data, metadata })),
+          { expectedVersion: 'no_stream' },
+        );
+      } catch (err) {
+        // Recorded by an earlier run over the same event.
+        if (!(err instanceof WrongExpectedVersion)) throw err;
+      }
+    },
+  });
+}

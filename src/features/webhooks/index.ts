@@ -1,0 +1,33 @@
+import type { Feature } from '../../deps.ts';
+import { webhooksProjector } from '../../../projections/webhooks/index.ts';
+import { webhookDispatcher } from './delivery.reactor.ts';
+import { sendDueDeliveries, WEBHOOK_SENDER } from './delivery.sender.ts';
+import { webhooksRoutes } from './http/webhooks.routes.ts';
+
+/**
+ * For the configuration slice:
+ * - `WebhookConfig` / `WebhookConfigSchema`: a webhook as configuration (no id, no secret), strict.
+ * - `webhookConfigs(store, siteId, asOf?) → Promise<WebhookConfig[]>`: the site's webhooks, sorted by name.
+ * - `webhookConfigCommand(db, siteId, { create, update, delete }, now, by) → Promise<StreamCommand | null>`: async
+ *   and given `db`, because each created webhook's generated secret is sealed (subject keys live in the database)
+ *   before the command is built; pass the result to `handleCommands` with the other streams' commands.
+ */
+export { WebhookConfigSchema, type WebhookConfig } from './webhook.schema.ts';
+export { webhookConfigCommand, webhookConfigs } from './webhook.commands.ts';
+export { sendDueDeliveries } from './delivery.sender.ts';
+export { WEBHOOK_DISPATCHER } from './delivery.reactor.ts';
+
+/** Outbound webhooks: settings per site, deliveries recorded from the log by a reactor and sent by a loop. */
+export const webhooksFeature: Feature = {
+  name: 'webhooks',
+  projectors: [webhooksProjector],
+  routes: webhooksRoutes,
+  reactors: (deps) => [webhookDispatcher(deps)],
+  loops: (deps) => [
+    {
+      name: WEBHOOK_SENDER,
+      intervalMs: deps.config.SVC_WEBHOOK_INTERVAL_MS,
+      run: async () => void (await sendDueDeliveries(deps, deps.clock.now())),
+    },
+  ],
+};

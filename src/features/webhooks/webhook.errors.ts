@@ -1,0 +1,29 @@
+import { defineError } from '../../kernel/http/errors.ts';
+
+/** The webhook does not exist on the site (or was deleted). */
+export const WebhookNotFound = defineError<{ webhookId?: string; name?: string }>('NOT_FOUND', 'not_found', (d) =>
+  d.name !== undefined ? `webhook named ${JSON.stringify(d.name)} not found` : `webhook ${d.webhookId} not found`,
+);
+
+/** Webhook names are unique per site. */
+export const WebhookNameTaken = defineError<{ name: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `a webhook named ${JSON.stringify(d.name)} already exists`,
+  () => ({ path: ['name'] }),
+);
+
+/** A create names a webhook id the site holds already (a generated id met again). */
+export const WebhookExists = defineError<{ webhookId: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `webhook ${d.webhookId} already exists`,
+);
+
+/** The target is not a URL the service posts to: http(s) only, no credentials in it. */
+export const InvalidWebhookUrl = defineError<{ message: string; reason: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `url: ${d.message}`,
+  (d) => ({ path: ['url'], extensions: { reason: d.reason } }),
+);
