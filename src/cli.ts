@@ -1,17 +1,35 @@
-import pino from 'pino';
-import { loadConfig } from './config.ts';
-import { databaseFromConfig, startRuntime } from './runtime.ts';
+import { runTypegenCli, TYPEGEN_USAGE } from './features/typegen/index.ts';
 
 const USAGE = `usage: npm run svc -- projections list
-       npm run svc -- projections rebuild <name>`;
+       npm run svc -- projections rebuild <name>
+       ${TYPEGEN_USAGE.replace(/^usage: /, '').replace(/\n/g, '\n       ')}`;
 
-/** Operator commands against the configured database (the server must be stopped in embedded mode). */
+/** Operator commands: `typegen` asks a running service over HTTP; `projections` work on the configured database. */
 async function cli(args: string[]): Promise<number> {
+  if (args[0] === 'typegen') {
+    return runTypegenCli(args.slice(1), {
+      fetch: globalThis.fetch,
+      env: process.env,
+      cwd: process.cwd(),
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+    });
+  }
+  return projections(args);
+}
+
+/** Lists or rebuilds projections (the server must be stopped in embedded mode). */
+async function projections(args: string[]): Promise<number> {
   const [area, action, name] = args;
   if (area !== 'projections' || !['list', 'rebuild'].includes(action ?? '')) {
     console.error(USAGE);
     return 2;
   }
+  const [{ default: pino }, { loadConfig }, { databaseFromConfig, startRuntime }] = await Promise.all([
+    import('pino'),
+    import('./config.ts'),
+    import('./runtime.ts'),
+  ]);
   const config = loadConfig();
   const log = pino({ level: 'warn' });
   const database = await databaseFromConfig(config);

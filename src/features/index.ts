@@ -14,6 +14,7 @@ import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
+import { typegenFeature } from './typegen/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -32,6 +33,7 @@ export const features: Feature[] = [
   filesFeature,
   auditFeature,
   webhooksFeature,
+  typegenFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);
