@@ -41,7 +41,8 @@ export const literal = (s: string): string =>
 const scalar = (f: ManifestField) => ownValue(SCALAR, f.type) ?? 'unknown';
 /** A name inside a doc comment: as a literal, with `*\/` broken so it cannot end the comment. */
 const named = (s: string) => literal(s).replace(/\*\//g, '*\\/');
-const key = (name: string) => (isIdentifier(name) ? name : literal(name));
+/** A property name: bare when it is an identifier (`__proto__` quoted all the same, for the reader). */
+const key = (name: string) => (isIdentifier(name) && name !== '__proto__' ? name : literal(name));
 const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 const COMMON_SOURCE = `/** A GeoJSON position: longitude, latitude and optionally altitude. */

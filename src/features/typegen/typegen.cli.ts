@@ -135,9 +135,9 @@ export async function runTypegenCli(args: string[], io: CliIo): Promise<number> 
   try {
     const manifest = await fetchManifest(flags, io);
     const written = await write(generate(manifest, flags.options), flags, io);
-    io.out(
-      `wrote ${written.length} file${written.length === 1 ? '' : 's'} for ${manifest.collections.length} collections`,
-    );
+    const where =
+      flags.options.format === 'single' ? written[0] : `${written.length} files under ${resolve(io.cwd, flags.out)}`;
+    io.out(`wrote ${where} (${manifest.collections.length} collections)`);
     return 0;
   } catch (e) {
     const err = e as Error & { cause?: { message?: string } };
