@@ -134,6 +134,7 @@ export const webhooksProjector = defineProjector<Event>({
     const deliveries = t('webhook_deliveries');
     await sql`
       create table ${sql.table(deliveries)} (
+        seq bigserial not null,
         site_id text not null,
         delivery_id text not null,
         webhook_id text not null,
@@ -152,7 +153,7 @@ export const webhooksProjector = defineProjector<Event>({
     await sql`create index ${sql.raw(`${deliveries}_due`)} on ${sql.table(deliveries)} (next_attempt_at)
               where status = 'pending'`.execute(db);
     await sql`create index ${sql.raw(`${deliveries}_log`)} on ${sql.table(deliveries)}
-              (site_id, webhook_id, created_at desc, delivery_id)`.execute(db);
+              (site_id, webhook_id, seq desc)`.execute(db);
   },
   apply: (trx, e) =>
     DELIVERY_TYPES.has(e.type)

@@ -91,13 +91,7 @@ export async function listDeliveries(
   page: { limit: number; offset: number },
 ): Promise<{ rows: DeliveryRecord[]; total: number }> {
   const mine = db.selectFrom('webhook_deliveries').where('site_id', '=', siteId).where('webhook_id', '=', webhookId);
-  const rows = await mine
-    .selectAll()
-    .orderBy('created_at', 'desc')
-    .orderBy('delivery_id', 'desc')
-    .limit(page.limit)
-    .offset(page.offset)
-    .execute();
+  const rows = await mine.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(page.offset).execute();
   const count = await mine.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return {
     total: Number(count.n),

@@ -1,3 +1,4 @@
+import type { Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
 import type { WebhookEventName, WebhookPayload } from '../../src/features/webhooks/webhook.events.ts';
 
@@ -25,6 +26,8 @@ export interface DeliveryAttempt {
 
 /** One row per delivery (a source event for a webhook) with its attempts; the sender's due query reads it. */
 export interface WebhookDeliveriesTable {
+  /** The order deliveries were recorded in (the log's): the delivery log lists the newest first. */
+  seq: Generated<string>;
   site_id: string;
   delivery_id: string;
   webhook_id: string;
