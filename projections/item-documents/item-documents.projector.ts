@@ -49,7 +49,12 @@ export const itemDocumentsProjector = defineProjector<ItemEvent | IndexEvent>({
     await createCountTable(db, t);
   },
   apply: async (trx, e, t) => {
-    if (e.type === 'FieldCreated' || e.type === 'FieldUpdated' || e.type === 'FieldDeleted')
+    if (
+      e.type === 'FieldCreated' ||
+      e.type === 'FieldUpdated' ||
+      e.type === 'FieldTypeChanged' ||
+      e.type === 'FieldDeleted'
+    )
       return applyIndexEvent(trx, e.siteId, e, t);
     const d = e.data;
     const fields = Object.keys('values' in d ? d.values : 'changes' in d ? d.changes : {});

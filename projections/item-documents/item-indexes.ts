@@ -14,7 +14,7 @@ import { itemIndexDdl, uniqueKind, valueKind } from './item-index-ddl.ts';
  * unique index over its live items, so the database itself refuses a duplicate inside the append transaction. The
  * DDL goes through the owner's function (`item-index-ddl.ts`): the serving role owns no table.
  */
-export const INDEX_EVENT_TYPES = ['FieldCreated', 'FieldUpdated', 'FieldDeleted'] as const;
+export const INDEX_EVENT_TYPES = ['FieldCreated', 'FieldUpdated', 'FieldTypeChanged', 'FieldDeleted'] as const;
 
 export async function createIndexTable(db: Db, t: TableName): Promise<void> {
   await sql`
@@ -79,6 +79,21 @@ export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: Sch
       const r = await sql<{ type: FieldType }>`select type from ${table}
         where site_id = ${site} and collection = ${c} and field = ${field}`.execute(trx);
       if (r.rows[0]) await createUnique(trx, t, site, c, field, r.rows[0].type);
+      return;
+    }
+    case 'FieldTypeChanged': {
+      // The stored values already fit the new type (only such changes are allowed): the indexes follow the type.
+      const { collection: c, field, to } = e.data;
+      await sql`update ${table} set type = ${to}
+                where site_id = ${site} and collection = ${c} and field = ${field}`.execute(trx);
+      await dropIndex(trx, t, 'x', site, c, field);
+      await dropIndex(trx, t, 'u', site, c, field);
+      if (INDEXED_TYPES.includes(to)) {
+        const at = { table: t('item_documents'), name: indexName(t, 'x', site, c, field), site, collection: c, field };
+        await itemIndexDdl(trx, 'index', { ...at, kind: valueKind(to) });
+      }
+      if (e.data.unique) await createUnique(trx, t, site, c, field, to);
+      await bumpChanges(trx, t, site, c);
       return;
     }
     case 'FieldDeleted': {

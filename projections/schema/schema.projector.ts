@@ -46,6 +46,7 @@ export const schemaProjector = defineProjector<SchemaEvent>({
         return applyCollection(trx, e);
       case 'FieldCreated':
       case 'FieldUpdated':
+      case 'FieldTypeChanged':
       case 'FieldDeleted':
         return applyField(trx, e);
       case 'RelationCreated':
@@ -112,6 +113,17 @@ async function applyField(trx: Transaction<DB>, e: Of<'Field'>): Promise<void> {
       await trx
         .updateTable('schema_fields')
         .set((eb) => ({ definition: jsonbMerge(eb.ref('definition'), e.data.changes) }))
+        .where('site_id', '=', e.siteId)
+        .where('collection', '=', e.data.collection)
+        .where('field', '=', e.data.field)
+        .execute();
+      return;
+    case 'FieldTypeChanged':
+      await trx
+        .updateTable('schema_fields')
+        .set((eb) => ({
+          definition: jsonbMerge(eb.ref('definition'), { type: e.data.to, choices: e.data.choices }),
+        }))
         .where('site_id', '=', e.siteId)
         .where('collection', '=', e.data.collection)
         .where('field', '=', e.data.field)

@@ -5,7 +5,19 @@ import { schemaRoutes } from './http/schema.routes.ts';
 export { schemaStream } from './schema.events.ts';
 export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from './schema.types.ts';
 export { FILES_COLLECTION, isSystemCollection } from './system-collections.types.ts';
+export { CollectionNotFound } from './schema.errors.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };
 export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
 export type { CollectionDef, RelationDef } from './schema.types.ts';
-export { FIELD_TYPES, PRIMARY_KEY_TYPES, RELATION_KINDS, ON_DELETE, SYSTEM_FIELDS } from './schema.types.ts';
+export {
+  convertible,
+  fieldWithDefaults,
+  FIELD_TYPES,
+  PRIMARY_KEY_TYPES,
+  RELATION_KINDS,
+  ON_DELETE,
+  SYSTEM_FIELDS,
+} from './schema.types.ts';
+export { CreateCollectionBody, CreateFieldBody } from './http/schema.schemas.ts';
+export { schemaDecider, type PlanStep, type SchemaState } from './schema.decider.ts';
+export type { PlanSummary } from './schema.events.ts';

@@ -13,14 +13,16 @@ import {
   RelationOnFieldExists,
   SystemCollectionFixed,
   SystemFieldName,
+  TypeNotConvertible,
   UnknownCollection,
   UnknownRelationField,
   UnknownWorkflowField,
   WrongCarrierType,
 } from './schema.errors.ts';
-import type { SchemaEvent } from './schema.events.ts';
+import type { PlanSummary, SchemaEvent } from './schema.events.ts';
 import { isSystemCollection, SYSTEM_COLLECTIONS } from './system-collections.types.ts';
 import {
+  convertible,
   SYSTEM_FIELDS,
   type CollectionChanges,
   type CollectionDef,
@@ -50,9 +52,22 @@ export type SchemaCommand =
   | { type: 'CreateField'; data: At & { collection: string; field: FieldDef } }
   | { type: 'UpdateField'; data: At & { collection: string; field: string; changes: FieldChanges } }
   | { type: 'DeleteField'; data: At & { collection: string; field: string } }
+  | {
+      type: 'ChangeFieldType';
+      data: At & { collection: string; field: string; to: FieldType; choices: string[] | null };
+    }
   | { type: 'CreateRelation'; data: At & { relation: RelationDef } }
   | { type: 'UpdateRelation'; data: At & { id: string; changes: RelationChanges } }
-  | { type: 'DeleteRelation'; data: At & { id: string } };
+  | { type: 'DeleteRelation'; data: At & { id: string } }
+  | { type: 'ApplyPlan'; data: At & { steps: PlanStep[]; summary: PlanSummary } };
+
+/** One change of a plan: any single schema command, at the plan's time. */
+export type PlanStep =
+  Exclude<SchemaCommand, { type: 'ApplyPlan' }> extends infer C
+    ? C extends { type: infer T; data: infer D }
+      ? { type: T; data: Omit<D, 'now'> }
+      : never
+    : never;
 
 /** A workflow gates `status` or one of the collection's fields (a new collection has only `status`). */
 function checkWorkflow(workflow: Workflow | null | undefined, fields: Record<string, FieldDef>): void {
@@ -146,91 +161,130 @@ function checkRelation(s: SchemaState, r: RelationDef): void {
 export const schemaDecider: Decider<SchemaState, SchemaCommand, SchemaEvent> = {
   initialState: () => ({ collections: systemCollections(), relations: {} }),
   evolve: (s, e) => evolveSchema(s, e),
-  decide: (cmd, s) => {
-    const at = cmd.data.now;
-    const changed = (change: string, collection: string | null): SchemaEvent => ({
-      type: 'SchemaChanged',
-      data: { change, collection, at },
-    });
-    switch (cmd.type) {
-      case 'CreateCollection': {
-        const { collection } = cmd.data;
-        if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
-        checkWorkflow(collection.workflow, {});
-        return [
-          { type: 'CollectionCreated', data: { collection, at } },
-          changed('collection.created', collection.name),
-        ];
-      }
-      case 'UpdateCollection':
-        checkWorkflow(cmd.data.changes.workflow, changeable(s, cmd.data.name, 'name').fields);
-        return [
-          { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
-          changed('collection.updated', cmd.data.name),
-        ];
-      case 'DeleteCollection': {
-        changeable(s, cmd.data.name, 'name');
-        const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
-        if (refs.length) throw new CollectionInUse({ name: cmd.data.name, relations: refs.map((r) => r.id) });
-        return [
-          { type: 'CollectionDeleted', data: { name: cmd.data.name, at } },
-          changed('collection.deleted', cmd.data.name),
-        ];
-      }
-      case 'CreateField': {
-        const c = changeable(s, cmd.data.collection);
-        const name = cmd.data.field.field;
-        if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
-        if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
-        return [
-          { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
-          changed('field.created', cmd.data.collection),
-        ];
-      }
-      case 'UpdateField': {
-        const f = own(changeable(s, cmd.data.collection).fields, cmd.data.field);
-        if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
-        if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
-        const { collection, field, changes } = cmd.data;
-        return [
-          { type: 'FieldUpdated', data: { collection, field, changes, at } },
-          changed('field.updated', collection),
-        ];
-      }
-      case 'DeleteField': {
-        if (!own(changeable(s, cmd.data.collection).fields, cmd.data.field))
-          throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
-        if (usedBy(s, cmd.data.collection, cmd.data.field).length)
-          throw new FieldCarriesRelation({ field: cmd.data.field });
-        return [
-          { type: 'FieldDeleted', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
-          changed('field.deleted', cmd.data.collection),
-        ];
-      }
-      case 'CreateRelation':
-        checkRelation(s, cmd.data.relation);
-        return [
-          { type: 'RelationCreated', data: { relation: cmd.data.relation, at } },
-          changed('relation.created', cmd.data.relation.collection),
-        ];
-      case 'UpdateRelation': {
-        const r = own(s.relations, cmd.data.id);
-        if (!r) throw new RelationNotFound({ id: cmd.data.id });
-        return [
-          { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
-          changed('relation.updated', r.collection),
-        ];
-      }
-      case 'DeleteRelation': {
-        const r = own(s.relations, cmd.data.id);
-        if (!r) throw new RelationNotFound({ id: cmd.data.id });
-        return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
-      }
-      default:
-        return assertNever(cmd);
-    }
-  },
+  decide: (cmd, s) => decideSchema(cmd, s),
 };
+
+/**
+ * A plan's steps, each decided against the state the earlier ones left (any refusal refuses the whole plan), their
+ * events appended together and closed by one `SchemaChanged` carrying the plan's summary.
+ */
+function decidePlan(steps: PlanStep[], summary: PlanSummary, at: string, s: SchemaState): SchemaEvent[] {
+  const out: SchemaEvent[] = [];
+  let state = s;
+  for (const step of steps) {
+    for (const e of decideSchema({ type: step.type, data: { ...step.data, now: at } } as SchemaCommand, state)) {
+      if (e.type === 'SchemaChanged') continue;
+      out.push(e);
+      state = evolveSchema(state, e);
+    }
+  }
+  if (out.length === 0) return [];
+  return [...out, { type: 'SchemaChanged', data: { change: 'plan.applied', collection: null, at, summary } }];
+}
+
+function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
+  const at = cmd.data.now;
+  const changed = (change: string, collection: string | null): SchemaEvent => ({
+    type: 'SchemaChanged',
+    data: { change, collection, at },
+  });
+  switch (cmd.type) {
+    case 'CreateCollection': {
+      const { collection } = cmd.data;
+      if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
+      checkWorkflow(collection.workflow, {});
+      return [{ type: 'CollectionCreated', data: { collection, at } }, changed('collection.created', collection.name)];
+    }
+    case 'UpdateCollection':
+      checkWorkflow(cmd.data.changes.workflow, changeable(s, cmd.data.name, 'name').fields);
+      return [
+        { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
+        changed('collection.updated', cmd.data.name),
+      ];
+    case 'DeleteCollection': {
+      changeable(s, cmd.data.name, 'name');
+      const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
+      if (refs.length) throw new CollectionInUse({ name: cmd.data.name, relations: refs.map((r) => r.id) });
+      return [
+        { type: 'CollectionDeleted', data: { name: cmd.data.name, at } },
+        changed('collection.deleted', cmd.data.name),
+      ];
+    }
+    case 'CreateField': {
+      const c = changeable(s, cmd.data.collection);
+      const name = cmd.data.field.field;
+      if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
+      if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
+      return [
+        { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
+        changed('field.created', cmd.data.collection),
+      ];
+    }
+    case 'UpdateField': {
+      const f = own(changeable(s, cmd.data.collection).fields, cmd.data.field);
+      if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
+      if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
+      const { collection, field, changes } = cmd.data;
+      return [{ type: 'FieldUpdated', data: { collection, field, changes, at } }, changed('field.updated', collection)];
+    }
+    case 'ChangeFieldType': {
+      const { collection, field, to, choices } = cmd.data;
+      const f = own(changeable(s, collection).fields, field);
+      if (!f) throw new FieldNotFound({ collection, field, at: 'field' });
+      if (f.type === to) return [];
+      if (f.encrypted)
+        throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
+      if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
+      if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
+      for (const r of usedBy(s, collection, field))
+        if (!(own(CARRIER_TYPES, r.kind) ?? []).includes(to))
+          throw new WrongCarrierType({ kind: r.kind, types: CARRIER_TYPES[r.kind] });
+      const data = {
+        collection,
+        field,
+        from: f.type,
+        to,
+        choices: to === 'enum' ? choices : null,
+        unique: f.unique,
+        at,
+      };
+      return [{ type: 'FieldTypeChanged', data }, changed('field.type_changed', collection)];
+    }
+    case 'DeleteField': {
+      if (!own(changeable(s, cmd.data.collection).fields, cmd.data.field))
+        throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
+      if (usedBy(s, cmd.data.collection, cmd.data.field).length)
+        throw new FieldCarriesRelation({ field: cmd.data.field });
+      return [
+        { type: 'FieldDeleted', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
+        changed('field.deleted', cmd.data.collection),
+      ];
+    }
+    case 'CreateRelation':
+      checkRelation(s, cmd.data.relation);
+      return [
+        { type: 'RelationCreated', data: { relation: cmd.data.relation, at } },
+        changed('relation.created', cmd.data.relation.collection),
+      ];
+    case 'UpdateRelation': {
+      const r = own(s.relations, cmd.data.id);
+      if (!r) throw new RelationNotFound({ id: cmd.data.id });
+      return [
+        { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
+        changed('relation.updated', r.collection),
+      ];
+    }
+    case 'DeleteRelation': {
+      const r = own(s.relations, cmd.data.id);
+      if (!r) throw new RelationNotFound({ id: cmd.data.id });
+      return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
+    }
+    case 'ApplyPlan':
+      return decidePlan(cmd.data.steps, cmd.data.summary, at, s);
+    default:
+      return assertNever(cmd);
+  }
+}
 
 function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
   const withCollection = (name: string, f: (c: CollectionState) => CollectionState): SchemaState => {
@@ -259,6 +313,13 @@ function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {
       return withCollection(e.data.collection, (c) => {
         const f = own(c.fields, e.data.field);
         return f ? { ...c, fields: { ...c.fields, [e.data.field]: { ...f, ...e.data.changes } } } : c;
+      });
+    case 'FieldTypeChanged':
+      return withCollection(e.data.collection, (c) => {
+        const f = own(c.fields, e.data.field);
+        return f
+          ? { ...c, fields: { ...c.fields, [e.data.field]: { ...f, type: e.data.to, choices: e.data.choices } } }
+          : c;
       });
     case 'FieldDeleted':
       return withCollection(e.data.collection, (c) => {

@@ -147,3 +147,12 @@ export const RelationFormsContradict = defineError<{ key: string; given: unknown
   (d) => `${d.key} is ${JSON.stringify(d.given)} but the relation implies ${JSON.stringify(d.expected)}`,
   (d) => ({ path: [d.key] }),
 );
+
+/** A type change whose stored values would have to be rewritten (or could be lost). */
+export const TypeNotConvertible = defineError<{ field: string; from: string; to: string; why?: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) =>
+    d.why ?? `no conversion keeps ${d.field}'s ${d.from} values as ${d.to} values; add a new field and copy instead`,
+  () => ({ path: ['type'] }),
+);

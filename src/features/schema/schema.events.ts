@@ -4,6 +4,7 @@ import type {
   CollectionDef,
   FieldChanges,
   FieldDef,
+  FieldType,
   RelationChanges,
   RelationDef,
 } from './schema.types.ts';
@@ -24,6 +25,19 @@ export type FieldUpdated = DomainEvent<
   'FieldUpdated',
   { collection: string; field: string; changes: FieldChanges; at: string }
 >;
+/** A field's value type changed to one its stored values already satisfy (`convertible`): they are kept as they are. */
+export type FieldTypeChanged = DomainEvent<
+  'FieldTypeChanged',
+  {
+    collection: string;
+    field: string;
+    from: FieldType;
+    to: FieldType;
+    choices: string[] | null;
+    unique: boolean;
+    at: string;
+  }
+>;
 /** A field was removed from a collection. */
 export type FieldDeleted = DomainEvent<'FieldDeleted', { collection: string; field: string; at: string }>;
 /** A relation between collections was declared. */
@@ -33,7 +47,21 @@ export type RelationUpdated = DomainEvent<'RelationUpdated', { id: string; chang
 /** A relation was removed. */
 export type RelationDeleted = DomainEvent<'RelationDeleted', { id: string; at: string }>;
 /** The spec's schema.changed signal: appended with every schema change, for caches and type generation. */
-export type SchemaChanged = DomainEvent<'SchemaChanged', { change: string; collection: string | null; at: string }>;
+export type SchemaChanged = DomainEvent<
+  'SchemaChanged',
+  { change: string; collection: string | null; at: string; summary?: PlanSummary }
+>;
+
+/** What one applied plan (config import, a collection's schema) did, by resource, in the `SchemaChanged` it ends with. */
+export interface PlanSummary {
+  source: string;
+  mode: string;
+  risk: 'low' | 'medium' | 'high';
+  created: number;
+  updated: number;
+  deleted: number;
+  operations: { resource: string; action: 'create' | 'update' | 'delete'; key: string; risk: string }[];
+}
 
 export type SchemaEvent =
   | CollectionCreated
@@ -41,6 +69,7 @@ export type SchemaEvent =
   | CollectionDeleted
   | FieldCreated
   | FieldUpdated
+  | FieldTypeChanged
   | FieldDeleted
   | RelationCreated
   | RelationUpdated
@@ -53,6 +82,7 @@ export const SCHEMA_EVENT_TYPES = [
   'CollectionDeleted',
   'FieldCreated',
   'FieldUpdated',
+  'FieldTypeChanged',
   'FieldDeleted',
   'RelationCreated',
   'RelationUpdated',

@@ -119,3 +119,27 @@ export function fieldWithDefaults(input: Pick<FieldDef, 'field' | 'type'> & Part
     default: input.default ?? null,
   };
 }
+
+/**
+ * The type changes whose stored values need no rewriting: each value of `from` is already a valid value of `to`, as
+ * the item engine checks and indexes them (integer → decimal, string → text, a date → string, anything → json).
+ * Other changes would have to rewrite or could lose values; they are refused (add a field and copy instead).
+ */
+const LOSSLESS: ReadonlyMap<FieldType, readonly FieldType[]> = new Map<FieldType, FieldType[]>([
+  ['integer', ['bigInteger', 'decimal', 'json']],
+  ['bigInteger', ['decimal', 'json']],
+  ['decimal', ['json']],
+  ['string', ['text', 'json']],
+  ['hash', ['text', 'json']],
+  ['csv', ['text', 'json']],
+  ['uuid', ['string', 'text', 'json']],
+  ['date', ['string', 'text', 'json']],
+  ['time', ['string', 'text', 'json']],
+  ['datetime', ['timestamp', 'string', 'text', 'json']],
+  ['timestamp', ['datetime', 'string', 'text', 'json']],
+  ['enum', ['string', 'text', 'json']],
+  ['boolean', ['json']],
+  ['geometry', ['json']],
+]);
+export const convertible = (from: FieldType, to: FieldType): boolean =>
+  from === to || (LOSSLESS.get(from) ?? []).includes(to);

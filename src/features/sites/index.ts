@@ -12,3 +12,6 @@ export const sitesFeature: Feature = {
   projectors: [sitesProjector, siteActivityProjector],
   routes: sitesRoutes,
 };
+export { SettingsBody } from './http/sites.schemas.ts';
+export { siteDecider } from './site.decider.ts';
+export { siteStream, type SiteSettings } from './site.events.ts';

@@ -279,6 +279,11 @@ export interface StreamCommand<S = unknown, C = unknown, E extends DomainEvent =
   command: C | ((state: S) => C | null);
   /** The stream id was made for this command: the stream is empty, its first attempt reads nothing. */
   fresh?: boolean;
+  /**
+   * The version the command was planned against (an If-Match, or a plan made from a read): the stream must still be
+   * at it, and a conflict goes back as 409 CONFLICT instead of being decided again.
+   */
+  expectedVersion?: number;
 }
 
 interface Loaded {
@@ -335,6 +340,8 @@ export async function handleCommands(
     const streams = await loadStreams(store, commands, attempt === 0);
     for (const c of commands) {
       const s = streams.get(c.streamId)!;
+      if (c.expectedVersion !== undefined && s.version !== c.expectedVersion)
+        throw versionConflict(c.streamId, c.expectedVersion, s.version);
       const command = typeof c.command === 'function' ? (c.command as (state: unknown) => unknown)(s.state) : c.command;
       if (command === null) continue;
       for (const e of c.decider.decide(command, s.state)) {
@@ -364,7 +371,7 @@ export async function handleCommands(
       });
     } catch (err) {
       if (!(err instanceof WrongExpectedVersion)) throw err;
-      if (attempt >= retries)
+      if (attempt >= retries || commands.some((c) => c.expectedVersion !== undefined))
         throw versionConflict(err.streamId, typeof err.expected === 'number' ? err.expected : 0, err.actual);
     }
   }

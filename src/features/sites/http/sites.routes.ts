@@ -9,33 +9,13 @@ import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
 import { SiteNotFound } from '../site.errors.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
-import { ActiveSite, SiteRecord } from './sites.schemas.ts';
+import { ActiveSite, SettingsBody, SiteRecord } from './sites.schemas.ts';
 import { createSite, updateSite } from '../site.commands.ts';
 
 const CreateSiteBody = z.object({
   id: z.string().regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -'),
   name: z.string().min(1).max(200),
 });
-const SettingsBody = z
-  .object({
-    default_save_action: z.enum(['stay', 'return', 'create_new']).nullable().optional(),
-    // Its shape; the files slice's PUT /api/v1/uploads/config also checks the types against its catalogue.
-    upload_policy: z
-      .object({
-        maxBytes: z
-          .number()
-          .int()
-          .min(1)
-          .max(5 * 1024 ** 3),
-        allowedMimeTypes: z.array(z.string().max(100)).max(200),
-        allowedExtensions: z.array(z.string().max(20)).max(200),
-      })
-      .partial()
-      .strict()
-      .optional(),
-    public_registration: z.boolean().optional(),
-  })
-  .strict();
 const PatchSiteBody = z
   .object({ name: z.string().min(1).max(200).optional(), settings: SettingsBody.optional() })
   .strict();

@@ -16,3 +16,25 @@ export const SiteRecord = z
 export const ActiveSite = SiteRecord.extend({
   activity: z.object({ eventCount: z.number().int(), lastEventAt: z.string().nullable() }),
 });
+
+/** The settings a request (PATCH /site, a config import) may set, each checked for its shape. */
+export const SettingsBody = z
+  .object({
+    default_save_action: z.enum(['stay', 'return', 'create_new']).nullable().optional(),
+    // Its shape; the files slice's PUT /api/v1/uploads/config also checks the types against its catalogue.
+    upload_policy: z
+      .object({
+        maxBytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(5 * 1024 ** 3),
+        allowedMimeTypes: z.array(z.string().max(100)).max(200),
+        allowedExtensions: z.array(z.string().max(20)).max(200),
+      })
+      .partial()
+      .strict()
+      .optional(),
+    public_registration: z.boolean().optional(),
+  })
+  .strict();

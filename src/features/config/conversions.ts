@@ -1,0 +1,3 @@
+import type { FieldType } from '../schema/index.ts';
+export { convertible } from '../schema/index.ts';
+export type { FieldType };

@@ -1,0 +1,5 @@
+import type { Feature } from '../../deps.ts';
+import { configRoutes } from './http/config.routes.ts';
+
+/** Configuration as code: manifests of a site's schema, webhooks and settings; plans; atomic applies. */
+export const configFeature: Feature = { name: 'config', projectors: [], routes: configRoutes };
