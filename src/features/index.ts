@@ -14,6 +14,7 @@ import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
+import { configFeature } from './config/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
@@ -33,6 +34,7 @@ export const features: Feature[] = [
   filesFeature,
   auditFeature,
   webhooksFeature,
+  configFeature,
   typegenFeature,
 ];
 

@@ -28,11 +28,6 @@ const exported = async (site: string, query = '') => {
   const { exportedAt: _at, ...rest } = m;
   return rest;
 };
-const schemaVersion = async (site: string) =>
-  (await call('GET', '/api/v1/collections/diff', undefined, site)).statusCode === 404
-    ? null
-    : (await call('POST', '/api/v1/collections/diff?mode=merge', { version: 'svc.config@v1' }, site)).headers.etag;
-
 /** A staging schema: two collections, fields of several kinds, an m2o and an m2m through a junction. */
 async function buildStaging() {
   await ok('POST', '/api/v1/collections', { name: 'authors', displayName: 'Authors' });

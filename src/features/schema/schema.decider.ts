@@ -236,9 +236,10 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
         throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
       if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
       if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
-      for (const r of usedBy(s, collection, field))
-        if (!(own(CARRIER_TYPES, r.kind) ?? []).includes(to))
-          throw new WrongCarrierType({ kind: r.kind, types: CARRIER_TYPES[r.kind] });
+      for (const r of usedBy(s, collection, field)) {
+        const carriers = own(CARRIER_TYPES, r.kind) ?? [];
+        if (!carriers.includes(to)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
+      }
       const data = {
         collection,
         field,
