@@ -65,7 +65,7 @@ describe('generate', () => {
         ]),
       ),
     );
-    expect(src).toContain('export type ThingsId = (string) & { readonly __brand: "ThingsId" };');
+    expect(src).toContain('export type ThingsId = string & { readonly __brand: "ThingsId" };');
     expect(src).toContain('  readonly id: ThingsId;\n  a: string;\n  b?: number | null;\n  c?: unknown;\n');
     expect(src).toContain('  d?: GeoJSONGeometry | null;\n  e?: "x" | "it\'s" | null;\n');
     expect(src).toContain("  g?: string | '***' | null;\n  readonly h: boolean;\n  readonly created_at: string;\n");

@@ -117,7 +117,8 @@ function collectionSource(c: ManifestCollection, names: Names, opts: GenerateOpt
   const type = names.type.get(c.name)!;
   const id = keyTypeName(type);
   const base = keyBase(c);
-  const keyType = opts.branded ? `(${base}) & { readonly __brand: ${literal(id)} }` : base;
+  const brand = `{ readonly __brand: ${literal(id)} }`;
+  const keyType = opts.branded ? `${base.includes('|') ? `(${base})` : base} & ${brand}` : base;
   const lines = [
     `/** The key of an item of ${named(c.name)} (primary key type ${named(c.primaryKeyType)}). */`,
     `export type ${id} = ${keyType};`,

@@ -66,7 +66,7 @@ describe('svc typegen', () => {
     const src = await readFile(join(dir, 'src/cms.d.ts'), 'utf8');
     expect(src).toContain('export interface Articles {');
     expect(src).toContain('  author?: AuthorsId | null;');
-    expect(src).toContain('export type AuthorsId = (string) & { readonly __brand: "AuthorsId" };');
+    expect(src).toContain('export type AuthorsId = string & { readonly __brand: "AuthorsId" };');
   });
 
   it('writes a file per collection under --out, with the token from SVC_TOKEN and branding off', async () => {
