@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { generate } from './generate.ts';
+import { manifestReader } from './typegen.read.ts';
 import type { ManifestCollection, TypegenManifest } from './typegen.manifest.ts';
 import { compile, BAD_USAGE, GOOD_USAGE, diagnosticsByLine, expectedByLine } from './typegen-usage.fixture.ts';
 
@@ -242,6 +243,26 @@ describe('GET /api/v1/typegen/schema', () => {
     expect(gone.statusCode).toBe(400);
     await ok('PATCH', '/api/v1/fields/authors/bio', { required: true });
     expect(fieldOf(await manifest(), 'authors', 'bio')).toMatchObject({ required: true, nullable: false });
+  });
+});
+
+describe('the manifest cache', () => {
+  it('answers a repeated request from the cache, a changed schema and asOf requests never', async () => {
+    const reader = manifestReader(t.deps.store);
+    const all = { include: null, exclude: [] };
+    const first = await reader.read('main', all);
+    expect(await reader.read('main', { include: null, exclude: [] })).toBe(first);
+    expect(await reader.read('main', { include: ['tags', 'authors'], exclude: [] })).toBe(
+      await reader.read('main', { include: ['authors', 'tags', 'tags'], exclude: [] }),
+    );
+    expect(reader.cached).toBe(2);
+    await reader.read('main', { ...all, asOf: new Date() });
+    expect(reader.cached).toBe(2);
+    await field('tags', { field: 'label', type: 'string' });
+    const changed = await reader.read('main', all);
+    expect(changed).not.toBe(first);
+    expect(fieldOf(changed, 'tags', 'label')).toBeDefined();
+    expect(reader.cached).toBe(3);
   });
 });
 
