@@ -48,7 +48,7 @@ async function settingsOf(deps: Deps, siteId: string, asOf?: Date): Promise<Map<
 }
 
 /** The manifest of a schema snapshot: user collections, their fields and the relations, in a fixed order. */
-function schemaManifest(snapshot: Pick<SchemaSnapshot, 'collections' | 'relations'>) {
+export function schemaManifest(snapshot: Pick<SchemaSnapshot, 'collections' | 'relations'>) {
   const user = snapshot.collections.filter((c) => !c.system);
   return {
     collections: user.map((c) => collectionToManifest(c.def)),

@@ -1,5 +1,7 @@
 import type { ErrorObject } from '../../kernel/http/errors.ts';
+import { own } from '../../kernel/safe/keys.ts';
 import {
+  CARRIER_TYPES,
   fieldWithDefaults,
   isSystemCollection,
   type CollectionDef,
@@ -510,6 +512,52 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
       steps.deleteRelations.push({ type: 'DeleteRelation', data: { id: r.id } });
     }
 
+  // Each relation the site will have is carried by a field of a type its kind accepts.
+  const typeAfter = (collection: string, field: string) =>
+    wantFields.get(collection)?.get(field)?.f.type ?? now.get(collection)?.fields.find((f) => f.field === field)?.type;
+  const carried = (kind: RelationDef['kind'], collection: string, field: string, path: (string | number)[]) => {
+    const type = typeAfter(collection, field);
+    const carriers = own(CARRIER_TYPES, kind) ?? [];
+    if (type && !carriers.includes(type))
+      errors.push(
+        problem('VALIDATION_FAILED', `a ${kind} relation is carried by a field of type ${carriers.join(' or ')}`, path),
+      );
+  };
+  manifest.relations?.forEach((r, i) => carried(r.kind, r.collection, r.field, ['relations', i, 'field']));
+  for (const r of current.schema.relations)
+    if (
+      !wantRelations.has(relationKey(r)) &&
+      !steps.deleteRelations.some((st) => st.type === 'DeleteRelation' && st.data.id === r.id)
+    ) {
+      const at = manifest.fields?.findIndex((f) => f.collection === r.collection && f.field === r.field) ?? -1;
+      carried(r.kind, r.collection, r.field, at >= 0 ? ['fields', at, 'type'] : ['relations']);
+    }
+
+  // A relation the plan keeps may not lose what it stands on.
+  const droppedRelations = new Set(steps.deleteRelations.map((st) => (st.type === 'DeleteRelation' ? st.data.id : '')));
+  const droppedFields = new Set(
+    steps.deleteFields.map((st) => (st.type === 'DeleteField' ? `${st.data.collection}.${st.data.field}` : '')),
+  );
+  const gone = (collection: string | null, field?: string | null) =>
+    !!collection && (dropCollections.has(collection) || (!!field && droppedFields.has(`${collection}.${field}`)));
+  for (const r of current.schema.relations) {
+    if (droppedRelations.has(r.id)) continue;
+    const standsOn =
+      gone(r.collection, r.field) ||
+      gone(r.target) ||
+      gone(r.junctionCollection) ||
+      (r.kind === 'o2m' && gone(r.target, r.targetField)) ||
+      (r.kind === 'm2m' && (gone(r.junctionCollection, r.junctionField) || gone(r.junctionCollection, r.targetField)));
+    if (standsOn)
+      errors.push(
+        problem(
+          'DANGLING_REFERENCE',
+          `the relation on ${relationKey(r)} stays (outside what this manifest manages) but what it points at would be deleted`,
+          manifest.relations ? ['relations'] : ['managedScopes'],
+        ),
+      );
+  }
+
   // Webhooks, by name.
   const webhooks: Plan['webhooks'] = { create: [], update: [], delete: [] };
   if (manifest.webhooks) {
@@ -555,10 +603,10 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
     diff: { ...counts, risk: maxRisk(operations) },
     steps: [
       ...steps.createCollections,
+      ...steps.deleteRelations,
       ...steps.createFields,
       ...steps.updateFields,
       ...steps.updateCollections,
-      ...steps.deleteRelations,
       ...steps.createRelations,
       ...steps.updateRelations,
       ...steps.deleteFields,

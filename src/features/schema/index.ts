@@ -10,6 +10,7 @@ export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProje
 export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
 export type { CollectionDef, RelationDef } from './schema.types.ts';
 export {
+  CARRIER_TYPES,
   convertible,
   fieldWithDefaults,
   FIELD_TYPES,

@@ -22,6 +22,7 @@ import {
 import type { PlanSummary, SchemaEvent } from './schema.events.ts';
 import { isSystemCollection, SYSTEM_COLLECTIONS } from './system-collections.types.ts';
 import {
+  CARRIER_TYPES,
   convertible,
   SYSTEM_FIELDS,
   type CollectionChanges,
@@ -117,12 +118,6 @@ function ref(s: SchemaState, name: string | null, at: string): CollectionState {
 }
 
 /** The value type a relation's carrying field must have: an id for m2o, a list of `{ collection, item }` for m2a. */
-const CARRIER_TYPES: Record<RelationDef['kind'], FieldType[]> = {
-  m2o: ['string', 'uuid', 'integer', 'bigInteger'],
-  o2m: ['json'],
-  m2m: ['json'],
-  m2a: ['json'],
-};
 
 function needField(c: CollectionState, collection: string, field: string | null, at: string): void {
   if (!field) throw new RelationKeyRequired({ at, byKind: true });

@@ -143,3 +143,11 @@ const LOSSLESS: ReadonlyMap<FieldType, readonly FieldType[]> = new Map<FieldType
 ]);
 export const convertible = (from: FieldType, to: FieldType): boolean =>
   from === to || (LOSSLESS.get(from) ?? []).includes(to);
+
+/** The value type a relation's carrying field must have: an id for m2o, a list (JSON) for the others. */
+export const CARRIER_TYPES: Readonly<Record<(typeof RELATION_KINDS)[number], readonly FieldType[]>> = {
+  m2o: ['string', 'uuid', 'integer', 'bigInteger'],
+  o2m: ['json'],
+  m2m: ['json'],
+  m2a: ['json'],
+};
