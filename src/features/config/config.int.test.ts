@@ -340,6 +340,69 @@ describe('configuration as code', () => {
     expect((await call('GET', '/api/v1/config/export?asOf=yesterday', undefined, site)).statusCode).toBe(400);
   });
 
+  it('carries webhooks by name, never their secrets, and deletes them only under replace-all', async () => {
+    const site = 'modes';
+    const hook = {
+      name: 'search',
+      url: 'https://hooks.example.com/in',
+      events: ['items.create'],
+      collections: null,
+      enabled: true,
+    };
+    const created = await ok(
+      'POST',
+      '/api/v1/config/import?mode=merge',
+      { version: 'svc.config@v1', webhooks: [hook] },
+      site,
+    );
+    expect(created.operations).toEqual([{ resource: 'webhooks', action: 'create', key: 'search', risk: 'low' }]);
+    const list = await ok('GET', '/api/v1/webhooks', undefined, site);
+    expect(list).toEqual([expect.objectContaining({ name: 'search', url: hook.url, enabled: true })]);
+    const manifest = await ok('GET', '/api/v1/config/export?scope=webhooks', undefined, site);
+    expect(manifest.webhooks).toEqual([hook]);
+    expect(JSON.stringify(manifest)).not.toMatch(/whsec_/);
+    const same = await ok('POST', '/api/v1/config/import?mode=replace-all', manifest, site);
+    expect(same.operations).toEqual([]);
+    const moved = { ...manifest, webhooks: [{ ...hook, url: 'https://hooks.example.com/v2' }] };
+    const updated = await ok('POST', '/api/v1/config/import?mode=merge', moved, site);
+    expect(updated.operations).toEqual([
+      { resource: 'webhooks', action: 'update', key: 'search', risk: 'low', changes: ['url'] },
+    ]);
+    const bad = await call(
+      'POST',
+      '/api/v1/config/import',
+      { version: 'svc.config@v1', webhooks: [{ ...hook, events: ['items.explode'] }] },
+      site,
+    );
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors[0].path).toEqual(['webhooks', '0', 'events', '0']);
+    const dangling = await call(
+      'POST',
+      '/api/v1/config/import',
+      { version: 'svc.config@v1', webhooks: [{ ...hook, collections: ['ghosts'] }] },
+      site,
+    );
+    expect(dangling.json().errors[0]).toMatchObject({
+      code: 'DANGLING_REFERENCE',
+      path: ['webhooks', '0', 'collections', '0'],
+    });
+    const merge = await ok(
+      'POST',
+      '/api/v1/config/import?dryRun=true&mode=replace-managed',
+      { version: 'svc.config@v1', webhooks: [] },
+      site,
+    );
+    expect(merge.operations).toEqual([]);
+    const gone = await ok(
+      'POST',
+      '/api/v1/config/import?mode=replace-all',
+      { version: 'svc.config@v1', webhooks: [] },
+      site,
+    );
+    expect(gone.operations).toEqual([{ resource: 'webhooks', action: 'delete', key: 'search', risk: 'medium' }]);
+    expect(await ok('GET', '/api/v1/webhooks', undefined, site)).toEqual([]);
+  });
+
   it('is for administrators: a site admin, another site and an anonymous caller are refused', async () => {
     expect((await call('GET', '/api/v1/config/export', undefined, 'staging', siteAdmin)).statusCode).toBe(403);
     expect(

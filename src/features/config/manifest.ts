@@ -10,6 +10,7 @@ import {
   type FieldDef,
   type RelationDef,
 } from '../schema/index.ts';
+import { WebhookConfigSchema, type WebhookConfig } from '../webhooks/index.ts';
 
 export const MANIFEST_VERSION = 'svc.config@v1';
 export const MODES = ['merge', 'replace-managed', 'replace-all'] as const;
@@ -51,15 +52,8 @@ const ManifestRelation = z
     onDelete: z.enum(ON_DELETE).default('set null'),
   })
   .strict();
-const ManifestWebhook = z
-  .object({
-    name: z.string().min(1).max(200),
-    url: z.string().min(1).max(2000),
-    events: z.array(z.string().min(1).max(100)).max(20),
-    collections: z.array(NAME).max(1_000).nullable(),
-    enabled: z.boolean(),
-  })
-  .strict();
+/** A webhook as configuration: the webhooks slice's own rules (no id, no secret). */
+const ManifestWebhook = WebhookConfigSchema;
 const ManifestSetting = z.object({ key: z.enum(SETTING_KEYS), value: z.unknown() }).strict();
 
 /** The configuration manifest (spec "Configuration manifest"); arrays left out are not managed by this manifest. */
@@ -82,7 +76,7 @@ export const Manifest = z
 export type Manifest = z.infer<typeof Manifest>;
 export type ManifestCollection = z.infer<typeof ManifestCollection>;
 export type ManifestRelation = z.infer<typeof ManifestRelation>;
-export type ManifestWebhook = z.infer<typeof ManifestWebhook>;
+export type ManifestWebhook = WebhookConfig;
 
 /** The manifest form of a collection definition. */
 export function collectionToManifest(def: CollectionDef): ManifestCollection {
