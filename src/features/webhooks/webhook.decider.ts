@@ -1,6 +1,12 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
-import { InvalidWebhookUrl, WebhookExists, WebhookNameTaken, WebhookNotFound } from './webhook.errors.ts';
+import {
+  InvalidWebhookUrl,
+  TooManyWebhooks,
+  WebhookExists,
+  WebhookNameTaken,
+  WebhookNotFound,
+} from './webhook.errors.ts';
 import type { WebhookDefinition, WebhookEvent } from './webhook.events.ts';
 import { urlProblem } from './webhook.schema.ts';
 
@@ -31,6 +37,9 @@ export type ChangeWebhooks = {
     by: string;
   };
 };
+
+/** Webhooks one site may have (the configuration manifest's limit too). */
+export const MAX_WEBHOOKS = 200;
 
 const KEYS = ['name', 'url', 'events', 'collections', 'enabled', 'secret'] as const;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -76,6 +85,7 @@ function decide(cmd: ChangeWebhooks, s: WebhooksState): WebhookEvent[] {
     const data = { webhookId: c.webhookId, name, url, events: names, collections, enabled, secret: c.secret, at, by };
     push({ type: 'WebhookCreated', data });
   }
+  if (cmd.data.creates.length && state.webhooks.length > MAX_WEBHOOKS) throw new TooManyWebhooks({ max: MAX_WEBHOOKS });
   const seen = new Set<string>();
   for (const w of state.webhooks) {
     if (seen.has(w.name)) throw new WebhookNameTaken({ name: w.name });

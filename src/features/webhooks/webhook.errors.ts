@@ -27,3 +27,11 @@ export const InvalidWebhookUrl = defineError<{ message: string; reason: string }
   (d) => `url: ${d.message}`,
   (d) => ({ path: ['url'], extensions: { reason: d.reason } }),
 );
+
+/** A site keeps at most MAX_WEBHOOKS webhooks: each event reads them all, and one stream holds them. */
+export const TooManyWebhooks = defineError<{ max: number }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `a site has at most ${d.max} webhooks`,
+  (d) => ({ extensions: { reason: 'limit', max: d.max } }),
+);

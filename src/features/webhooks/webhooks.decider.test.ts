@@ -4,7 +4,7 @@ import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { DELIVERY_WINDOW_MS, deliveryDecider, type DeliveryCommand } from './delivery.decider.ts';
 import { retryDelay, RETRY_BASE_MS, RETRY_CAP_MS } from './delivery.sender.ts';
-import { webhooksDecider, type ChangeWebhooks } from './webhook.decider.ts';
+import { MAX_WEBHOOKS, webhooksDecider, type ChangeWebhooks } from './webhook.decider.ts';
 import type { WebhookDefinition, WebhookDeliveryEvent, WebhookEvent } from './webhook.events.ts';
 
 const now = '2026-03-01T10:00:00.000Z';
@@ -54,6 +54,15 @@ describe('Webhooks of a site', () => {
     given([created('a', 'orders')])
       .when(change({ updates: [{ webhookId: 'a', changes: { url: 'ftp://x/' } }] }))
       .thenThrows('VALIDATION_FAILED');
+  });
+  it(`refuses a webhook beyond ${MAX_WEBHOOKS} on a site`, () => {
+    const full = Array.from({ length: MAX_WEBHOOKS }, (_, i) => created(`w${i}`, `n${i}`));
+    given(full)
+      .when(change({ creates: [{ webhookId: 'x', definition: def('x'), secret: 'pii:x' }] }))
+      .thenThrows('CONFLICT');
+    given(full.slice(1))
+      .when(change({ creates: [{ webhookId: 'x', definition: def('x'), secret: 'pii:x' }] }))
+      .then([{ type: 'WebhookCreated', data: { webhookId: 'x', ...def('x'), secret: 'pii:x', at: now, by: 'u1' } }]);
   });
   it('keeps names unique whatever the commands', () => {
     const names = fc.constantFrom('a', 'b', 'c');
