@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { isInheritedName } from '../../kernel/safe/keys.ts';
 import {
   CreateCollectionBody,
-  CreateFieldBody,
+  checkFieldAttributes,
+  fieldShape,
   NAME_PATTERN,
   ON_DELETE,
   RELATION_KINDS,
@@ -39,7 +40,10 @@ const ManifestCollection = CreateCollectionBody.omit({ displayName: true })
     versioning: z.literal(true, { message: 'every collection keeps its history; versioning cannot be turned off' }),
   })
   .strict();
-const ManifestField = z.intersection(z.object({ collection: NAME }), CreateFieldBody);
+const ManifestField = z
+  .object({ collection: NAME, field: NAME, ...fieldShape })
+  .strict()
+  .superRefine(checkFieldAttributes);
 const ManifestRelation = z
   .object({
     kind: z.enum(RELATION_KINDS),

@@ -84,7 +84,9 @@ export function canonical(v: unknown): string {
   }
   return JSON.stringify(v ?? null);
 }
-const same = (a: unknown, b: unknown) => canonical(a) === canonical(b);
+const same = (a: unknown, b: unknown) =>
+  a === b ||
+  (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && canonical(a) === canonical(b));
 
 const COLLECTION_ATTRS = ['displayName', 'icon', 'note', 'status_field', 'sort_field', 'workflow'] as const;
 const FIELD_ATTRS = [

@@ -41,7 +41,7 @@ export const UpdateCollectionBody = CreateCollectionBody.pick({
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
 
-const fieldShape = {
+export const fieldShape = {
   type: z.enum(FIELD_TYPES),
   choices: z.array(z.string().min(1).max(200)).min(1).max(500).nullable().optional(),
   interface: z.string().max(100).nullable().optional(),
@@ -58,27 +58,29 @@ const fieldShape = {
 
 export const FieldParams = z.object({ collection: name });
 export const FieldItemParams = z.object({ collection: name, field: name });
+/** The rules between a field's attributes, for every body that defines a field. */
+export function checkFieldAttributes(b: z.infer<z.ZodObject<typeof fieldShape>>, ctx: z.RefinementCtx): void {
+  if (b.type === 'enum' && !b.choices?.length)
+    ctx.addIssue({ code: 'custom', path: ['choices'], message: 'an enum field needs choices' });
+  if (b.type !== 'enum' && b.choices)
+    ctx.addIssue({ code: 'custom', path: ['choices'], message: 'only enum fields have choices' });
+  if (b.encrypted && !['string', 'text', 'json'].includes(b.type)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['encrypted'],
+      message: 'only string, text and json fields can be encrypted',
+    });
+  }
+  if (b.encrypted && b.unique)
+    ctx.addIssue({ code: 'custom', path: ['unique'], message: 'an encrypted field cannot be unique' });
+  if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
+    ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
+  }
+}
 export const CreateFieldBody = z
   .object({ field: name, ...fieldShape })
   .strict()
-  .superRefine((b, ctx) => {
-    if (b.type === 'enum' && !b.choices?.length)
-      ctx.addIssue({ code: 'custom', path: ['choices'], message: 'an enum field needs choices' });
-    if (b.type !== 'enum' && b.choices)
-      ctx.addIssue({ code: 'custom', path: ['choices'], message: 'only enum fields have choices' });
-    if (b.encrypted && !['string', 'text', 'json'].includes(b.type)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['encrypted'],
-        message: 'only string, text and json fields can be encrypted',
-      });
-    }
-    if (b.encrypted && b.unique)
-      ctx.addIssue({ code: 'custom', path: ['unique'], message: 'an encrypted field cannot be unique' });
-    if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
-      ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
-    }
-  });
+  .superRefine(checkFieldAttributes);
 // The type and the encryption of a field never change: stored values would no longer match them.
 const { type: _type, encrypted: _encrypted, ...changeable } = fieldShape;
 export const UpdateFieldBody = z
