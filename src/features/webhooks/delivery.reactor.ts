@@ -1,13 +1,12 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
-import { readState } from '../../kernel/es/handle-command.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
 import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
-import { matches, outgoing, SOURCE_EVENT_TYPES, type SourceEvent } from './webhook-payload.ts';
+import { matches, outgoing, SOURCE_EVENT_TYPES, type Outgoing, type SourceEvent } from './webhook-payload.ts';
 import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
-import { deliveryIdOf, deliveryStream, webhooksStream } from './webhook.events.ts';
+import { deliveryIdOf, deliveryStream, webhooksStream, type WebhookEvent } from './webhook.events.ts';
 
 export const WEBHOOK_DISPATCHER = 'webhook-dispatcher';
 
@@ -23,10 +22,26 @@ export function deliveriesFor(e: StoredEventOf<SourceEvent>, s: WebhooksState, n
         webhookId: w.id,
         sourceEventId: e.eventId,
         event: out.event,
-        payload: out.payload,
+        payload: forWebhook(out.payload, w.collections),
         now,
       },
     }));
+}
+
+/** A release's payload names only the items of the collections a webhook takes (all of them for `null`). */
+function forWebhook(payload: Outgoing['payload'], collections: readonly string[] | null): Outgoing['payload'] {
+  const data = payload.data as { items?: { collection: string }[] };
+  if (!collections || !Array.isArray(data.items)) return payload;
+  const items = data.items.filter((i) => collections.includes(i.collection));
+  return { ...payload, data: { ...payload.data, items } };
+}
+
+/** The site's webhooks as they were when the event was recorded: a webhook made later takes none of the past. */
+async function webhooksAt(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<WebhooksState> {
+  let state = webhooksDecider.initialState();
+  for await (const x of deps.store.readStream<WebhookEvent>(webhooksStream(e.siteId), { until: e.createdAt }))
+    state = webhooksDecider.evolve(state, { type: x.type, data: x.data } as WebhookEvent);
+  return state;
 }
 
 const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata => ({
@@ -48,8 +63,9 @@ export function webhookDispatcher(deps: AppDeps): Reactor {
   return defineReactor<SourceEvent, WebhooksState, ScheduleDelivery>({
     name: WEBHOOK_DISPATCHER,
     handles: SOURCE_EVENT_TYPES,
-    // The stream, not the read model: in the subscription mode the read model may lag behind the event.
-    load: async (e) => (await readState(deps.store, webhooksDecider, webhooksStream(e.siteId))).state,
+    // The stream, not the read model (in the subscription mode the read model may lag behind the event), folded up
+    // to the event's time: a reactor that runs late must not match the past against webhooks made since.
+    load: (e) => webhooksAt(deps, e),
     react: (e, s) => deliveriesFor(e, s, e.data.at),
     send: async (cmd, e) => {
       const events = deliveryDecider.decide(cmd, deliveryDecider.initialState());
