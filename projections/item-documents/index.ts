@@ -24,4 +24,4 @@ export {
 } from './item-envelopes.queries.ts';
 export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';
 export { schemaReader, type SchemaReader } from './schema-reader.ts';
-export { collectionsWithItems, fieldsWithValues } from './item-presence.queries.ts';
+export { collectionsWithItems, fieldsWithValues, valuesIn } from './item-presence.queries.ts';

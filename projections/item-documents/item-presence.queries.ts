@@ -12,8 +12,21 @@ export async function collectionsWithItems(db: Db, siteId: string): Promise<Set<
 }
 
 /** Of the given `[collection, field]` pairs, those with a value that is not null in some item. */
-export async function fieldsWithValues(
+export function fieldsWithValues(
   db: Db,
+  siteId: string,
+  pairs: readonly (readonly [string, string])[],
+): Promise<Set<string>> {
+  return valuesIn(db, 'item_documents', siteId, pairs);
+}
+
+/**
+ * The same question of any table of JSONB `data` per (site, collection): item documents, named versions. Table names
+ * are the callers' constants, never input.
+ */
+export async function valuesIn(
+  db: Db,
+  table: 'item_documents' | 'item_versions',
   siteId: string,
   pairs: readonly (readonly [string, string])[],
 ): Promise<Set<string>> {
@@ -24,7 +37,7 @@ export async function fieldsWithValues(
   for (const [collection, fields] of byCollection) {
     // One scan per collection: which of its fields appear with a value in any document.
     const r = await sql<{ field: string }>`select f.field from unnest(${fields}::text[]) as f(field)
-      where exists (select 1 from item_documents d where d.site_id = ${siteId} and d.collection = ${collection}
+      where exists (select 1 from ${sql.table(table)} d where d.site_id = ${siteId} and d.collection = ${collection}
         and d.data -> f.field is not null and d.data -> f.field <> 'null'::jsonb)`.execute(db);
     for (const { field } of r.rows) held.add(`${collection}.${field}`);
   }

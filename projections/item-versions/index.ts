@@ -3,3 +3,4 @@
  */
 export { itemVersionsProjector } from './item-versions.projector.ts';
 export { listItemVersions, revisionCount, type ItemVersionRecord } from './item-versions.queries.ts';
+export { versionFieldsWithValues } from './item-versions.presence.ts';

@@ -38,15 +38,28 @@ export async function collectionBundle(
   return { manifest, version: snapshot.version };
 }
 
+/** A schema bundle carries no webhooks or settings (those are the admin's, through the config import). */
+export function schemaOnly(body: unknown): void {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return;
+  const errors: ErrorObject[] = (['webhooks', 'settings'] as const)
+    .filter((key) => Object.hasOwn(body, key))
+    .map((key) => ({
+      code: 'VALIDATION_FAILED',
+      message: `a schema bundle carries no ${key}`,
+      path: [key],
+      extensions: {},
+    }));
+  if (errors.length) throw new ManifestInvalid({ errors, more: 0, diff: null });
+}
+
 /** A collection's schema names that collection only: anything else in the bundle is refused with its path. */
 export function onlyCollection(body: unknown, name: string): void {
+  schemaOnly(body);
   if (!body || typeof body !== 'object' || Array.isArray(body)) return; // the manifest reader answers for its shape
   const b = body as Record<string, unknown>;
   const errors: ErrorObject[] = [];
   const other = (path: string[], message: string) =>
     errors.push({ code: 'VALIDATION_FAILED', message, path, extensions: {} });
-  for (const key of ['webhooks', 'settings'] as const)
-    if (Object.hasOwn(b, key)) other([key], `a collection's schema carries no ${key}`);
   const names = (key: string, prop: string) => {
     const list = Object.hasOwn(b, key) ? b[key] : undefined;
     if (!Array.isArray(list)) return;

@@ -2,13 +2,14 @@ import type { AppDeps } from '../../deps.ts';
 import type { DomainEvent } from '../../kernel/es/event.ts';
 import { handleCommands, readState, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import type { ErrorObject } from '../../kernel/http/errors.ts';
+import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
 import { VersionConflict } from '../../kernel/http/kernel.errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { collectionsWithItems, fieldsWithValues } from '../../../projections/item-documents/index.ts';
-import { schemaDecider, schemaSnapshot, schemaStream, type SchemaSnapshot } from '../schema/index.ts';
+import { versionFieldsWithValues } from '../../../projections/item-versions/index.ts';
+import { schemaDecider, schemaSnapshot, schemaStream, type SchemaSnapshot, type SchemaState } from '../schema/index.ts';
 import { SettingsBody, siteDecider, siteStream, type SiteSettings } from '../sites/index.ts';
-import { webhookConfigCommand, webhookConfigs } from '../webhooks/index.ts';
+import { shredDeletedSecrets, webhookConfigCommand, webhookConfigs } from '../webhooks/index.ts';
 import { DestructiveBlocked, ManifestInvalid } from './config.errors.ts';
 import {
   collectionToManifest,
@@ -124,7 +125,10 @@ export function readManifest(
 }
 
 /** The site as a plan sees it, and the schema version it was read at. */
-async function currentConfig(deps: Deps, siteId: string): Promise<{ current: CurrentConfig; version: number }> {
+async function currentConfig(
+  deps: Deps,
+  siteId: string,
+): Promise<{ current: CurrentConfig & { schema: { state: SchemaState } }; version: number }> {
   const [snapshot, webhooks, settings] = await Promise.all([
     schemaSnapshot(deps.store, siteId),
     webhookConfigs(deps.store, siteId),
@@ -140,8 +144,6 @@ export interface ImportInput {
   allowDestructive: boolean;
   /** What the plan may delete beyond the mode (a collection's schema: that collection). */
   managedScopes?: string[];
-  /** Only these collections may appear (a collection's schema). */
-  only?: string;
   source: string;
 }
 
@@ -151,6 +153,8 @@ export interface ImportResult {
   diff: Diff;
   operations: Operation[];
   applied?: { created: number; updated: number; deleted: number };
+  /** The signing secrets of the webhooks the apply created, shown this once (Standard Webhooks `whsec_…`). */
+  secrets?: { name: string; secret: string }[];
   /** The schema version the result leaves (or found, for a dry run). */
   version: number;
 }
@@ -174,24 +178,41 @@ export async function importConfig(deps: Deps, ctx: CommandContext, input: Impor
   const { current, version } = await currentConfig(deps, ctx.siteId);
   if (ctx.expectedVersion !== undefined && ctx.expectedVersion !== version)
     throw new VersionConflict({ streamId: schemaStream(ctx.siteId), expected: ctx.expectedVersion, actual: version });
+  const weigh = fieldsToWeigh(current, manifest, input.mode);
   const presence = await readAsSite(deps.db, ctx.siteId, async (trx) => ({
     collections: await collectionsWithItems(trx, ctx.siteId),
-    fields: await fieldsWithValues(trx, ctx.siteId, fieldsToWeigh(current, manifest, input.mode)),
+    // Values count wherever they are kept: in items (deleted ones too) and in their named versions (drafts).
+    fields: new Set([
+      ...(await fieldsWithValues(trx, ctx.siteId, weigh)),
+      ...(await versionFieldsWithValues(trx, ctx.siteId, weigh)),
+    ]),
   }));
   const p = plan(current, manifest, input.mode, presence);
   if (p.errors.length) throw refuse(p.errors, p.diff);
+  // The schema's own rules decide the steps now, so a dry run that says valid is an apply that passes.
+  rehearse(current.schema.state, p, ctx.now);
   const result = { valid: true, errors: [], diff: p.diff, operations: p.operations, version };
   if (input.dryRun) return result;
   const high = p.operations.filter((o) => o.risk === 'high');
   if (high.length && !input.allowDestructive) throw new DestructiveBlocked({ operations: high });
   if (p.operations.length === 0) return { ...result, applied: { created: 0, updated: 0, deleted: 0 } };
-  const after = await apply(deps, ctx, p, version, { source: input.source, mode: input.mode });
+  const { version: after, secrets } = await apply(deps, ctx, p, version, { source: input.source, mode: input.mode });
   const count = (a: Operation['action']) => p.operations.filter((o) => o.action === a).length;
-  return {
-    ...result,
-    version: after,
-    applied: { created: count('create'), updated: count('update'), deleted: count('delete') },
-  };
+  const applied = { created: count('create'), updated: count('update'), deleted: count('delete') };
+  return { ...result, version: after, applied, ...(secrets.length ? { secrets } : {}) };
+}
+
+/** The plan's schema steps decided against the state they were planned from; a refusal is the manifest's error. */
+function rehearse(state: SchemaState, p: Plan, now: Date): void {
+  if (p.steps.length === 0) return;
+  const summary = { source: '', mode: '', risk: p.diff.risk, created: 0, updated: 0, deleted: 0, operations: [] };
+  try {
+    schemaDecider.decide({ type: 'ApplyPlan', data: { steps: p.steps, summary, now: now.toISOString() } }, state);
+  } catch (err) {
+    if (!(err instanceof DomainError)) throw err;
+    const errors = err.toErrorObjects().map((e) => ({ ...e, path: ['operations', ...e.path] }));
+    throw refuse(errors, p.diff);
+  }
 }
 
 async function apply(
@@ -200,7 +221,7 @@ async function apply(
   p: Plan,
   version: number,
   about: { source: string; mode: Mode },
-): Promise<number> {
+): Promise<{ version: number; secrets: { name: string; secret: string }[] }> {
   const count = (a: Operation['action']) => p.operations.filter((o) => o.action === a).length;
   const summary = {
     source: about.source,
@@ -221,7 +242,7 @@ async function apply(
     expectedVersion: version,
   });
   const hooks = await webhookConfigCommand(deps.db, ctx.siteId, p.webhooks, now, ctx.actor.id);
-  if (hooks) commands.push(hooks);
+  if (hooks) commands.push(hooks.command);
   if (p.settings.length) {
     const settings = Object.fromEntries(p.settings.map((s) => [s.key, s.value])) as SiteSettings;
     commands.push({
@@ -230,6 +251,7 @@ async function apply(
       command: { type: 'UpdateSite', data: { siteId: ctx.siteId, settings, now } },
     });
   }
-  const [schema] = await handleCommands(deps.store, commands, { metadata: ctx.metadata });
-  return schema!.version;
+  const results = await handleCommands(deps.store, commands, { metadata: ctx.metadata });
+  if (hooks) await shredDeletedSecrets(deps.db, results[1]!.events);
+  return { version: results[0]!.version, secrets: hooks?.secrets ?? [] };
 }

@@ -18,7 +18,13 @@ export const MODES = ['merge', 'replace-managed', 'replace-all'] as const;
 export type Mode = (typeof MODES)[number];
 
 /** Bounds of one manifest: a schema larger than this is refused before it is planned. */
-export const LIMITS = { collections: 1_000, fieldsPerCollection: 500, fields: 20_000, webhooks: 200 } as const;
+export const LIMITS = {
+  collections: 1_000,
+  fieldsPerCollection: 500,
+  fields: 20_000,
+  relations: 2_000,
+  webhooks: 200,
+} as const;
 
 /** The site settings a manifest carries (none of them secret). */
 export const SETTING_KEYS = ['default_save_action', 'upload_policy', 'public_registration'] as const;
@@ -67,7 +73,7 @@ export const Manifest = z
     exportedAt: z.string().max(100).optional(),
     collections: z.array(ManifestCollection).max(LIMITS.collections).optional(),
     fields: z.array(ManifestField).max(LIMITS.fields).optional(),
-    relations: z.array(ManifestRelation).max(LIMITS.fields).optional(),
+    relations: z.array(ManifestRelation).max(LIMITS.relations).optional(),
     webhooks: z.array(ManifestWebhook).max(LIMITS.webhooks).optional(),
     settings: z
       .array(ManifestSetting)

@@ -2,7 +2,9 @@ import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import {
   CARRIER_TYPES,
+  convertible,
   fieldWithDefaults,
+  SYSTEM_FIELDS,
   isSystemCollection,
   type CollectionDef,
   type FieldDef,
@@ -10,7 +12,6 @@ import {
   type RelationDef,
   type SchemaSnapshot,
 } from '../schema/index.ts';
-import { convertible } from './conversions.ts';
 import {
   collectionFromManifest,
   LIMITS,
@@ -270,6 +271,28 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
           'name',
         ]),
       );
+  });
+  manifest.fields?.forEach((f, i) => {
+    if ((SYSTEM_FIELDS as readonly string[]).includes(f.field))
+      errors.push(
+        problem('VALIDATION_FAILED', `${f.field} is a system field of every collection`, ['fields', i, 'field']),
+      );
+  });
+  manifest.relations?.forEach((r, i) => {
+    // A system collection may be the target of an m2o only (a file reference): it carries nothing, holds no junction.
+    const system = (key: 'collection' | 'junctionCollection' | 'target', name: string | null | undefined) => {
+      if (name && isSystemCollection(name))
+        errors.push(
+          problem('VALIDATION_FAILED', `${name} is a system collection: it takes only m2o references`, [
+            'relations',
+            i,
+            key,
+          ]),
+        );
+    };
+    system('collection', r.collection);
+    system('junctionCollection', r.junctionCollection);
+    if (r.kind !== 'm2o') system('target', r.target);
   });
   for (const [collection, fields] of wantFields) {
     const at = [...fields.values()][0]!.i;

@@ -110,12 +110,15 @@ export async function webhookConfigCommand(
   changes: { create: WebhookConfig[]; update: WebhookConfig[]; delete: string[] },
   now: string,
   by: string,
-): Promise<StreamCommand | null> {
+): Promise<{ command: StreamCommand; secrets: { name: string; secret: string }[] } | null> {
   if (!changes.create.length && !changes.update.length && !changes.delete.length) return null;
+  const secrets: { name: string; secret: string }[] = [];
   const creates = await Promise.all(
     changes.create.map(async (c) => {
       const webhookId = newId();
-      return { webhookId, definition: asDefinition(c), secret: await seal(db, webhookId, generateSecret()) };
+      const secret = generateSecret();
+      secrets.push({ name: c.name, secret });
+      return { webhookId, definition: asDefinition(c), secret: await seal(db, webhookId, secret) };
     }),
   );
   const byName = (state: WebhooksState, name: string) => {
@@ -135,5 +138,10 @@ export async function webhookConfigCommand(
     streamId: webhooksStream(siteId),
     command,
   };
-  return streamCommand as unknown as StreamCommand<unknown, unknown, DomainEvent>;
+  return { command: streamCommand as unknown as StreamCommand<unknown, unknown, DomainEvent>, secrets };
+}
+
+/** After a configuration apply: the keys of the secrets of the webhooks it deleted are shredded. */
+export async function shredDeletedSecrets(db: Db, events: readonly { type: string; data: unknown }[]): Promise<void> {
+  for (const e of events) if (e.type === 'WebhookDeleted') await shred(db, (e.data as { webhookId: string }).webhookId);
 }

@@ -244,7 +244,8 @@ describe('configuration exports', () => {
       now,
       'test',
     );
-    await handleCommands(t.deps.store, [cmd!], { metadata: { ...meta, occurredAt: now } });
+    expect(cmd!.secrets).toEqual([{ name: 'imported', secret: expect.stringMatching(/^whsec_/) }]);
+    await handleCommands(t.deps.store, [cmd!.command], { metadata: { ...meta, occurredAt: now } });
     const after = await webhookConfigs(t.deps.store, 'other');
     expect(after.map((w) => w.name)).toEqual([...before.map((w) => w.name), 'imported'].sort());
     expect(after.find((w) => w.name === first!.name)!.enabled).toBe(false);
@@ -253,7 +254,7 @@ describe('configuration exports', () => {
       await webhookConfigCommand(t.deps.db, 'other', { create: [], update: [], delete: [] }, now, 'test'),
     ).toBeNull();
     const same = await webhookConfigCommand(t.deps.db, 'other', { create: [], update: after, delete: [] }, now, 'test');
-    const r = await handleCommands(t.deps.store, [same!], { metadata: { ...meta, occurredAt: now } });
+    const r = await handleCommands(t.deps.store, [same!.command], { metadata: { ...meta, occurredAt: now } });
     expect(r[0]!.events).toEqual([]);
     const unknown = await webhookConfigCommand(
       t.deps.db,
@@ -262,9 +263,9 @@ describe('configuration exports', () => {
       now,
       'test',
     );
-    await expect(handleCommands(t.deps.store, [unknown!], { metadata: { ...meta, occurredAt: now } })).rejects.toThrow(
-      /ghost/,
-    );
+    await expect(
+      handleCommands(t.deps.store, [unknown!.command], { metadata: { ...meta, occurredAt: now } }),
+    ).rejects.toThrow(/ghost/);
   });
 
   it('validates configuration strictly', () => {

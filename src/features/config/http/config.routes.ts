@@ -7,7 +7,7 @@ import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { CollectionNotFound } from '../../schema/index.ts';
 import { exportConfig, importConfig, SCOPES, type ImportInput } from '../config.commands.ts';
-import { collectionBundle, onlyCollection } from '../collection-bundle.ts';
+import { collectionBundle, onlyCollection, schemaOnly } from '../collection-bundle.ts';
 import { MODES, NAME, Manifest } from '../manifest.ts';
 import { ImportResult } from './config.schemas.ts';
 
@@ -103,6 +103,7 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       },
     },
     async (req, reply) => {
+      schemaOnly(req.body);
       const result = await run(req, {
         body: req.body,
         mode: req.query.mode,
@@ -139,7 +140,8 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       bodyLimit: BODY_LIMIT,
       schema: {
         tags,
-        summary: "Apply one collection's schema: creates, updates and deletes its fields and relations to match",
+        summary:
+          "Apply one collection's schema: creates, updates and deletes the collection, its fields and relations to match",
         params: CollectionParams,
         querystring: ApplyQuery,
         body: ManifestBody,

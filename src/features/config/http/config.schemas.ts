@@ -33,5 +33,9 @@ export const ImportResult = z
       }),
     ),
     applied: z.object({ created: z.number().int(), updated: z.number().int(), deleted: z.number().int() }).optional(),
+    secrets: z
+      .array(z.object({ name: z.string(), secret: z.string() }))
+      .optional()
+      .meta({ description: 'The signing secrets of the webhooks the apply created, shown this once' }),
   })
   .meta({ id: 'ConfigImportResult' });
