@@ -5,9 +5,12 @@ import type { Db } from '../../src/kernel/db/database.ts';
  * Which collections and fields hold data (items, deleted ones included: their values are still kept), for the
  * risk of a schema plan: dropping what holds data is destructive. Run under the site's setting.
  */
-export async function collectionsWithItems(db: Db, siteId: string): Promise<Set<string>> {
-  const r = await sql<{ collection: string }>`select distinct collection from item_documents
-    where site_id = ${siteId}`.execute(db);
+export async function collectionsWithItems(db: Db, siteId: string, among: readonly string[]): Promise<Set<string>> {
+  if (among.length === 0) return new Set();
+  const r = await sql<{ collection: string }>`select c.collection from unnest(${among}::text[]) as c(collection)
+    where exists (select 1 from item_documents d where d.site_id = ${siteId} and d.collection = c.collection)`.execute(
+    db,
+  );
   return new Set(r.rows.map((x) => x.collection));
 }
 

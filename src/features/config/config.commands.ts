@@ -21,7 +21,15 @@ import {
   SETTING_KEYS,
   type Mode,
 } from './manifest.ts';
-import { fieldsToWeigh, plan, type CurrentConfig, type Diff, type Operation, type Plan } from './plan.ts';
+import {
+  collectionsToWeigh,
+  fieldsToWeigh,
+  plan,
+  type CurrentConfig,
+  type Diff,
+  type Operation,
+  type Plan,
+} from './plan.ts';
 
 type Deps = Pick<AppDeps, 'store' | 'db'>;
 export const SCOPES = ['all', 'schema', 'settings', 'webhooks'] as const;
@@ -179,14 +187,18 @@ export async function importConfig(deps: Deps, ctx: CommandContext, input: Impor
   if (ctx.expectedVersion !== undefined && ctx.expectedVersion !== version)
     throw new VersionConflict({ streamId: schemaStream(ctx.siteId), expected: ctx.expectedVersion, actual: version });
   const weigh = fieldsToWeigh(current, manifest, input.mode);
-  const presence = await readAsSite(deps.db, ctx.siteId, async (trx) => ({
-    collections: await collectionsWithItems(trx, ctx.siteId),
-    // Values count wherever they are kept: in items (deleted ones too) and in their named versions (drafts).
-    fields: new Set([
-      ...(await fieldsWithValues(trx, ctx.siteId, weigh)),
-      ...(await versionFieldsWithValues(trx, ctx.siteId, weigh)),
-    ]),
-  }));
+  const drops = collectionsToWeigh(current, manifest, input.mode);
+  const presence =
+    weigh.length + drops.length === 0
+      ? { collections: new Set<string>(), fields: new Set<string>() }
+      : await readAsSite(deps.db, ctx.siteId, async (trx) => ({
+          collections: await collectionsWithItems(trx, ctx.siteId, drops),
+          // Values count wherever they are kept: in items (deleted ones too) and in their named versions (drafts).
+          fields: new Set([
+            ...(await fieldsWithValues(trx, ctx.siteId, weigh)),
+            ...(await versionFieldsWithValues(trx, ctx.siteId, weigh)),
+          ]),
+        }));
   const p = plan(current, manifest, input.mode, presence);
   if (p.errors.length) throw refuse(p.errors, p.diff);
   // The schema's own rules decide the steps now, so a dry run that says valid is an apply that passes.

@@ -166,6 +166,13 @@ export function fieldsToWeigh(current: CurrentConfig, manifest: Manifest, mode: 
   return out;
 }
 
+/** The collections a plan would drop: whether they hold items decides the risk. */
+export function collectionsToWeigh(current: CurrentConfig, manifest: Manifest, mode: Mode): string[] {
+  if (!manifest.collections) return [];
+  const wanted = new Set(manifest.collections.map((c) => c.name));
+  return [...deletionScope(current, manifest, mode)].filter((n) => !wanted.has(n));
+}
+
 /** The user collections whose absent parts a mode deletes. */
 function deletionScope(current: CurrentConfig, manifest: Manifest, mode: Mode): Set<string> {
   if (mode === 'merge') return new Set();
