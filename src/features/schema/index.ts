@@ -19,6 +19,12 @@ export {
   ON_DELETE,
   SYSTEM_FIELDS,
 } from './schema.types.ts';
-export { checkFieldAttributes, CreateCollectionBody, CreateFieldBody, fieldShape } from './http/schema.schemas.ts';
+export {
+  checkFieldAttributes,
+  CreateCollectionBody,
+  CreateFieldBody,
+  fieldShape,
+  RelationRecord,
+} from './http/schema.schemas.ts';
 export { schemaDecider, type PlanStep, type SchemaState } from './schema.decider.ts';
 export type { PlanSummary } from './schema.events.ts';

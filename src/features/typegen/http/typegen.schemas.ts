@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
-import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../../schema/index.ts';
+import { FIELD_TYPES, NAME_PATTERN, PRIMARY_KEY_TYPES, RELATION_KINDS, RelationRecord } from '../../schema/index.ts';
 
 /** Most names one list may hold (a site's collections fit; a pasted dump does not). */
 export const MAX_LISTED = 200;
@@ -40,22 +40,6 @@ export const TypegenQuery = z
   })
   .strict();
 
-const ManifestRelation = z.object({
-  id: z.string(),
-  kind: z.enum(RELATION_KINDS),
-  collection: z.string(),
-  field: z.string(),
-  target: z.string().nullable(),
-  junctionCollection: z.string().nullable(),
-  targetField: z.string().nullable(),
-  junctionField: z.string().nullable(),
-  onDelete: z.enum(ON_DELETE),
-  manyCollection: z.string().nullable(),
-  manyField: z.string().nullable(),
-  oneCollection: z.string().nullable(),
-  oneField: z.string().nullable(),
-});
-
 const ManifestField = z.object({
   name: z.string(),
   type: z.enum(FIELD_TYPES),
@@ -78,7 +62,7 @@ const ManifestCollection = z.object({
   primaryKeyField: z.string().describe('The same name as primaryKey'),
   primaryKeyType: z.enum(PRIMARY_KEY_TYPES),
   fields: z.array(ManifestField),
-  relations: z.array(ManifestRelation),
+  relations: z.array(RelationRecord),
 });
 
 export const TypegenManifestBody = z
