@@ -45,7 +45,20 @@ const CARRIERS: { type: string; data: Record<string, unknown> }[] = [
       createdBy: 'u1',
     },
   },
-  { type: 'WebhookCreated', data: { id: 'w1', url: 'https://hooks.example.com', signingSecret: SECRET } },
+  {
+    type: 'WebhookCreated',
+    data: {
+      webhookId: 'w1',
+      name: 'w1',
+      url: 'https://hooks.example.com',
+      events: ['items.create'],
+      collections: null,
+      enabled: true,
+      secret: SECRET,
+      signing: { signingSecret: SECRET },
+      by: 'u1',
+    },
+  },
   { type: 'IssuerRegistered', data: { id: 'i1', clientSecret: SECRET, config: { nested: { accessToken: SECRET } } } },
 ];
 
