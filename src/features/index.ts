@@ -15,6 +15,7 @@ import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
 import { configFeature } from './config/index.ts';
+import { consentsFeature } from './consents/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
@@ -35,6 +36,7 @@ export const features: Feature[] = [
   auditFeature,
   webhooksFeature,
   configFeature,
+  consentsFeature,
   typegenFeature,
 ];
 
