@@ -16,6 +16,7 @@ import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
 import { configFeature } from './config/index.ts';
 import { consentsFeature } from './consents/index.ts';
+import { erasureFeature } from './erasure/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
@@ -37,6 +38,7 @@ export const features: Feature[] = [
   webhooksFeature,
   configFeature,
   consentsFeature,
+  erasureFeature,
   typegenFeature,
 ];
 
