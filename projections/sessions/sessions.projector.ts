@@ -2,14 +2,15 @@ import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { unseal } from '../../src/kernel/privacy/pii.ts';
 import type { SessionEvent } from '../../src/features/auth/session.events.ts';
+import type { UserErased } from '../../src/features/auth/user.events.ts';
 
 /** Login sessions (refresh-token families) per user, for session lists and revocation checks. */
-export const sessionsProjector = defineProjector<SessionEvent>({
+export const sessionsProjector = defineProjector<SessionEvent | UserErased>({
   name: 'sessions',
   version: 1,
   mode: 'inline',
   tables: ['sessions'],
-  handles: ['SessionStarted', 'SessionRefreshed', 'SessionRevoked'],
+  handles: ['SessionStarted', 'SessionRefreshed', 'SessionRevoked', 'UserErased'],
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('sessions'))} (
@@ -65,6 +66,10 @@ export const sessionsProjector = defineProjector<SessionEvent>({
           .where('session_id', '=', e.data.sessionId)
           .where('revoked_at', 'is', null)
           .execute();
+        return;
+      case 'UserErased':
+        // The address and the browser were opened from the person's sealed values: they go with the key.
+        await trx.updateTable('sessions').set({ ip: null, user_agent: null }).where('user_id', '=', e.data.userId).execute();
         return;
     }
   },

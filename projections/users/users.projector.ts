@@ -19,6 +19,7 @@ export const usersProjector = defineProjector<UserEvent>({
     'UserPreferencesChanged',
     'UserProfileChanged',
     'UserSiteRoleRevoked',
+    'UserErased',
   ],
   createTables: async (db, t) => {
     await sql`
@@ -113,6 +114,13 @@ export const usersProjector = defineProjector<UserEvent>({
           .execute();
         return;
       }
+      case 'UserErased':
+        // What was opened from the person's sealed values goes with their key; the row stays for what they authored.
+        await user(e.data.userId)
+          .set({ email: null, password_hash: null, first_name: null, last_name: null, preferences: '{}' })
+          .execute();
+        await trx.deleteFrom('user_sites').where('user_id', '=', e.data.userId).execute();
+        return;
       case 'UserSiteRoleRevoked':
         await trx
           .deleteFrom('user_sites')

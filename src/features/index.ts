@@ -15,6 +15,8 @@ import { sitesFeature } from './sites/index.ts';
 import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
 import { configFeature } from './config/index.ts';
+import { consentsFeature } from './consents/index.ts';
+import { erasureFeature } from './erasure/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
@@ -35,6 +37,8 @@ export const features: Feature[] = [
   auditFeature,
   webhooksFeature,
   configFeature,
+  consentsFeature,
+  erasureFeature,
   typegenFeature,
 ];
 

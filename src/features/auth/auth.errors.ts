@@ -188,3 +188,11 @@ export const ExternalEmailTaken = defineError(
   () => 'another account already uses this email address',
   () => ({ extensions: { reason: 'email_taken' } }),
 );
+
+/** The person was erased already: the first erasure's proof stands. */
+export const AlreadyErased = defineError<{ userId: string }>(
+  'CONFLICT',
+  'conflict',
+  () => 'this person was erased already',
+  () => ({ path: ['userId'] }),
+);

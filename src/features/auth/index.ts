@@ -23,6 +23,9 @@ export { stepUpError } from './tfa/step-up.ts';
 export { Session } from './http/auth.schemas.ts';
 export { grantSiteRole, registerUser } from './user.commands.ts';
 export { startSession } from './http/session-http.ts';
+export { revokeAllSessions } from './session.commands.ts';
+export { userDecider } from './user.decider.ts';
+export { userStream } from './user.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(authRoutes, deps);

@@ -2,7 +2,7 @@ import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 import { dict, dictFrom, own } from '../../kernel/safe/keys.ts';
 import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
-import { ResetLinkSpent, UserExists, UserNotFound } from './auth.errors.ts';
+import { AlreadyErased, ResetLinkSpent, UserExists, UserNotFound } from './auth.errors.ts';
 import { AlreadyMember, InvitationClosed, NotAMember } from './users/users.errors.ts';
 
 export type UserState =
@@ -17,6 +17,8 @@ export type UserState =
       preferences: Record<string, unknown>;
       /** Open invitations: site → the role offered (the latest invitation of a site replaces the earlier). */
       invitations: Record<string, { role: string; invitationId: string }>;
+      /** Erased: no sign-in, no membership, nothing to change any more. */
+      erased?: boolean;
     };
 
 /** Create a user identity. */
@@ -64,7 +66,13 @@ export type AcceptSiteInvitation = {
   type: 'AcceptSiteInvitation';
   data: { userId: string; siteId: string; now: string };
 };
+/** Erase the person (their key is destroyed by the caller, whose fingerprint this records). */
+export type EraseUser = {
+  type: 'EraseUser';
+  data: { userId: string; erasureId: string; keyFingerprint: string | null; reason: string; by: string; now: string };
+};
 export type UserCommand =
+  | EraseUser
   | RegisterUser
   | GrantSiteRole
   | VerifyEmail
@@ -130,6 +138,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         return { ...s, roles: without(s.roles, e.data.siteId) };
       case 'UserSignUpAttempted':
         return s;
+      case 'UserErased':
+        return { ...s, erased: true, roles: dict<string>(), invitations: dict<{ role: string; invitationId: string }>() };
       case 'UserSiteInvited':
         return {
           ...s,
@@ -149,8 +159,17 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       return [{ type: 'UserRegistered', data: { ...rest, at: now } }];
     }
     if (!s.exists) throw new UserNotFound({ userId: cmd.data.userId });
+    // An erased person is gone: nothing about them changes any more (an erasure repeated answers the first).
+    if (s.erased) throw cmd.type === 'EraseUser' ? new AlreadyErased({ userId: cmd.data.userId }) : new UserNotFound({ userId: cmd.data.userId });
     const { userId, now } = cmd.data;
     switch (cmd.type) {
+      case 'EraseUser': {
+        const { erasureId, keyFingerprint, reason, by } = cmd.data;
+        return [
+          revoked(s, userId, 'erasure', now),
+          { type: 'UserErased', data: { userId, erasureId, keyFingerprint, reason, by, at: now } },
+        ];
+      }
       case 'GrantSiteRole':
         if (s.roles[cmd.data.siteId] === cmd.data.role) return [];
         return [

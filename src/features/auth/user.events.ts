@@ -33,7 +33,7 @@ export type UserPasswordChanged = DomainEvent<
 /** Every token issued before is void: access tokens carry the version, sessions remember it. */
 export type UserTokensRevoked = DomainEvent<
   'UserTokensRevoked',
-  { userId: string; tokenVersion: number; reason: 'password' | 'reset' | 'tfa' | 'admin'; at: string }
+  { userId: string; tokenVersion: number; reason: 'password' | 'reset' | 'tfa' | 'admin' | 'erasure'; at: string }
 >;
 /** Someone asked for a password reset link for this account (the link itself is never stored). */
 export type PasswordResetRequested = DomainEvent<'PasswordResetRequested', { userId: string; at: string }>;
@@ -59,6 +59,14 @@ export type UserSiteInvited = DomainEvent<
   'UserSiteInvited',
   { userId: string; siteId: string; role: string; invitationId: string; invitedBy: string; at: string }
 >;
+/**
+ * The person was erased (crypto-shredding): their key is destroyed, so every value sealed for them in the log is
+ * unreadable for good. Holds no personal data: the subject id, the destroyed key's fingerprint, who and why.
+ */
+export type UserErased = DomainEvent<
+  'UserErased',
+  { userId: string; erasureId: string; keyFingerprint: string | null; reason: string; by: string; at: string }
+>;
 /** An email address was claimed by a user: the log's unique constraint on addresses. */
 export type EmailClaimed = DomainEvent<'EmailClaimed', { userId: string; at: string }>;
 
@@ -73,7 +81,8 @@ export type UserEvent =
   | UserProfileChanged
   | UserSiteRoleRevoked
   | UserSignUpAttempted
-  | UserSiteInvited;
+  | UserSiteInvited
+  | UserErased;
 
 export const userStream = (userId: string) => `_system/user/${userId}`;
 /** One stream per address, named by the address's keyed hash (`AddressHasher`): no personal data in the name. */

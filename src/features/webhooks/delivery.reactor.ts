@@ -1,4 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { findItem } from '../../../projections/item-documents/index.ts';
+import { restrictedPeople } from '../consents/index.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
@@ -44,6 +47,19 @@ async function webhooksAt(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise
   return state;
 }
 
+/**
+ * Whether the event is a restricted person's (GDPR Art. 18): their own act, or a change to an item they created.
+ * Their data is then stored and nothing else: no webhook carries it.
+ */
+async function touchesRestricted(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<boolean> {
+  if (e.type === 'ReleasePublished') return false;
+  const people = new Set<string>();
+  if (e.metadata.actor.type === 'user') people.add(e.metadata.actor.id);
+  const item = await readAsSite(deps.db, e.siteId, (db) => findItem(db, e.siteId, e.data.collection, e.data.id));
+  if (item?.created_by) people.add(item.created_by);
+  return (await restrictedPeople(deps, e.siteId, [...people])).size > 0;
+}
+
 const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata => ({
   siteId: e.siteId,
   actor: { type: 'system', id: WEBHOOK_DISPATCHER },
@@ -60,13 +76,13 @@ const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): Ev
  * them.
  */
 export function webhookDispatcher(deps: AppDeps): Reactor {
-  return defineReactor<SourceEvent, WebhooksState, ScheduleDelivery>({
+  return defineReactor<SourceEvent, { webhooks: WebhooksState; restricted: boolean }, ScheduleDelivery>({
     name: WEBHOOK_DISPATCHER,
     handles: SOURCE_EVENT_TYPES,
     // The stream, not the read model (in the subscription mode the read model may lag behind the event), folded up
     // to the event's time: a reactor that runs late must not match the past against webhooks made since.
-    load: (e) => webhooksAt(deps, e),
-    react: (e, s) => deliveriesFor(e, s, e.data.at),
+    load: async (e) => ({ webhooks: await webhooksAt(deps, e), restricted: await touchesRestricted(deps, e) }),
+    react: (e, s) => (s.restricted ? [] : deliveriesFor(e, s.webhooks, e.data.at)),
     send: async (cmd, e) => {
       const events = deliveryDecider.decide(cmd, deliveryDecider.initialState());
       const metadata = dispatchMetadata(e, deps.clock.now().toISOString());

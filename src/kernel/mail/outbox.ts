@@ -61,3 +61,12 @@ export async function listOutbox(db: Db, opts: { to?: string; limit: number }): 
     lastError: x.last_error,
   }));
 }
+
+/** Erasure: mail to an address keeps its row (what was sent, when) but no longer names or quotes the person. */
+export async function scrubOutbox(db: Db, address: string): Promise<number> {
+  const r = await asSystem(db, (db) =>
+    sql`update outbox set to_address = '[erased]', subject = '[erased]', body = '[erased]'
+        where lower(to_address) = lower(${address})`.execute(db),
+  );
+  return Number(r.numAffectedRows ?? 0);
+}

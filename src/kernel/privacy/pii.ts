@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { asSystem } from '../tenancy/site.ts';
 import type { Db } from '../db/database.ts';
@@ -43,4 +43,10 @@ export async function unseal(db: Db, subjectId: string, sealed: Sealed | null): 
 /** Erasure: the subject's sealed data in the log becomes unreadable for good. */
 export async function shred(db: Db, subjectId: string): Promise<void> {
   await asSystem(db, (db) => sql`delete from subject_keys where subject_id = ${subjectId}`.execute(db));
+}
+
+/** A fingerprint of the subject's key (the proof of an erasure names the key it destroyed), or null without one. */
+export async function subjectKeyFingerprint(db: Db, subjectId: string): Promise<string | null> {
+  const key = await subjectKey(db, subjectId, false);
+  return key ? createHash('sha256').update(key).digest('hex').slice(0, 32) : null;
 }

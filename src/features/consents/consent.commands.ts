@@ -1,0 +1,109 @@
+import type { AppDeps } from '../../deps.ts';
+import type { StoredEvent } from '../../kernel/es/event.ts';
+import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { restrictedAmong } from '../../../projections/consents/index.ts';
+import { consentDecider, restrictionDecider, type ConsentRecord, type ConsentState } from './consent.decider.ts';
+import {
+  consentStream,
+  restrictionStream,
+  type ConsentEvent,
+  type ConsentType,
+  type RestrictionEvent,
+} from './consent.events.ts';
+
+type Deps = Pick<AppDeps, 'store'>;
+
+/** A person's choice on one consent type; answers the record as it now stands. */
+export async function setConsent(
+  deps: Deps,
+  ctx: CommandContext,
+  input: { userId: string; consentType: ConsentType; granted: boolean; source: string; version: string },
+): Promise<ConsentRecord> {
+  const data = { ...input, now: ctx.now.toISOString() };
+  const res = await handleCommand(
+    deps.store,
+    consentDecider,
+    consentStream(ctx.siteId, input.userId, input.consentType),
+    { type: 'SetConsent', data },
+    { metadata: ctx.metadata },
+  );
+  return res.state!;
+}
+
+/** A consent as it stood at `asOf` (folded from the log), or now. */
+export async function consentAt(
+  deps: Deps,
+  siteId: string,
+  userId: string,
+  type: ConsentType,
+  asOf?: Date,
+): Promise<ConsentState> {
+  const stream = consentStream(siteId, userId, type);
+  if (!asOf) return (await readState(deps.store, consentDecider, stream)).state;
+  let state = consentDecider.initialState();
+  for await (const e of deps.store.readStream<ConsentEvent>(stream, { until: asOf }))
+    state = consentDecider.evolve(state, { type: e.type, data: e.data } as ConsentEvent);
+  return state;
+}
+
+export interface ConsentChange {
+  event: ConsentEvent['type'];
+  granted: boolean;
+  source: string;
+  version: string;
+  at: string;
+  actor: { type: string; id: string };
+  correlationId: string;
+}
+
+/** Every choice on one consent type, oldest first: the audit events themselves. */
+export async function consentHistory(deps: Deps, siteId: string, userId: string, type: ConsentType) {
+  const out: ConsentChange[] = [];
+  for await (const e of deps.store.readStream<ConsentEvent>(consentStream(siteId, userId, type))) {
+    const s = e as StoredEvent<ConsentEvent>;
+    out.push({
+      event: s.type,
+      granted: s.type === 'consent_granted',
+      source: s.data.source,
+      version: s.data.version,
+      at: s.data.at,
+      actor: { type: s.metadata.actor.type, id: s.metadata.actor.id },
+      correlationId: s.metadata.correlationId,
+    });
+  }
+  return out;
+}
+
+/** Restricts or lifts the restriction of processing of the person's data on the context's site. */
+export async function setRestriction(
+  deps: Deps,
+  ctx: CommandContext,
+  input: { userId: string; restricted: boolean; reason: string | null },
+) {
+  const data = { ...input, now: ctx.now.toISOString() };
+  const res = await handleCommand(
+    deps.store,
+    restrictionDecider,
+    restrictionStream(ctx.siteId, input.userId),
+    { type: 'SetRestriction', data },
+    { metadata: ctx.metadata },
+  );
+  return res.state;
+}
+
+/** The restriction as it stands, from the person's stream. */
+export async function restrictionOf(deps: Deps, siteId: string, userId: string) {
+  return (await readState(deps.store, restrictionDecider, restrictionStream(siteId, userId))).state;
+}
+
+/**
+ * Of these people, those whose data may not be processed on the site beyond storage (GDPR Art. 18). Every process
+ * that would act on a person's data or account asks this first (docs/decisions.md "Restriction of processing").
+ */
+export function restrictedPeople(deps: Pick<AppDeps, 'db'>, siteId: string, userIds: readonly string[]) {
+  return readAsSite(deps.db, siteId, (db) => restrictedAmong(db, siteId, userIds));
+}
+
+export type { RestrictionEvent };

@@ -1,0 +1,9 @@
+import type { Feature } from '../../deps.ts';
+import { consentsProjector } from '../../../projections/consents/index.ts';
+import { consentsRoutes } from './http/consents.routes.ts';
+
+export { restrictedPeople } from './consent.commands.ts';
+export { CONSENT_TYPES, type ConsentType } from './consent.events.ts';
+
+/** Consents per site and person, and restriction of processing. */
+export const consentsFeature: Feature = { name: 'consents', projectors: [consentsProjector], routes: consentsRoutes };

@@ -1,0 +1,21 @@
+import { defineError } from '../../kernel/http/errors.ts';
+
+/** No such person on this site (or none at all): one answer for both. */
+export const SubjectNotFound = defineError(
+  'RECORD_NOT_FOUND',
+  'not_found',
+  () => 'no such person on this site',
+  () => ({ path: ['body'] }),
+);
+/** The person belongs to a site the caller does not administer: erasing them is that site's decision too. */
+export const SubjectElsewhere = defineError(
+  'PERMISSION_DENIED',
+  'forbidden',
+  () => 'this person is also a member of sites you do not administer: an instance administrator erases them',
+);
+export const ErasureNotFound = defineError<{ id: string }>(
+  'RECORD_NOT_FOUND',
+  'not_found',
+  () => 'no such erasure on this site',
+  () => ({ path: ['params', 'id'] }),
+);
