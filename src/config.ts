@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { loadKeyring, type Keyring } from './kernel/crypto/keyring.ts';
+import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS } from './kernel/retention.ts';
 
 const bool = (d: boolean) =>
   z
     .enum(['true', 'false', '1', '0', ''])
     .optional()
     .transform((v) => (v === undefined || v === '' ? d : v === 'true' || v === '1'));
+
+const days = () => z.coerce.number().int().min(RETENTION_MIN_DAYS).max(RETENTION_MAX_DAYS).optional();
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(1989),
@@ -151,6 +154,16 @@ const EnvSchema = z.object({
   SVC_UPLOAD_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Derivatives one original may get from ad-hoc transform parameters (presets are not counted against it). */
   SVC_TRANSFORM_MAX_DERIVATIVES: z.coerce.number().int().min(1).max(100_000).default(100),
+  /** How often one node prunes every site's read-model rows past their retention horizons (0: never); a day. */
+  SVC_RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(86_400_000),
+  /** Retention horizons in days for sites without a `retention` setting; unset: the documented defaults. */
+  SVC_RETENTION_ACTIVITY_DAYS: days(),
+  SVC_RETENTION_NOTIFICATIONS_DAYS: days(),
+  SVC_RETENTION_SESSIONS_DAYS: days(),
+  SVC_RETENTION_MAIL_OUTBOX_DAYS: days(),
+  SVC_RETENTION_WEBHOOK_DELIVERIES_DAYS: days(),
+  SVC_RETENTION_FLOW_RUNS_DAYS: days(),
+  SVC_RETENTION_SAR_EXPORTS_DAYS: days(),
   /** The upload cap and allowlists when a site sets none (`upload_policy`); unset: the documented defaults. */
   FILE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).optional(),
   FILE_UPLOAD_ALLOWED_MIME_TYPES: z.string().optional(),

@@ -14,6 +14,7 @@ import type { Authenticator } from './kernel/auth/actor.ts';
 import type { Authorizer } from './kernel/auth/authorizer.ts';
 import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
+import type { RetentionKind } from './kernel/retention.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
@@ -48,6 +49,8 @@ export interface AppDeps {
   stepUp(userId: string): Promise<Error>;
   /** Delivers the outbox over SMTP now (SMTP_URL set); the number of mails tried. 0 without SMTP. */
   flushMail(): Promise<number>;
+  /** What every feature keeps for a limited time (`Feature.retention`), gathered by the composition root. */
+  retentionKinds(): RetentionKind[];
 }
 
 /** A vertical slice: its read models, its routes and its process managers. */
@@ -64,4 +67,6 @@ export interface Feature {
   authenticators?: (deps: AppDeps) => Authenticator[];
   /** Periodic work run by one node at a time (leader lock): time turned into commands, e.g. the content scheduler. */
   loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
+  /** Read-model rows it keeps for a limited time, and how to prune them (the retention slice runs them). */
+  retention?: (deps: AppDeps) => RetentionKind[];
 }

@@ -156,6 +156,7 @@ export async function startRuntime(
     authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
     drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors),
     drainReactors: (name) => reactors.drain(name),
+    retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
   };
   const lockPool = database.kind === 'postgres' ? database.pool : null;
   const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);

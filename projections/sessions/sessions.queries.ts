@@ -60,3 +60,22 @@ export async function findSessionOwner(db: Db, sessionId: string): Promise<strin
   );
   return r.rows[0]?.user_id ?? null;
 }
+
+/**
+ * Deletes sessions that ended (revoked, or expired) before `before`: instance-wide rows, as accounts are. A live
+ * session (not revoked, not expired) is never one of them. Answers how many went.
+ */
+export async function pruneEndedSessions(db: Db, before: Date): Promise<number> {
+  const r = await asSystem(db, (db) =>
+    db
+      .deleteFrom('sessions')
+      .where((eb) =>
+        eb.or([
+          eb.and([eb('revoked_at', 'is not', null), eb('revoked_at', '<', before)]),
+          eb('expires_at', '<', before),
+        ]),
+      )
+      .executeTakeFirst(),
+  );
+  return Number(r.numDeletedRows);
+}

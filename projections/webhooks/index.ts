@@ -7,6 +7,7 @@ export {
   findWebhook,
   listDeliveries,
   listWebhooks,
+  pruneDeliveries,
   type DeliveryRecord,
   type WebhookRecord,
 } from './webhooks.queries.ts';

@@ -130,3 +130,17 @@ export async function dueDeliveries(
   );
   return rows.map((r) => ({ siteId: r.site_id, deliveryId: r.delivery_id }));
 }
+
+/**
+ * Deletes the site's finished deliveries (delivered or abandoned) last changed before `before`; pending ones stay
+ * whatever their age. Answers how many went. The log keeps them: a rebuild brings them back until the next prune.
+ */
+export async function pruneDeliveries(db: Db, siteId: string, before: Date): Promise<number> {
+  const r = await db
+    .deleteFrom('webhook_deliveries')
+    .where('site_id', '=', siteId)
+    .where('status', 'in', ['delivered', 'abandoned'])
+    .where('updated_at', '<', before)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

@@ -18,6 +18,7 @@ import { configFeature } from './config/index.ts';
 import { consentsFeature } from './consents/index.ts';
 import { erasureFeature } from './erasure/index.ts';
 import { typegenFeature } from './typegen/index.ts';
+import { retentionFeature } from './retention/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -40,6 +41,7 @@ export const features: Feature[] = [
   consentsFeature,
   erasureFeature,
   typegenFeature,
+  retentionFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

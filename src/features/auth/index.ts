@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
+import { retentionEnvKey } from '../../kernel/retention.ts';
 import { usersProjector } from '../../../projections/users/index.ts';
-import { sessionsProjector } from '../../../projections/sessions/index.ts';
+import { pruneEndedSessions, sessionsProjector } from '../../../projections/sessions/index.ts';
 import { accountRoutes } from './http/account.routes.ts';
 import { adminSessionsRoutes } from './http/admin-sessions.routes.ts';
 import { authRoutes } from './http/auth.routes.ts';
@@ -46,5 +47,14 @@ export const authFeature: Feature = {
   authenticators: (deps) => [
     scimAuthenticator(deps.config.SCIM_TOKEN),
     internalAuthenticator(deps.db, deps.tokens, deps.store, deps.config.SVC_AUTH_CACHE_MS),
+  ],
+  retention: () => [
+    {
+      kind: 'sessions',
+      defaultDays: 90,
+      envKey: retentionEnvKey('sessions'),
+      describe: 'Login sessions that ended (signed out, revoked or expired), instance-wide; live sessions are kept.',
+      prune: (db, _siteId, before) => pruneEndedSessions(db, before),
+    },
   ],
 };

@@ -1,4 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
+import type { SiteRetentionKindName } from '../../kernel/retention.ts';
 
 /** Settings a site carries; more keys arrive with their features. */
 export interface SiteSettings {
@@ -6,6 +7,8 @@ export interface SiteSettings {
   upload_policy?: Record<string, unknown>;
   /** Self-service sign-up (POST /auth/register) as a subscriber of this site; off unless set. */
   public_registration?: boolean;
+  /** Retention horizons in days per kind (GET /api/v1/retention); replaced as a whole, `{}` clears it. */
+  retention?: Partial<Record<SiteRetentionKindName, number>>;
 }
 
 /** A site (tenant) came into being. */

@@ -1,5 +1,7 @@
 import type { Feature } from '../../deps.ts';
-import { webhooksProjector } from '../../../projections/webhooks/index.ts';
+import { retentionEnvKey } from '../../kernel/retention.ts';
+import { pruneDeliveries, webhooksProjector } from '../../../projections/webhooks/index.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { webhookDispatcher } from './delivery.reactor.ts';
 import { sendDueDeliveries, WEBHOOK_SENDER } from './delivery.sender.ts';
 import { webhooksRoutes } from './http/webhooks.routes.ts';
@@ -28,6 +30,15 @@ export const webhooksFeature: Feature = {
       name: WEBHOOK_SENDER,
       intervalMs: deps.config.SVC_WEBHOOK_INTERVAL_MS,
       run: async () => void (await sendDueDeliveries(deps, deps.clock.now())),
+    },
+  ],
+  retention: () => [
+    {
+      kind: 'webhook_deliveries',
+      defaultDays: 30,
+      envKey: retentionEnvKey('webhook_deliveries'),
+      describe: 'Finished webhook deliveries (delivered or abandoned) in the delivery log; pending ones are kept.',
+      prune: (db, siteId, before) => readAsSite(db, siteId, (trx) => pruneDeliveries(trx, siteId, before)),
     },
   ],
 };

@@ -70,3 +70,18 @@ export async function scrubOutbox(db: Db, address: string): Promise<number> {
   );
   return Number(r.numAffectedRows ?? 0);
 }
+
+/**
+ * Deletes the site's mails that are done with before `before`: sent then, or given up on (`maxAttempts` failed
+ * tries) and queued then. A mail still waiting to be sent stays whatever its age. Answers how many went.
+ */
+export async function pruneOutbox(db: Db, siteId: string, before: Date, maxAttempts: number): Promise<number> {
+  const r = await asSite(db, siteId, (db) =>
+    sql<{ id: string }>`delete from outbox
+      where site_id = ${siteId}
+        and ((sent_at is not null and sent_at < ${before})
+          or (sent_at is null and attempts >= ${maxAttempts} and created_at < ${before}))
+      returning id`.execute(db),
+  );
+  return r.rows.length;
+}

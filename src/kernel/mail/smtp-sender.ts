@@ -16,6 +16,8 @@ export interface MailSenderOptions {
 }
 
 const BATCH = 20;
+/** Attempts before a mail is left unsent for good, unless the sender is told otherwise. */
+export const MAIL_MAX_ATTEMPTS = 8;
 
 /**
  * Delivers the outbox over SMTP: unsent mails are claimed a batch at a time (`for update skip locked`, so
@@ -24,7 +26,7 @@ const BATCH = 20;
 export function startMailSender(opts: MailSenderOptions): { stop(): Promise<void>; flush(): Promise<number> } {
   const transport = nodemailer.createTransport(opts.url);
   const pollMs = opts.pollMs ?? 1000;
-  const maxAttempts = opts.maxAttempts ?? 8;
+  const maxAttempts = opts.maxAttempts ?? MAIL_MAX_ATTEMPTS;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();

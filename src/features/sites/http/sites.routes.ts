@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
+import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { AdministratorsOnly } from '../../../kernel/http/kernel.errors.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
@@ -85,6 +87,9 @@ export const sitesRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, stor
       },
     },
     async (req) => {
+      // Retention is an admin-only area (the spec's rule 2): its horizons too, not only its runs.
+      if (req.body.settings?.retention !== undefined && roleOn(actorOf(req), siteOf(req)) !== 'admin')
+        throw new AdministratorsOnly();
       const ctx = commandContext(req, clock);
       await updateSite({ store }, ctx, req.body);
       return { data: await readAsSite(db, ctx.siteId, (trx) => findSite(trx, ctx.siteId)) };

@@ -1,4 +1,20 @@
 import { z } from 'zod';
+import {
+  RETENTION_MAX_DAYS,
+  RETENTION_MIN_DAYS,
+  SITE_RETENTION_KINDS,
+  type SiteRetentionKindName,
+} from '../../../kernel/retention.ts';
+
+const Days = z.number().int().min(RETENTION_MIN_DAYS).max(RETENTION_MAX_DAYS).optional();
+
+/**
+ * A site's retention horizons in days, by kind: the site's kinds only (an unknown key, `sessions` included, which
+ * is instance-wide, is refused with its path), whole days from 1 to 36 500.
+ */
+export const RetentionSettings = z
+  .object(Object.fromEntries(SITE_RETENTION_KINDS.map((k) => [k, Days])) as Record<SiteRetentionKindName, typeof Days>)
+  .strict();
 
 /** A site (tenant); `settings` holds default_save_action, upload_policy, public_registration and the like. */
 export const SiteRecord = z
@@ -36,5 +52,6 @@ export const SettingsBody = z
       .strict()
       .optional(),
     public_registration: z.boolean().optional(),
+    retention: RetentionSettings.optional(),
   })
   .strict();
