@@ -16,6 +16,7 @@ import { systemFeature } from './system/index.ts';
 import { webhooksFeature } from './webhooks/index.ts';
 import { configFeature } from './config/index.ts';
 import { typegenFeature } from './typegen/index.ts';
+import { emailFeature } from './email/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -36,6 +37,7 @@ export const features: Feature[] = [
   webhooksFeature,
   configFeature,
   typegenFeature,
+  emailFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);
