@@ -19,6 +19,7 @@ import { consentsFeature } from './consents/index.ts';
 import { erasureFeature } from './erasure/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 import { retentionFeature } from './retention/index.ts';
+import { emailFeature } from './email/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -42,6 +43,7 @@ export const features: Feature[] = [
   erasureFeature,
   typegenFeature,
   retentionFeature,
+  emailFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

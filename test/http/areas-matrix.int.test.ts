@@ -19,7 +19,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 type Area = { method: 'GET' | 'PATCH' | 'POST' | 'PUT'; url: string; payload?: object; site?: boolean };
-const ADMIN_SITE: Area[] = [{ method: 'POST', url: '/api/v1/utils/cache/purge', payload: { tags: ['site:main'] } }];
+const ADMIN_SITE: Area[] = [
+  { method: 'POST', url: '/api/v1/utils/cache/purge', payload: { tags: ['site:main'] } },
+  { method: 'GET', url: '/api/v1/email/suppressions' },
+];
 // Whom the service trusts to sign tokens is the instance's call, even for one site's issuers.
 const ADMIN_INSTANCE: Area[] = [
   { method: 'GET', url: '/api/v1/admin/auth/issuers' },

@@ -33,6 +33,9 @@ export interface AccessInput {
 /** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
 export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password' | 'invite';
 
+/** Purposes of the lasting tokens (no expiry, no id: links that must keep working, spec "Authentication" rule 9). */
+export type LastingPurpose = 'email-unsubscribe';
+
 const REFRESH_PREFIX = 'svcr_';
 const REFRESH = /^svcr_([A-Za-z0-9_-]{10,64})\.(\d{1,9})\.([A-Za-z0-9_-]{43})$/;
 
@@ -123,6 +126,23 @@ export class TokenService {
       const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: purpose });
       if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return null;
       return payload as JWTPayload & { sub: string; jti: string };
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * A lasting token: HS256 under JWT_SECRET, no expiry and no id, so the same claims always give the same token. Its
+   * audience is its own, so it can never act as an access or single-purpose token (nor the reverse).
+   */
+  async issueLasting(purpose: LastingPurpose, claims: JWTPayload): Promise<string> {
+    return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setAudience(purpose).sign(this.key);
+  }
+
+  /** The payload of a genuine lasting token of this purpose (HS256 only: `none` and other algorithms fail), or null. */
+  async verifyLasting(purpose: LastingPurpose, token: string): Promise<JWTPayload | null> {
+    try {
+      return (await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: purpose })).payload;
     } catch {
       return null;
     }

@@ -160,6 +160,13 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
         end $$`.execute(db);
     },
   },
+  {
+    id: '010_outbox_headers',
+    up: async (db) => {
+      // Extra headers a mail is sent with (List-Unsubscribe of marketing mail), as [{ key, value }]; null: none.
+      await sql`alter table outbox add column headers jsonb`.execute(db);
+    },
+  },
 ];
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */

@@ -7,12 +7,34 @@ export interface Mail {
   to: string;
   subject: string;
   body: string;
-  /** What the mail is for (verify-email, reset-password, account-exists, invite …). */
+  /** What the mail is for (verify-email, reset-password, account-exists, invite, marketing …). */
   kind: string;
+  /** Extra headers sent with the mail, in this order (List-Unsubscribe of marketing mail). */
+  headers?: MailHeader[];
+}
+
+/** One extra header: a field name (printable ASCII without `:`) and a one-line value. */
+export interface MailHeader {
+  key: string;
+  value: string;
+}
+
+const FIELD_NAME = /^[!-9;-~]{1,76}$/;
+// Extra headers never carry a line break (no header injection) or another control character.
+// eslint-disable-next-line no-control-regex
+const ONE_LINE = /^[^\u0000-\u001f\u007f]{0,4000}$/;
+
+function headersJson(headers: MailHeader[] | undefined): string | null {
+  if (!headers?.length) return null;
+  for (const h of headers)
+    if (!FIELD_NAME.test(h.key) || !ONE_LINE.test(h.value))
+      throw new Error(`invalid mail header ${JSON.stringify(h.key)}`);
+  return JSON.stringify(headers.map((h) => ({ key: h.key, value: h.value })));
 }
 
 export interface OutboxEntry extends Mail {
   id: string;
+  headers: MailHeader[];
   createdAt: string;
   sentAt: string | null;
   attempts: number;
@@ -24,9 +46,12 @@ export interface OutboxEntry extends Mail {
  * either way (GET /api/v1/admin/outbox).
  */
 export async function queueMail(db: Db, mail: Mail): Promise<void> {
+  const headers = headersJson(mail.headers);
   await asSite(db, mail.siteId, (db) =>
-    sql`insert into outbox (site_id, to_address, subject, body, kind)
-        values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind})`.execute(db),
+    sql`insert into outbox (site_id, to_address, subject, body, kind, headers)
+        values (${mail.siteId}, ${mail.to}, ${mail.subject}, ${mail.body}, ${mail.kind}, ${headers}::jsonb)`.execute(
+      db,
+    ),
   );
 }
 
@@ -45,6 +70,7 @@ export async function listOutbox(db: Db, opts: { to?: string; limit: number }): 
       sent_at: Date | null;
       attempts: number;
       last_error: string | null;
+      headers: MailHeader[] | null;
     }>`select * from outbox ${opts.to ? sql`where lower(to_address) = lower(${opts.to})` : sql``}
      order by id desc limit ${opts.limit}`.execute(db),
   );
@@ -59,6 +85,7 @@ export async function listOutbox(db: Db, opts: { to?: string; limit: number }): 
     sentAt: x.sent_at ? new Date(x.sent_at).toISOString() : null,
     attempts: x.attempts,
     lastError: x.last_error,
+    headers: x.headers ?? [],
   }));
 }
 

@@ -3,6 +3,7 @@ import { withSystem } from '../tenancy/site.ts';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
+import type { MailHeader } from './outbox.ts';
 
 export interface MailSenderOptions {
   db: Kysely<DB>;
@@ -36,16 +37,24 @@ export function startMailSender(opts: MailSenderOptions): { stop(): Promise<void
   const sendBatch = async (): Promise<number> => {
     // The outbox of every site: instance-level work.
     const due = await withSystem(opts.db, (trx) =>
-      sql<{ id: string; to_address: string; subject: string; body: string; attempts: number }>`
+      sql<{
+        id: string;
+        to_address: string;
+        subject: string;
+        body: string;
+        attempts: number;
+        headers: MailHeader[] | null;
+      }>`
       update outbox set next_attempt_at = now() + interval '5 minutes'
       where id in (
         select id from outbox where sent_at is null and next_attempt_at <= now() and attempts < ${maxAttempts}
         order by id limit ${BATCH} for update skip locked)
-      returning id, to_address, subject, body, attempts`.execute(trx),
+      returning id, to_address, subject, body, attempts, headers`.execute(trx),
     );
     for (const m of due.rows) {
       try {
-        await transport.sendMail({ from: opts.from, to: m.to_address, subject: m.subject, text: m.body });
+        const headers = m.headers?.map((h) => ({ key: h.key, value: h.value }));
+        await transport.sendMail({ from: opts.from, to: m.to_address, subject: m.subject, text: m.body, headers });
         await withSystem(opts.db, (trx) =>
           sql`update outbox set sent_at = now(), attempts = attempts + 1, last_error = null where id = ${m.id}`.execute(
             trx,

@@ -5,6 +5,8 @@ export interface Operation {
   template: string;
   params: string[];
   body: JsonSchema | null;
+  /** Some answer is documented as an HTML page (the unsubscribe page): those answers are outside the envelope. */
+  html: boolean;
 }
 
 /** The part of JSON Schema the example builder reads. */
@@ -33,11 +35,15 @@ export function operationsOf(doc: { paths: Record<string, Record<string, unknown
     const params = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     for (const m of METHODS) {
       const op = Object.hasOwn(item, m)
-        ? (item[m] as { requestBody?: { content?: Record<string, { schema?: JsonSchema }> } })
+        ? (item[m] as {
+            requestBody?: { content?: Record<string, { schema?: JsonSchema }> };
+            responses?: Record<string, { content?: Record<string, unknown> }>;
+          })
         : null;
       if (!op) continue;
       const body = op.requestBody?.content?.['application/json']?.schema ?? null;
-      out.push({ method: m.toUpperCase() as Operation['method'], template, params, body });
+      const html = Object.values(op.responses ?? {}).some((r) => r.content && Object.hasOwn(r.content, 'text/html'));
+      out.push({ method: m.toUpperCase() as Operation['method'], template, params, body, html });
     }
   }
   return out;

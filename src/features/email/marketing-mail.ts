@@ -1,0 +1,42 @@
+import type { AppDeps } from '../../deps.ts';
+import { queueMail } from '../../kernel/mail/outbox.ts';
+import { addressProblem } from './address.ts';
+import { InvalidAddress } from './email.errors.ts';
+import { isSuppressed } from './suppression.commands.ts';
+import { unsubscribeUrl } from './unsubscribe-token.ts';
+
+/** A marketing mail to one person of a site. */
+export interface MarketingMail {
+  siteId: string;
+  to: string;
+  subject: string;
+  body: string;
+}
+
+/** Whether the mail went to the outbox, and why not. */
+export type MarketingOutcome = { queued: true } | { queued: false; reason: 'suppressed' };
+
+/**
+ * Queues a marketing mail unless the address is suppressed on the site (then nothing is written). The mail carries
+ * RFC 8058 one-click headers: `List-Unsubscribe: <…/api/v1/email/unsubscribe?token=…>` and
+ * `List-Unsubscribe-Post: List-Unsubscribe=One-Click`. Transactional mail (verification, reset, invitations) goes
+ * through `queueMail` as before: no suppression check, no unsubscribe headers.
+ */
+export async function queueMarketingMail(
+  deps: Pick<AppDeps, 'db' | 'store' | 'addresses' | 'tokens' | 'config'>,
+  mail: MarketingMail,
+): Promise<MarketingOutcome> {
+  const problem = addressProblem(mail.to);
+  if (problem) throw new InvalidAddress({ path: ['to'], ...problem });
+  if (await isSuppressed(deps, mail.siteId, mail.to)) return { queued: false, reason: 'suppressed' };
+  const url = await unsubscribeUrl(deps, mail.siteId, mail.to);
+  await queueMail(deps.db, {
+    ...mail,
+    kind: 'marketing',
+    headers: [
+      { key: 'List-Unsubscribe', value: `<${url}>` },
+      { key: 'List-Unsubscribe-Post', value: 'List-Unsubscribe=One-Click' },
+    ],
+  });
+  return { queued: true };
+}
