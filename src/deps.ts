@@ -15,6 +15,7 @@ import type { Authorizer } from './kernel/auth/authorizer.ts';
 import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
+import type { PersonalDataPart } from './kernel/privacy/personal-data.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -48,6 +49,8 @@ export interface AppDeps {
   stepUp(userId: string): Promise<Error>;
   /** Delivers the outbox over SMTP now (SMTP_URL set); the number of mails tried. 0 without SMTP. */
   flushMail(): Promise<number>;
+  /** Every slice's part of a subject's personal-data export (`Feature.personalData`), in the features' order. */
+  personalData(): PersonalDataPart[];
 }
 
 /** A vertical slice: its read models, its routes and its process managers. */
@@ -64,4 +67,9 @@ export interface Feature {
   authenticators?: (deps: AppDeps) => Authenticator[];
   /** Periodic work run by one node at a time (leader lock): time turned into commands, e.g. the content scheduler. */
   loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
+  /**
+   * Its share of a subject's personal data (GDPR art. 15/20: GET /me/data-export, POST /admin/sar): one part per
+   * kind of record the slice keeps about a person, each written under that record's site.
+   */
+  personalData?: (deps: AppDeps) => PersonalDataPart[];
 }
