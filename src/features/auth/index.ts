@@ -13,6 +13,7 @@ import { tfaRoutes } from './tfa/http/tfa.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { inviteRoutes } from './users/invite.routes.ts';
 import { impersonateRoutes } from './users/impersonate.routes.ts';
+import { authPersonalData } from './personal-data.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
@@ -44,4 +45,5 @@ export const authFeature: Feature = {
     scimAuthenticator(deps.config.SCIM_TOKEN),
     internalAuthenticator(deps.db, deps.tokens, deps.store, deps.config.SVC_AUTH_CACHE_MS),
   ],
+  personalData: (deps) => authPersonalData(deps),
 };
