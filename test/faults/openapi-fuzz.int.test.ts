@@ -109,7 +109,11 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
   if (INHERITED_IDS.has(kind) && res.statusCode < 300) fail('accepted a prototype-member name as a path id');
   if (Date.now() - started > SLOW_MS) fail(`slower than ${SLOW_MS} ms`);
   if (c.url.startsWith('/api/v1/')) {
-    const problem = envelopeProblem({ ...res, contentType: String(res.headers['content-type']) });
+    const problem = envelopeProblem({
+      ...res,
+      contentType: String(res.headers['content-type']),
+      disposition: String(res.headers['content-disposition'] ?? ''),
+    });
     if (problem) fail(`outside the envelope: ${problem}`);
   }
   const publicDelivery = op.template.startsWith('/api/v1/deliver/');
