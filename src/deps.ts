@@ -16,6 +16,7 @@ import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 import type { RetentionKind } from './kernel/retention.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
+import type { PersonalDataPart } from './kernel/privacy/personal-data.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -51,6 +52,8 @@ export interface AppDeps {
   flushMail(): Promise<number>;
   /** What every feature keeps for a limited time (`Feature.retention`), gathered by the composition root. */
   retentionKinds(): RetentionKind[];
+  /** Every slice's part of a subject's personal-data export (`Feature.personalData`), in the features' order. */
+  personalData(): PersonalDataPart[];
 }
 
 /** A vertical slice: its read models, its routes and its process managers. */
@@ -69,4 +72,9 @@ export interface Feature {
   loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
   /** Read-model rows it keeps for a limited time, and how to prune them (the retention slice runs them). */
   retention?: (deps: AppDeps) => RetentionKind[];
+  /**
+   * Its share of a subject's personal data (GDPR art. 15/20: GET /me/data-export, POST /admin/sar): one part per
+   * kind of record the slice keeps about a person, each written under that record's site.
+   */
+  personalData?: (deps: AppDeps) => PersonalDataPart[];
 }

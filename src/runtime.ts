@@ -33,6 +33,7 @@ import { startMailSender } from './kernel/mail/smtp-sender.ts';
 import { DiskObjectStorage } from './kernel/storage/disk-storage.ts';
 import { S3ObjectStorage } from './kernel/storage/s3-storage.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
+import { checkParts, type PersonalDataPart } from './kernel/privacy/personal-data.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
 const WATCHED = /^[^/]+\/(schema|access)\//;
@@ -138,6 +139,7 @@ export async function startRuntime(
   const mail = config.SMTP_URL
     ? startMailSender({ db, url: config.SMTP_URL, from: config.SMTP_FROM, log, pollMs: config.SVC_MAIL_POLL_MS })
     : null;
+  let parts: PersonalDataPart[] | undefined;
   const deps: AppDeps = {
     config,
     database,
@@ -157,6 +159,7 @@ export async function startRuntime(
     drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors),
     drainReactors: (name) => reactors.drain(name),
     retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
+    personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
   };
   const lockPool = database.kind === 'postgres' ? database.pool : null;
   const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);

@@ -44,3 +44,45 @@ export async function siteEvents(db: Db, siteId: string, q: LogQuery): Promise<L
     order by global_position desc limit ${q.limit}`.execute(db);
   return r.rows;
 }
+
+/** An event of the log as a personal-data export lists it. */
+export interface SubjectEventRow {
+  /** The global position as text (a bigint), the cursor of the next page. */
+  pos: string;
+  event_id: string;
+  type: string;
+  stream_id: string;
+  stream_version: number;
+  data: unknown;
+  metadata: { actor: ActorRef; correlationId: string };
+  created_at: Date;
+}
+
+/** Which of a site's events are about a subject: theirs as actor, or those of a stream of their own. */
+export interface SubjectEventQuery {
+  /** `metadata.actor.id` of the events (the `events_actor` index). */
+  actor?: string;
+  /** Or: every event of this stream whose actor is someone else (`excludeActor`). */
+  stream?: string;
+  excludeActor?: string;
+  /** Only events whose data names no site, or one of these (instance-wide events, for one site's request). */
+  dataSites?: string[];
+  /** Only events after this global position. */
+  after: string | null;
+  limit: number;
+}
+
+/** A page of the site's events about a subject, oldest first (keyset on the global position: flat at any depth). */
+export async function subjectEvents(db: Db, siteId: string, q: SubjectEventQuery): Promise<SubjectEventRow[]> {
+  const r = await sql<SubjectEventRow>`
+    select global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at
+    from events
+    where site_id = ${siteId}
+      ${q.actor !== undefined ? sql`and metadata -> 'actor' ->> 'id' = ${q.actor}` : sql``}
+      ${q.stream !== undefined ? sql`and stream_id = ${q.stream}` : sql``}
+      ${q.excludeActor !== undefined ? sql`and metadata -> 'actor' ->> 'id' is distinct from ${q.excludeActor}` : sql``}
+      ${q.dataSites ? sql`and (data ->> 'siteId' is null or data ->> 'siteId' = any(${q.dataSites}::text[]))` : sql``}
+      ${q.after !== null ? sql`and global_position > ${q.after}::bigint` : sql``}
+    order by global_position limit ${q.limit}`.execute(db);
+  return r.rows;
+}

@@ -1,4 +1,11 @@
 /**
  * The public surface of the event-log read surface: what slices may use.
  */
-export { siteEvents, type LogEntry, type LogQuery } from './event-log.queries.ts';
+export {
+  siteEvents,
+  subjectEvents,
+  type LogEntry,
+  type LogQuery,
+  type SubjectEventQuery,
+  type SubjectEventRow,
+} from './event-log.queries.ts';

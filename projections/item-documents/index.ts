@@ -24,4 +24,5 @@ export {
 } from './item-envelopes.queries.ts';
 export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';
 export { schemaReader, type SchemaReader } from './schema-reader.ts';
+export { itemsCreatedBy, type ItemCursor } from './item-authors.queries.ts';
 export { collectionsWithItems, fieldsWithValues, valuesIn } from './item-presence.queries.ts';

@@ -2,4 +2,12 @@
  * The public surface of the item-revisions read model: what slices and other read models may use.
  */
 export { deltaOf, itemRevisionsProjector } from './item-revisions.projector.ts';
-export { agentRevisionsOfCreator, findRevision, listRevisions, revisionAt } from './item-revisions.queries.ts';
+export {
+  agentRevisionsOfCreator,
+  findRevision,
+  listRevisions,
+  revisionAt,
+  revisionsByActor,
+  type Revision,
+  type RevisionCursor,
+} from './item-revisions.queries.ts';

@@ -101,22 +101,47 @@ export async function revisionAt(
   return { revision: toRevision(r.rows[0]!), first: toRevision(r.rows[1]!) };
 }
 
+/** Where a page of revisions ended: newest first by time, then by revision id. */
+export interface RevisionCursor {
+  at: string;
+  id: string;
+}
+
 /**
- * Revisions made by agents (actor type `agent`) to items the user created: GET /me/automated-decisions. Newest
- * first, a page at a time.
+ * Revisions made by agents (actor type `agent`) to items the user created: GET /me/automated-decisions (a page by
+ * offset) and the personal-data export (keyset pages `after` a cursor). Newest first.
  */
 export async function agentRevisionsOfCreator(
   db: Db,
   site: string,
   userId: string,
-  page: { limit: number; offset: number },
+  page: { limit: number; offset: number } | { limit: number; after: RevisionCursor | null },
 ): Promise<Revision[]> {
+  const after = 'after' in page ? page.after : null;
   const r = await sql<Row>`
     select r.collection, r.item_id, r.version, r.revision_id, r.action, r.data, r.delta, r.actor, r.at
     from item_revisions r
     join item_revisions c on c.site_id = r.site_id and c.collection = r.collection and c.item_id = r.item_id
                          and c.version = 1 and c.actor ->> 'id' = ${userId}
     where r.site_id = ${site} and r.actor ->> 'type' = 'agent'
-    order by r.at desc, r.revision_id limit ${page.limit} offset ${page.offset}`.execute(db);
+      ${after ? sql`and (r.at, r.revision_id) < (${after.at}::timestamptz, ${after.id}::uuid)` : sql``}
+    order by r.at desc, r.revision_id desc
+    limit ${page.limit} ${'offset' in page ? sql`offset ${page.offset}` : sql``}`.execute(db);
+  return r.rows.map(toRevision);
+}
+
+/** A page of the revisions the user made on the site (as actor), in (collection, item, version) order after `after`. */
+export async function revisionsByActor(
+  db: Db,
+  site: string,
+  userId: string,
+  after: { collection: string; itemId: string; version: number } | null,
+  limit: number,
+): Promise<Revision[]> {
+  const r = await sql<Row>`
+    select ${COLUMNS} from item_revisions
+    where site_id = ${site} and actor ->> 'id' = ${userId}
+      ${after ? sql`and (collection, item_id, version) > (${after.collection}, ${after.itemId}, ${after.version})` : sql``}
+    order by collection, item_id, version limit ${limit}`.execute(db);
   return r.rows.map(toRevision);
 }

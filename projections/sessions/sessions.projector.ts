@@ -69,7 +69,11 @@ export const sessionsProjector = defineProjector<SessionEvent | UserErased>({
         return;
       case 'UserErased':
         // The address and the browser were opened from the person's sealed values: they go with the key.
-        await trx.updateTable('sessions').set({ ip: null, user_agent: null }).where('user_id', '=', e.data.userId).execute();
+        await trx
+          .updateTable('sessions')
+          .set({ ip: null, user_agent: null })
+          .where('user_id', '=', e.data.userId)
+          .execute();
         return;
     }
   },

@@ -79,3 +79,42 @@ export async function pruneEndedSessions(db: Db, before: Date): Promise<number> 
   );
   return Number(r.numDeletedRows);
 }
+
+/** One of the user's sessions, live or ended, as a personal-data export lists it (the raw user agent and address). */
+export interface SessionHistoryRow {
+  sessionId: string;
+  amr: string[];
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  lastUsedAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  revokeReason: string | null;
+}
+
+/** A page of all the user's sessions (ended ones too) after the session id `after`, in id order. */
+export async function sessionsOfUser(
+  db: Db,
+  userId: string,
+  after: string | null,
+  limit: number,
+): Promise<SessionHistoryRow[]> {
+  const r = await asSystem(db, (db) =>
+    sql<Row & { revoked_at: Date | null; revoke_reason: string | null }>`
+    select * from sessions where user_id = ${userId} ${after === null ? sql`` : sql`and session_id > ${after}`}
+    order by session_id limit ${limit}`.execute(db),
+  );
+  const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
+  return r.rows.map((s) => ({
+    sessionId: s.session_id,
+    amr: s.amr,
+    userAgent: s.user_agent,
+    ip: s.ip,
+    createdAt: iso(s.created_at)!,
+    lastUsedAt: iso(s.last_used_at)!,
+    expiresAt: iso(s.expires_at)!,
+    revokedAt: iso(s.revoked_at),
+    revokeReason: s.revoke_reason,
+  }));
+}

@@ -9,6 +9,7 @@ import { filesFeature } from './files/index.ts';
 import { issuersFeature } from './issuers/index.ts';
 import { itemsFeature } from './items/index.ts';
 import { pagesFeature } from './pages/index.ts';
+import { privacyFeature } from './privacy/index.ts';
 import { schemaFeature } from './schema/index.ts';
 import { setupFeature } from './setup/index.ts';
 import { sitesFeature } from './sites/index.ts';
@@ -44,6 +45,7 @@ export const features: Feature[] = [
   typegenFeature,
   retentionFeature,
   emailFeature,
+  privacyFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -111,7 +111,11 @@ async function send(caller: Caller, op: Operation, kind: string, rng: ReturnType
   // The routes a browser opens (the unsubscribe page) answer documented HTML pages, the spec's one exception.
   const page = op.html && String(res.headers['content-type']).startsWith('text/html');
   if (c.url.startsWith('/api/v1/') && !page) {
-    const problem = envelopeProblem({ ...res, contentType: String(res.headers['content-type']) });
+    const problem = envelopeProblem({
+      ...res,
+      contentType: String(res.headers['content-type']),
+      disposition: String(res.headers['content-disposition'] ?? ''),
+    });
     if (problem) fail(`outside the envelope: ${problem}`);
   }
   const publicDelivery = op.template.startsWith('/api/v1/deliver/');

@@ -14,6 +14,7 @@ import { tfaRoutes } from './tfa/http/tfa.routes.ts';
 import { usersRoutes } from './users/users.routes.ts';
 import { inviteRoutes } from './users/invite.routes.ts';
 import { impersonateRoutes } from './users/impersonate.routes.ts';
+import { authPersonalData } from './personal-data.ts';
 
 export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
@@ -57,4 +58,5 @@ export const authFeature: Feature = {
       prune: (db, _siteId, before) => pruneEndedSessions(db, before),
     },
   ],
+  personalData: (deps) => authPersonalData(deps),
 };

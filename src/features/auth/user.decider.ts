@@ -139,7 +139,12 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
       case 'UserSignUpAttempted':
         return s;
       case 'UserErased':
-        return { ...s, erased: true, roles: dict<string>(), invitations: dict<{ role: string; invitationId: string }>() };
+        return {
+          ...s,
+          erased: true,
+          roles: dict<string>(),
+          invitations: dict<{ role: string; invitationId: string }>(),
+        };
       case 'UserSiteInvited':
         return {
           ...s,
@@ -160,7 +165,10 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
     }
     if (!s.exists) throw new UserNotFound({ userId: cmd.data.userId });
     // An erased person is gone: nothing about them changes any more (an erasure repeated answers the first).
-    if (s.erased) throw cmd.type === 'EraseUser' ? new AlreadyErased({ userId: cmd.data.userId }) : new UserNotFound({ userId: cmd.data.userId });
+    if (s.erased)
+      throw cmd.type === 'EraseUser'
+        ? new AlreadyErased({ userId: cmd.data.userId })
+        : new UserNotFound({ userId: cmd.data.userId });
     const { userId, now } = cmd.data;
     switch (cmd.type) {
       case 'EraseUser': {

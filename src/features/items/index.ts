@@ -7,6 +7,7 @@ import type { StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
+import { itemsPersonalData } from './personal-data.ts';
 
 /** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
 export { itemPermissions } from './item.permissions.ts';
@@ -33,6 +34,7 @@ export const itemsFeature: Feature = {
   name: 'items',
   projectors: [itemDocumentsProjector, itemRevisionsProjector, itemVersionsProjector],
   routes: itemsRoutes,
+  personalData: (deps) => itemsPersonalData(deps),
 };
 
 /**

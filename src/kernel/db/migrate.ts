@@ -167,6 +167,16 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       await sql`alter table outbox add column headers jsonb`.execute(db);
     },
   },
+  {
+    id: '011_events_actor',
+    up: async (db) => {
+      // A person's events by actor, a page at a time in log order (the personal-data export and subject-access
+      // requests; the audit view's actor filter): without it each page scans the site's whole log.
+      await sql`
+        create index if not exists events_actor
+        on events (site_id, (metadata -> 'actor' ->> 'id'), global_position)`.execute(db);
+    },
+  },
 ];
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */

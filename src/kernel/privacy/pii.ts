@@ -50,3 +50,24 @@ export async function subjectKeyFingerprint(db: Db, subjectId: string): Promise<
   const key = await subjectKey(db, subjectId, false);
   return key ? createHash('sha256').update(key).digest('hex').slice(0, 32) : null;
 }
+
+/**
+ * Opens values sealed for one subject, with one read of their key: the sealed value in clear, or null when it is
+ * not theirs (sealed for someone else), not sealed, or their key is gone. For exports that meet many sealed values.
+ */
+export async function subjectOpener(db: Db, subjectId: string): Promise<(value: string) => string | null> {
+  const key = await subjectKey(db, subjectId, false);
+  return (value) => {
+    if (!key || !value.startsWith(PREFIX)) return null;
+    const raw = Buffer.from(value.slice(PREFIX.length), 'base64');
+    if (raw.length < 28) return null;
+    try {
+      const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+      d.setAuthTag(raw.subarray(raw.length - 16));
+      return Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8');
+    } catch {
+      // Another subject's key sealed it: the tag does not verify under this one.
+      return null;
+    }
+  };
+}

@@ -29,9 +29,18 @@ export function prototypeChanges(): string[] {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Why an answer under /api/v1 is not the spec's envelope, or null when it is. */
-export function envelopeProblem(res: { statusCode: number; body: string; contentType: string }): string | null {
+/**
+ * Why an answer under /api/v1 is not the spec's envelope, or null when it is. A successful download (sent as an
+ * attachment: a file, a personal-data export) is the spec's exception.
+ */
+export function envelopeProblem(res: {
+  statusCode: number;
+  body: string;
+  contentType: string;
+  disposition?: string;
+}): string | null {
   if (res.statusCode === 0) return 'no HTTP answer';
+  if (res.statusCode < 300 && res.disposition?.startsWith('attachment')) return null;
   if ((res.statusCode === 204 || res.statusCode === 304) && res.body === '') return null;
   let body: unknown;
   try {
