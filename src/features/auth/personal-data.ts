@@ -38,6 +38,7 @@ export function authPersonalData(deps: Pick<AppDeps, 'db'>): PersonalDataPart[] 
             lastName: u.lastName,
             status: u.status,
             instanceAdmin: u.instanceAdmin,
+            preferences: u.preferences,
           },
         );
       },

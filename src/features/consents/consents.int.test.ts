@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { queueMarketingMail } from '../email/index.ts';
 import { WEBHOOK_DISPATCHER } from '../webhooks/index.ts';
 
 let t: TestApp;
@@ -198,5 +199,28 @@ describe('restriction of processing', () => {
     const later = await ok('POST', '/api/v1/items/notes', ada, { title: 'after the restriction' });
     await t.deps.drainReactors(WEBHOOK_DISPATCHER);
     expect((await deliveries()).map((d) => d.payload.data.id).sort()).toEqual([bobs.data.id, later.data.id].sort());
+  });
+  it('sends a restricted person no marketing mail, and sends again once lifted', async () => {
+    const mail = { siteId: 'main', to: 'bob@consent.test', subject: 'News', body: 'Hello' };
+    await ok('PUT', '/api/v1/me/restriction', bob, { restricted: true, reason: 'objection' });
+    expect(await queueMarketingMail(t.deps, mail)).toEqual({ queued: false, reason: 'restricted' });
+    // Restricted on this site only: another site's marketing is not held back by it.
+    expect(await queueMarketingMail(t.deps, { ...mail, siteId: 'other' })).toEqual({ queued: true });
+    await ok('PUT', '/api/v1/me/restriction', bob, { restricted: false });
+    expect(await queueMarketingMail(t.deps, mail)).toEqual({ queued: true });
+  });
+
+  it("puts the person's consents with their history and their restriction in their data export", async () => {
+    const res = await call('GET', '/api/v1/me/data-export', ada);
+    expect(res.statusCode).toBe(200);
+    const doc = JSON.parse(res.body);
+    const marketing = doc.parts.consents.find(
+      (c: { site: string; consentType: string }) => c.site === 'main' && c.consentType === 'marketing',
+    );
+    expect(marketing.current).toMatchObject({ granted: false, source: 'settings' });
+    expect(marketing.history.map((h: { event: string }) => h.event)).toEqual(['consent_granted', 'consent_withdrawn']);
+    expect(doc.parts.restriction).toEqual(
+      expect.arrayContaining([expect.objectContaining({ site: 'main', restricted: false })]),
+    );
   });
 });

@@ -10,6 +10,7 @@ import { findUserByEmail, findUserById, type UserRow } from '../../../projection
 import { liveSessions } from '../../../projections/sessions/index.ts';
 import { listApiKeys, revokeApiKey } from '../api-keys/index.ts';
 import { revokeAllSessions, userDecider, userStream } from '../auth/index.ts';
+import { shredSuppressedAddress } from '../email/index.ts';
 import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
 import { ErasureNotFound, SubjectElsewhere, SubjectNotFound } from './erasure.errors.ts';
 
@@ -74,6 +75,13 @@ export async function eraseSubject(
     }
   }
   const mailOutbox = user.email ? await scrubOutbox(deps.db, user.email) : 0;
+  // A suppression of their address stays (as its keyed hash, so no mail reaches them), no longer readable.
+  const shreddedSuppressions: string[] = [];
+  if (user.email)
+    for (const siteId of Object.keys(user.roles)) {
+      await shredSuppressedAddress(deps, siteId, user.email);
+      shreddedSuppressions.push(`suppression:${siteId}`);
+    }
   const keyFingerprint = await subjectKeyFingerprint(deps.db, user.userId);
   await shred(deps.db, user.userId);
   await handleCommand(
@@ -93,7 +101,7 @@ export async function eraseSubject(
     revoked: { sessions, apiKeys },
     // `UserErased` scrubs these in the append's transaction (users, memberships, sessions' address and browser).
     scrubbed: { readModels: ['users', 'user_sites', 'sessions'], mailOutbox },
-    shredded: [`subject:${user.userId}`],
+    shredded: [`subject:${user.userId}`, ...shreddedSuppressions],
     at: at(),
   };
   await deps.store.append(

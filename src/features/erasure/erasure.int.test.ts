@@ -73,7 +73,7 @@ describe('erasure by crypto-shredding', () => {
       subjectId: me.id,
       reason: 'GDPR Art. 17 request',
       completed: true,
-      shredded: [`subject:${me.id}`],
+      shredded: [`subject:${me.id}`, 'suppression:main'],
       scrubbed: { readModels: ['users', 'user_sites', 'sessions'] },
     });
     expect(proof.keyFingerprint).toMatch(/^[0-9a-f]{32}$/);

@@ -132,6 +132,7 @@ describe('GET /api/v1/me/data-export', () => {
       lastName: 'Liddell',
       status: 'active',
       instanceAdmin: false,
+      preferences: expect.any(Object),
     });
     expect(doc.parts.memberships).toEqual([
       { site: 'main', role: 'editor' },

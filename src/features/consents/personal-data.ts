@@ -1,0 +1,28 @@
+import type { AppDeps } from '../../deps.ts';
+import type { PersonalDataPart } from '../../kernel/privacy/personal-data.ts';
+import { consentAt, consentHistory, restrictionOf } from './consent.commands.ts';
+import { CONSENT_TYPES } from './consent.events.ts';
+
+/** The person's consents with their history, and their restriction of processing, per site of the export. */
+export function consentsPersonalData(deps: Pick<AppDeps, 'store'>): PersonalDataPart[] {
+  return [
+    {
+      name: 'consents',
+      async write(subject, out) {
+        for (const site of subject.siteIds)
+          for (const type of CONSENT_TYPES) {
+            const current = await consentAt(deps, site, subject.userId, type);
+            const history = await consentHistory(deps, site, subject.userId, type);
+            if (current || history.length) await out.item({ site, consentType: type, current, history });
+          }
+      },
+    },
+    {
+      name: 'restriction',
+      async write(subject, out) {
+        for (const site of subject.siteIds)
+          await out.item({ site, ...(await restrictionOf(deps, site, subject.userId)) });
+      },
+    },
+  ];
+}
