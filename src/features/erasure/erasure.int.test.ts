@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
@@ -149,5 +150,59 @@ describe('erasure by crypto-shredding', () => {
     expect(
       (await call('GET', `/api/v1/admin/erasure/${byEmail.erasureId}`, secondAdmin, undefined, 'second')).statusCode,
     ).toBe(404);
+  });
+  it('rebuilds to what it was live: read models after an erasure equal their rebuild from the log', async () => {
+    const snapshot = async () => {
+      const db = t.deps.database.owner;
+      const users = await sql`select user_id, email, first_name, last_name, password_hash, token_version, preferences
+        from users order by user_id`.execute(db);
+      const sites = await sql`select site_id, user_id, role from user_sites order by site_id, user_id`.execute(db);
+      const sessions = await sql`select session_id, user_id, ip, user_agent, revoked_at is not null as revoked
+        from sessions order by session_id`.execute(db);
+      return JSON.stringify([users.rows, sites.rows, sessions.rows]);
+    };
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ logins: fc.nat(2), erase: fc.boolean(), byEmail: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        async (people) => {
+          run++;
+          for (const [i, p] of people.entries()) {
+            const email = `p${run}-${i}@rebuild.test`;
+            const token = await createUser(t, email, PASSWORD, { main: 'viewer' });
+            const id = (await ok('GET', '/api/v1/auth/me', token)).id;
+            for (let n = 0; n < p.logins; n++)
+              await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password: PASSWORD } });
+            if (p.erase)
+              await ok(
+                'POST',
+                '/api/v1/admin/erasure',
+                admin,
+                p.byEmail ? { email, reason: 'r' } : { userId: id, reason: 'r' },
+              );
+          }
+          const live = await snapshot();
+          for (const name of ['users', 'sessions']) await t.deps.engine.rebuild(name);
+          expect(await snapshot()).toBe(live);
+        },
+      ),
+      { numRuns: 6 },
+    );
+  });
+
+  it('finishes an erasure cut short after the key was destroyed, when asked again', async () => {
+    const email = 'cut.short@erasure.test';
+    const token = await createUser(t, email, PASSWORD, { main: 'viewer' });
+    const id = (await ok('GET', '/api/v1/auth/me', token)).id;
+    // As if the process died right after destroying the key: nothing else happened.
+    const { shred } = await import('../../kernel/privacy/pii.ts');
+    await shred(t.deps.db, id);
+    const done = await ok('POST', '/api/v1/admin/erasure', admin, { userId: id, reason: 'again' });
+    expect(done).toMatchObject({ completed: true, keyFingerprint: null });
+    expect(await traces([email, 'cut.short'])).toEqual([]);
+    expect((await call('GET', '/api/v1/auth/me', token)).statusCode).toBe(401);
   });
 });
