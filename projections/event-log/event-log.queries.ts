@@ -29,10 +29,13 @@ export interface LogQuery {
   limit: number;
 }
 
+/** The columns an event is listed with: its global position as text (a bigint: the cursor of the next page). */
+const EVENT_COLUMNS = sql`global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at`;
+
 /** Up to `limit` of the site's events matching the query, newest first. */
 export async function siteEvents(db: Db, siteId: string, q: LogQuery): Promise<LogEntry[]> {
   const r = await sql<LogEntry>`
-    select global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at
+    select ${EVENT_COLUMNS}
     from events
     where site_id = ${siteId}
       ${q.type ? sql`and type = ${q.type}` : sql``}
@@ -75,7 +78,7 @@ export interface SubjectEventQuery {
 /** A page of the site's events about a subject, oldest first (keyset on the global position: flat at any depth). */
 export async function subjectEvents(db: Db, siteId: string, q: SubjectEventQuery): Promise<SubjectEventRow[]> {
   const r = await sql<SubjectEventRow>`
-    select global_position::text as pos, event_id, type, stream_id, stream_version, data, metadata, created_at
+    select ${EVENT_COLUMNS}
     from events
     where site_id = ${siteId}
       ${q.actor !== undefined ? sql`and metadata -> 'actor' ->> 'id' = ${q.actor}` : sql``}

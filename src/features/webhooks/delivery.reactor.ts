@@ -81,7 +81,12 @@ export function webhookDispatcher(deps: AppDeps): Reactor {
     handles: SOURCE_EVENT_TYPES,
     // The stream, not the read model (in the subscription mode the read model may lag behind the event), folded up
     // to the event's time: a reactor that runs late must not match the past against webhooks made since.
-    load: async (e) => ({ webhooks: await webhooksAt(deps, e), restricted: await touchesRestricted(deps, e) }),
+    load: async (e) => {
+      const webhooks = await webhooksAt(deps, e);
+      // The restriction is asked only of an event some webhook takes (most item events go nowhere).
+      const wanted = deliveriesFor(e, webhooks, e.data.at).length > 0;
+      return { webhooks, restricted: wanted && (await touchesRestricted(deps, e)) };
+    },
     react: (e, s) => (s.restricted ? [] : deliveriesFor(e, s.webhooks, e.data.at)),
     send: async (cmd, e) => {
       const events = deliveryDecider.decide(cmd, deliveryDecider.initialState());
