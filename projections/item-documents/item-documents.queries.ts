@@ -81,6 +81,7 @@ function searchCondition(term: string, scope: Scope): RawBuilder<unknown> {
     (f) =>
       ['string', 'text', 'csv', 'enum'].includes(f.type) &&
       !f.encrypted &&
+      !f.personal &&
       (scope.guard?.visible(scope.collection, f.field) ?? true),
   );
   if (!fields.length) return sql`false`;

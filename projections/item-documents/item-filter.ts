@@ -87,8 +87,9 @@ function resolve(key: string, scope: Scope, path: string[], root: string): Resol
   if (!type) throw bad(`unknown field ${head}`, path, root);
   if (scope.guard && !scope.guard.visible(scope.collection, head))
     throw new FieldNotReadable({ collection: scope.collection, field: head, path: [root, ...path] });
-  if (fieldDef(scope.schema, scope.collection, head)?.encrypted)
-    throw bad(`${head} is encrypted: it cannot be filtered or sorted`, path, root);
+  const def = fieldDef(scope.schema, scope.collection, head);
+  if (def?.encrypted) throw bad(`${head} is encrypted: it cannot be filtered or sorted`, path, root);
+  if (def?.personal) throw bad(`${head} is personal data: it cannot be filtered or sorted`, path, root);
   const relation = relationOn(scope.schema, scope.collection, head);
   if (relation && rest.length > 0) return { kind: 'relation', relation, rest };
   if (rest.length > 0 && type !== 'json') throw bad(`${head} is not a JSON field or a relation`, path, root);

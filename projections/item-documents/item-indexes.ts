@@ -61,7 +61,7 @@ export async function applyIndexEvent(trx: Transaction<DB>, site: string, e: Sch
       const c = e.data.collection;
       await sql`insert into ${table} (site_id, collection, field, type) values (${site}, ${c}, ${f.field}, ${f.type})
                 on conflict (site_id, collection, field) do update set type = excluded.type`.execute(trx);
-      if (INDEXED_TYPES.includes(f.type) && !f.encrypted) {
+      if (INDEXED_TYPES.includes(f.type) && !f.encrypted && !f.personal) {
         const name = indexName(t, 'x', site, c, f.field);
         const at = { table: t('item_documents'), name, site, collection: c, field: f.field };
         await itemIndexDdl(trx, 'index', { ...at, kind: valueKind(f.type) });

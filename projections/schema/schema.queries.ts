@@ -48,11 +48,11 @@ export async function listFields(
   db: Db,
   siteId: string,
   collection: string,
-): Promise<(FieldDef & { collection: string })[]> {
+): Promise<(FieldDef & { collection: string; personal: boolean })[]> {
   const r = await sql<{ definition: FieldDef }>`
     select definition from schema_fields where site_id = ${siteId} and collection = ${collection}
     order by (definition->>'sort')::int nulls last, position`.execute(db);
-  return r.rows.map((x) => ({ collection, ...x.definition }));
+  return r.rows.map((x) => fieldRecord(collection, x.definition));
 }
 
 export async function findField(db: Db, siteId: string, collection: string, field: string) {
@@ -60,8 +60,11 @@ export async function findField(db: Db, siteId: string, collection: string, fiel
     select definition from schema_fields where site_id = ${siteId} and collection = ${collection} and field = ${field}`.execute(
     db,
   );
-  return r.rows[0] ? { collection, ...r.rows[0].definition } : null;
+  return r.rows[0] ? fieldRecord(collection, r.rows[0].definition) : null;
 }
+
+/** A field as the API shows it: `personal` is stored only where it is true. */
+const fieldRecord = (collection: string, def: FieldDef) => ({ collection, ...def, personal: def.personal === true });
 
 /** The spec's relation record: many side holds the reference, one side is referenced. */
 export function toRelationRecord(stored: RelationDef): RelationRecord {

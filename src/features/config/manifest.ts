@@ -101,6 +101,7 @@ export function collectionToManifest(def: CollectionDef): ManifestCollection {
     sort_field: def.sort_field,
     primaryKeyType: def.primaryKeyType,
     workflow: def.workflow ?? null,
+    subject: def.subject ?? null,
   };
 }
 
@@ -116,6 +117,7 @@ export function collectionFromManifest(c: ManifestCollection): CollectionDef {
     sort_field: c.sort_field ?? null,
     primaryKeyType: c.primaryKeyType,
     workflow: c.workflow ?? null,
+    subject: c.subject ?? null,
   };
 }
 
@@ -135,6 +137,8 @@ export const fieldToManifest = (collection: string, f: FieldDef) => ({
   unique: f.unique,
   sort: f.sort,
   default: f.default,
+  personal: f.personal === true,
+  erasedValue: f.erasedValue ?? null,
 });
 
 /** The manifest form of a relation: identified by its carrying field, not by a site's id. */

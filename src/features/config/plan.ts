@@ -89,7 +89,7 @@ const same = (a: unknown, b: unknown) =>
   a === b ||
   (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && canonical(a) === canonical(b));
 
-const COLLECTION_ATTRS = ['displayName', 'icon', 'note', 'status_field', 'sort_field', 'workflow'] as const;
+const COLLECTION_ATTRS = ['displayName', 'icon', 'note', 'status_field', 'sort_field', 'workflow', 'subject'] as const;
 const FIELD_ATTRS = [
   'choices',
   'interface',
@@ -101,6 +101,7 @@ const FIELD_ATTRS = [
   'unique',
   'sort',
   'default',
+  'erasedValue',
 ] as const;
 
 function changedAttrs<T extends object>(attrs: readonly (keyof T)[], now: T, want: T): (keyof T)[] {
@@ -199,14 +200,23 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
   const steps = {
     createCollections: [] as PlanStep[],
     createFields: [] as PlanStep[],
+    // A personal field needs its collection's subject, which may name a field created just before.
+    setSubjects: [] as PlanStep[],
+    createPersonalFields: [] as PlanStep[],
     updateFields: [] as PlanStep[],
     updateCollections: [] as PlanStep[],
     deleteRelations: [] as PlanStep[],
     createRelations: [] as PlanStep[],
     updateRelations: [] as PlanStep[],
     deleteFields: [] as PlanStep[],
+    // A subject goes once no field is personal any more.
+    clearSubjects: [] as PlanStep[],
     deleteCollections: [] as PlanStep[],
   };
+  const subjectStep = (name: string, subject: CollectionDef['subject']): PlanStep => ({
+    type: 'UpdateCollection',
+    data: { name, changes: { subject: subject ?? null } },
+  });
   const op = (o: Operation) => {
     operations.push(o);
     counts[o.resource][o.action]++;
@@ -377,14 +387,18 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
       if (deleted.has(mc.name)) return;
       op({ resource: 'collections', action: 'create', key: mc.name, risk: 'low' });
       // A workflow on a field the collection does not have yet is set once its fields exist.
-      const { workflow, ...rest } = want;
+      const { workflow, subject, ...rest } = want;
       const later = workflow && workflow.field !== 'status';
+      const subjectLater = subject?.from === 'field' && subject.field !== 'user_created';
       steps.createCollections.push({
         type: 'CreateCollection',
-        data: { collection: later ? { ...rest, workflow: null } : want },
+        data: {
+          collection: { ...rest, workflow: later ? null : workflow, subject: subjectLater ? null : (subject ?? null) },
+        },
       });
       if (later)
         steps.updateCollections.push({ type: 'UpdateCollection', data: { name: mc.name, changes: { workflow } } });
+      if (subjectLater) steps.setSubjects.push(subjectStep(mc.name, subject));
       return;
     }
     for (const fixed of ['singleton', 'primaryKeyType'] as const)
@@ -398,8 +412,11 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
       return;
     }
     op({ resource: 'collections', action: 'update', key: mc.name, risk: 'low', changes: changes.map(String) });
-    const patch = Object.fromEntries(changes.map((a) => [a, want[a] ?? null]));
-    steps.updateCollections.push({ type: 'UpdateCollection', data: { name: mc.name, changes: patch } });
+    const patch = Object.fromEntries(changes.filter((a) => a !== 'subject').map((a) => [a, want[a] ?? null]));
+    if (Object.keys(patch).length)
+      steps.updateCollections.push({ type: 'UpdateCollection', data: { name: mc.name, changes: patch } });
+    if (changes.includes('subject'))
+      (want.subject ? steps.setSubjects : steps.clearSubjects).push(subjectStep(mc.name, want.subject));
   });
   const dropCollections = new Set<string>();
   if (manifest.collections)
@@ -427,12 +444,25 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
       const cur = haveFields.get(name);
       if (!cur) {
         op({ resource: 'fields', action: 'create', key, risk: 'low' });
-        steps.createFields.push({ type: 'CreateField', data: { collection, field: want } });
+        (want.personal ? steps.createPersonalFields : steps.createFields).push({
+          type: 'CreateField',
+          data: { collection, field: want },
+        });
         continue;
       }
       if (cur.encrypted !== want.encrypted) {
         errors.push(
           problem('VALIDATION_FAILED', 'the encryption of an existing field cannot change', ['fields', i, 'encrypted']),
+        );
+        continue;
+      }
+      if ((cur.personal === true) !== (want.personal === true)) {
+        errors.push(
+          problem('VALIDATION_FAILED', 'whether an existing field is personal cannot change', [
+            'fields',
+            i,
+            'personal',
+          ]),
         );
         continue;
       }
@@ -637,11 +667,14 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
       ...steps.createCollections,
       ...steps.deleteRelations,
       ...steps.createFields,
+      ...steps.setSubjects,
+      ...steps.createPersonalFields,
       ...steps.updateFields,
       ...steps.updateCollections,
       ...steps.createRelations,
       ...steps.updateRelations,
       ...steps.deleteFields,
+      ...steps.clearSubjects,
       ...steps.deleteCollections,
     ],
     webhooks,

@@ -19,3 +19,17 @@ export const ErasureNotFound = defineError<{ id: string }>(
   () => 'no such erasure on this site',
   () => ({ path: ['params', 'id'] }),
 );
+/** The item does not exist on this site, or its collection's items are not their own subjects. */
+export const ItemSubjectNotFound = defineError(
+  'RECORD_NOT_FOUND',
+  'not_found',
+  () => 'no such item whose collection makes each item its own subject',
+  () => ({ path: ['body', 'item'] }),
+);
+/** No key was ever made for the subject, or it was destroyed by an earlier erasure. */
+export const NothingSealed = defineError(
+  'CONFLICT',
+  'conflict',
+  () => 'no personal data is sealed for this subject: none was given, or it was erased already',
+  () => ({ path: ['body', 'item'] }),
+);

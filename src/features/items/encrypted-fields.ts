@@ -1,5 +1,6 @@
 import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
+import { personalSubject } from '../../kernel/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
 import { relationIndex, type SiteSchema } from '../../../projections/item-documents/index.ts';
@@ -55,10 +56,13 @@ const isRecord = (v: unknown): v is Rec & { id: unknown } =>
 
 /** Whether the caller may see one encrypted value in clear: the record's collection, its id and the field. */
 export type MayDecrypt = (collection: string, id: string, field: string) => boolean;
+/** What one sealed personal value reads as (see personal-fields.ts): in clear, or its erased value. */
+export type OpenPersonal = (collection: string, id: string, field: string, sealed: string) => unknown;
 
 /**
  * Decrypts the encrypted values of records (and of the related records expanded into them) where the caller may,
  * value by value, and masks them as '***' everywhere else; a value whose key is no longer configured reads as '***' too.
+ * Sealed personal values go through `personal`.
  */
 export function revealRecords<T>(
   ring: Keyring,
@@ -67,17 +71,22 @@ export function revealRecords<T>(
   collection: string,
   value: T,
   mayDecrypt: MayDecrypt,
+  personal?: OpenPersonal,
 ): T {
-  if (Array.isArray(value)) return value.map((v) => revealRecords(ring, site, schema, collection, v, mayDecrypt)) as T;
+  if (Array.isArray(value))
+    return value.map((v) => revealRecords(ring, site, schema, collection, v, mayDecrypt, personal)) as T;
   if (!isRecord(value)) return value;
   // Only the keys that can hold an envelope or a related record are looked at; a record none of them changes is
   // answered as it is (most collections have neither, and a list of them is not copied).
   let out: Rec | null = null;
-  for (const { key, encrypted, relation: r } of keysToReveal(schema, collection)) {
+  for (const { key, encrypted, personal: isPersonal, relation: r } of keysToReveal(schema, collection)) {
     if (!Object.hasOwn(value, key)) continue;
     const v = value[key];
     let next: unknown = v;
-    if (encrypted && typeof v === 'string' && envelopeKeyId(v)) {
+    if (isPersonal) {
+      if (!personal || typeof v !== 'string' || !personalSubject(v)) continue;
+      next = personal(collection, String(value.id), key, v);
+    } else if (encrypted && typeof v === 'string' && envelopeKeyId(v)) {
       const plain = mayDecrypt(collection, String(value.id), key)
         ? openValue(ring, v, placeOf(site, collection, String(value.id), key))
         : null;
@@ -87,12 +96,12 @@ export function revealRecords<T>(
     } else if (r.kind === 'm2a' && Array.isArray(v)) {
       const entries = v.map((e: { collection?: unknown; item?: unknown }) => {
         if (!e || typeof e.collection !== 'string' || !isRecord(e.item)) return e;
-        const item = revealRecords(ring, site, schema, e.collection, e.item, mayDecrypt);
+        const item = revealRecords(ring, site, schema, e.collection, e.item, mayDecrypt, personal);
         return item === e.item ? e : { ...e, item };
       });
       if (entries.some((e, i) => e !== v[i])) next = entries;
     } else if (r.target) {
-      next = revealRecords(ring, site, schema, r.target, v, mayDecrypt);
+      next = revealRecords(ring, site, schema, r.target, v, mayDecrypt, personal);
     }
     if (next === v) continue;
     out ??= { ...value };
@@ -104,24 +113,26 @@ export function revealRecords<T>(
 interface RevealKey {
   key: string;
   encrypted: boolean;
+  personal: boolean;
   relation: RelationRecord | undefined;
 }
 
 const revealKeys = new WeakMap<SiteSchema, Map<string, RevealKey[]>>();
 
-/** The fields of a collection that are encrypted or lead to related records. */
+/** The fields of a collection that are encrypted, personal or lead to related records. */
 function keysToReveal(schema: SiteSchema, collection: string): RevealKey[] {
   let byCollection = revealKeys.get(schema);
   if (!byCollection) revealKeys.set(schema, (byCollection = new Map()));
   let keys = byCollection.get(collection);
   if (!keys) {
     const relations = relationIndex(schema).get(collection) ?? new Map<string, RelationRecord>();
-    const encrypted = [...(schema.fields.get(collection)?.values() ?? [])]
-      .filter((f) => f.encrypted)
-      .map((f) => f.field);
-    keys = [...new Set([...encrypted, ...relations.keys()])].map((key) => ({
+    const fields = [...(schema.fields.get(collection)?.values() ?? [])];
+    const encrypted = fields.filter((f) => f.encrypted).map((f) => f.field);
+    const personal = fields.filter((f) => f.personal).map((f) => f.field);
+    keys = [...new Set([...encrypted, ...personal, ...relations.keys()])].map((key) => ({
       key,
       encrypted: encrypted.includes(key),
+      personal: personal.includes(key),
       relation: relations.get(key),
     }));
     byCollection.set(collection, keys);

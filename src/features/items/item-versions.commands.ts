@@ -5,6 +5,7 @@ import { itemVersionsDecider, itemVersionsStream, type ItemVersionCommand } from
 import { InvalidValues } from './item.errors.ts';
 import type { ItemValues } from './item.events.ts';
 import { sealValues } from './item.present.ts';
+import { sealPersonalValues } from './personal-fields.ts';
 import type { CollectionSchema } from './item.reads.ts';
 import { valueProblems } from './item.values.ts';
 
@@ -31,15 +32,22 @@ export function createVersion(
 }
 
 /** Renames a named version and/or changes its values (validated, encrypted fields sealed); main is untouched. */
-export function updateVersion(
-  deps: Pick<AppDeps, 'store' | 'config'>,
+export async function updateVersion(
+  deps: Pick<AppDeps, 'store' | 'config' | 'db'>,
   ctx: CommandContext,
   input: Version & { name?: string; changes?: ItemValues },
 ) {
   const { schema: s, id, name, changes } = input;
   const problems = valueProblems(s.fields, changes ?? {}, 'partial').map((p) => ({ ...p, path: ['data', ...p.path] }));
   if (problems.length) throw new InvalidValues(problems);
-  const sealed = changes ? sealValues(deps, ctx.siteId, s, id, changes, ['data']) : undefined;
+  const personal = changes
+    ? (
+        await sealPersonalValues(deps, ctx.siteId, ctx.actor, s, [
+          { id, values: changes, creating: false, path: ['data'] },
+        ])
+      )[0]!
+    : undefined;
+  const sealed = personal ? sealValues(deps, ctx.siteId, s, id, personal, ['data']) : undefined;
   return send(deps, ctx, input, (at) => ({ type: 'UpdateVersion', data: { ...at, name, changes: sealed } }));
 }
 

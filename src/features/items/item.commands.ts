@@ -10,10 +10,11 @@ import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts
 import { IntegerIdRequired, InvalidItemId, InvalidNewItems } from './item.errors.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
 import { sealValues, withNullFields } from './item.present.ts';
+import { sealPersonalValues } from './personal-fields.ts';
 import { fieldsOf, type CollectionSchema } from './item.reads.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 
-type Deps = Pick<AppDeps, 'store' | 'config'>;
+type Deps = Pick<AppDeps, 'store' | 'config' | 'db'>;
 type One = { schema: CollectionSchema; id: string };
 
 /** What every item command carries besides its own data: the decider reads nothing else. */
@@ -103,17 +104,24 @@ export async function createItems(
     })),
   );
   if (problems.length) throw new InvalidNewItems(problems);
+  const personal = await sealPersonalValues(
+    deps,
+    ctx.siteId,
+    ctx.actor,
+    s,
+    items.map((p) => ({ id: p.id, values: p.values, creating: true, path: at(p) })),
+  );
   const written = await sendItemCommands(
     deps,
     ctx,
     s.schema,
-    items.map((p) => ({
+    items.map((p, i) => ({
       collection: s.collection.name,
       id: p.id,
       fresh: p.generated,
       make: (data) => ({
         type: 'CreateItem',
-        data: { ...data, values: sealValues(deps, ctx.siteId, s, p.id, p.values, at(p)) },
+        data: { ...data, values: sealValues(deps, ctx.siteId, s, p.id, personal[i]!, at(p)) },
       }),
     })),
   );
@@ -125,21 +133,29 @@ export async function createItems(
   return { records, revisionIds: written.map((w) => w.events.at(-1)?.eventId ?? null) };
 }
 
+/** The values of one existing item with its personal values sealed (see personal-fields.ts). */
+const personal = async (deps: Deps, ctx: CommandContext, input: One, values: ItemValues) =>
+  (
+    await sealPersonalValues(deps, ctx.siteId, ctx.actor, input.schema, [
+      { id: input.id, values, creating: false, path: [] },
+    ])
+  )[0]!;
+
 /** Sets the given fields of an item (PATCH). */
-export function updateItem(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
-  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, input.changes);
+export async function updateItem(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpdateItem', data: { ...data, changes } }));
 }
 
 /** Replaces all values of an item (PUT). */
-export function replaceItem(deps: Deps, ctx: CommandContext, input: One & { values: ItemValues }) {
-  const values = sealValues(deps, ctx.siteId, input.schema, input.id, input.values);
+export async function replaceItem(deps: Deps, ctx: CommandContext, input: One & { values: ItemValues }) {
+  const values = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.values));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'ReplaceItem', data: { ...data, values } }));
 }
 
 /** Writes a singleton's one record: created on the first write, updated after. */
-export function upsertSingleton(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
-  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, input.changes);
+export async function upsertSingleton(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+  const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpsertItem', data: { ...data, changes } }));
 }
 

@@ -2,7 +2,9 @@ import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { siteOf } from '../../kernel/http/access.ts';
 import { relationOn } from '../../../projections/item-documents/index.ts';
-import { revealRecords, sealItemValues } from './encrypted-fields.ts';
+import { personalSubject, openPersonal, subjectKeys } from '../../kernel/privacy/pii.ts';
+import { placeOf, revealRecords, sealItemValues } from './encrypted-fields.ts';
+import { erasedValueOf } from './personal-fields.ts';
 import type { ItemValues } from './item.events.ts';
 import type { ItemState } from './item.decider.ts';
 import { itemPermissions, readGuard } from './item.permissions.ts';
@@ -20,7 +22,8 @@ export const sealValues = (
 
 /**
  * Records as the caller may see them: fields it may not read dropped, each encrypted value decrypted where the
- * caller may (see `decryptable`), '***' everywhere else. A first pass only notes which rows hold encrypted values.
+ * caller may (see `decryptable`), '***' everywhere else, each personal value opened with its subject's key. A first
+ * pass only notes which rows hold encrypted values and whose keys the personal values need.
  */
 export async function present<T>(
   deps: Pick<AppDeps, 'config' | 'db' | 'authorizer'>,
@@ -33,12 +36,27 @@ export async function present<T>(
   const name = s.collection.name;
   const site = siteOf(caller);
   const wanted = new Map<string, Set<string>>();
-  revealRecords(keyring, site, s.schema, name, records, (collection, id) => {
-    wanted.set(collection, (wanted.get(collection) ?? new Set()).add(id));
-    return false;
-  });
+  const subjects = new Set<string>();
+  revealRecords(
+    keyring,
+    site,
+    s.schema,
+    name,
+    records,
+    (collection, id) => {
+      wanted.set(collection, (wanted.get(collection) ?? new Set()).add(id));
+      return false;
+    },
+    (_c, _id, _f, sealed) => subjects.add(personalSubject(sealed)!),
+  );
   const decrypt = wanted.size ? await permissions.decryptable(caller, s.schema, wanted) : () => false;
-  const revealed = revealRecords(keyring, site, s.schema, name, records, decrypt);
+  const keys = subjects.size ? await subjectKeys(deps.db, [...subjects], false) : null;
+  // A personal value opens with its subject's key; once the subject is erased it reads as the field's erased value.
+  const open = (collection: string, id: string, field: string, sealed: string) => {
+    const value = openPersonal(keys?.get(personalSubject(sealed)!), sealed, placeOf(site, collection, id, field));
+    return value === undefined ? erasedValueOf(s.schema, collection, field) : value;
+  };
+  const revealed = revealRecords(keyring, site, s.schema, name, records, decrypt, open);
   const guard = readGuard(await permissions.rights(caller));
   if (!guard) return revealed;
   const hide = (r: Record<string, unknown>) =>

@@ -1,5 +1,6 @@
 import { own } from '../../kernel/safe/keys.ts';
 import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
+import { personalSubject } from '../../kernel/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import type { FieldDef } from '../schema/index.ts';
 
@@ -27,6 +28,8 @@ function realDay(ymd: string): boolean {
 export function typeProblem(f: FieldDef, v: unknown): string | null {
   // An encrypted field holds the envelope its plaintext was sealed into, after that plaintext was checked.
   if (f.encrypted && envelopeKeyId(v)) return null;
+  // So does a personal field, with its value sealed for the item's subject.
+  if (f.personal && personalSubject(v)) return null;
   switch (f.type) {
     case 'string':
       // Short by contract: strings are indexed for filters and sorts (use text for long values).

@@ -35,11 +35,18 @@ function wanted(refs: ItemRef[]): Map<string, Set<string> | null> {
   return out;
 }
 
+/**
+ * Encrypted and personal values are never delivered: public answers are cached (here and by CDNs) beyond the reach
+ * of an erasure, and the delivery API has no caller to check decryption rights against.
+ */
+const sealed = (f: { encrypted: boolean; personal?: boolean } | undefined) =>
+  !!f && (f.encrypted || f.personal === true);
+
 function present(record: ItemRecord, schema: SiteSchema, site: string, collection: string, fields: Set<string> | null) {
   const defs = schema.fields.get(collection);
   return Object.fromEntries(
     Object.entries(record)
-      .filter(([k]) => k === 'id' || (!defs?.get(k)?.encrypted && (fields === null || fields.has(k))))
+      .filter(([k]) => k === 'id' || (!sealed(defs?.get(k)) && (fields === null || fields.has(k))))
       .map(([k, v]) => [k, fileReference(schema, site, collection, k, v) ?? v]),
   );
 }

@@ -8,7 +8,8 @@ export { FILES_COLLECTION, isSystemCollection } from './system-collections.types
 export { CollectionNotFound } from './schema.errors.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };
 export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
-export type { CollectionDef, RelationDef } from './schema.types.ts';
+export type { CollectionDef, RelationDef, SubjectDef } from './schema.types.ts';
+export { itemSubjectId } from './schema.types.ts';
 export {
   CARRIER_TYPES,
   convertible,

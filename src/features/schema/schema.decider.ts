@@ -8,6 +8,7 @@ import {
   FieldCarriesRelation,
   FieldExists,
   FieldNotFound,
+  PersonalDataRule,
   RelationKeyRequired,
   RelationNotFound,
   RelationOnFieldExists,
@@ -32,6 +33,7 @@ import {
   type FieldType,
   type RelationChanges,
   type RelationDef,
+  type SubjectDef,
   type Workflow,
 } from './schema.types.ts';
 
@@ -109,6 +111,48 @@ function usedBy(s: SchemaState, collection: string, field?: string): RelationDef
   );
 }
 
+/** The types whose values can name a user (a subject field). */
+const SUBJECT_FIELD_TYPES: readonly FieldType[] = ['string', 'uuid'];
+
+/**
+ * A collection's subject: the item itself, or a field that names a user (`user_created`, or a string or uuid field
+ * of the collection that is neither personal nor encrypted); removed only while no field is personal.
+ */
+function checkSubject(subject: SubjectDef | null | undefined, fields: Record<string, FieldDef>): void {
+  if (!subject) {
+    const personal = Object.values(fields).find((f) => f.personal);
+    if (personal)
+      throw new PersonalDataRule({
+        message: `${personal.field} is personal: the collection needs a subject`,
+        at: 'subject',
+      });
+    return;
+  }
+  if (subject.from === 'item' || subject.field === 'user_created') return;
+  const f = own(fields, subject.field);
+  if (!f) throw new PersonalDataRule({ message: `subject field ${subject.field} does not exist`, at: 'subject' });
+  if (!SUBJECT_FIELD_TYPES.includes(f.type) || f.personal || f.encrypted)
+    throw new PersonalDataRule({
+      message: `subject field ${subject.field} must be a string or uuid field, neither personal nor encrypted`,
+      at: 'subject',
+    });
+}
+
+/** A field as it will be: a personal one needs the collection's subject and can be neither unique nor defaulted. */
+function checkPersonalField(c: CollectionState, f: FieldDef): void {
+  if (f.personal) {
+    if (!c.def.subject)
+      throw new PersonalDataRule({ message: `a personal field needs the collection's subject`, at: 'personal' });
+    if (f.unique) throw new PersonalDataRule({ message: 'a personal field cannot be unique', at: 'unique' });
+    if (f.default !== null && f.default !== undefined)
+      throw new PersonalDataRule({ message: 'a personal field has no default', at: 'default' });
+  } else if (f.erasedValue !== undefined && f.erasedValue !== null) {
+    throw new PersonalDataRule({ message: 'only a personal field has an erasedValue', at: 'erasedValue' });
+  }
+  const subject = c.def.subject;
+  if (subject?.from === 'field' && subject.field === f.field) checkSubject(subject, { ...c.fields, [f.field]: f });
+}
+
 /** A reference inside a request body to something that does not exist is bad input (400), not a missing resource. */
 function ref(s: SchemaState, name: string | null, at: string): CollectionState {
   if (!name) throw new RelationKeyRequired({ at });
@@ -139,6 +183,8 @@ function checkRelation(s: SchemaState, r: RelationDef): void {
   if (r.kind !== 'm2o' && r.target && isSystemCollection(r.target))
     throw new SystemCollectionFixed({ name: r.target, at: 'target' });
   needField(c, r.collection, r.field, 'field');
+  if (own(c.fields, r.field)!.personal)
+    throw new PersonalDataRule({ message: `${r.field} is personal: it cannot carry a relation`, at: 'field' });
   const carriers: readonly string[] = own(CARRIER_TYPES, r.kind) ?? [];
   if (!carriers.includes(own(c.fields, r.field)!.type)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
   const target = r.kind === 'm2a' ? null : ref(s, r.target, 'target');
@@ -188,14 +234,18 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       const { collection } = cmd.data;
       if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
       checkWorkflow(collection.workflow, {});
+      checkSubject(collection.subject, {});
       return [{ type: 'CollectionCreated', data: { collection, at } }, changed('collection.created', collection.name)];
     }
-    case 'UpdateCollection':
-      checkWorkflow(cmd.data.changes.workflow, changeable(s, cmd.data.name, 'name').fields);
+    case 'UpdateCollection': {
+      const c = changeable(s, cmd.data.name, 'name');
+      checkWorkflow(cmd.data.changes.workflow, c.fields);
+      if (cmd.data.changes.subject !== undefined) checkSubject(cmd.data.changes.subject, c.fields);
       return [
         { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
         changed('collection.updated', cmd.data.name),
       ];
+    }
     case 'DeleteCollection': {
       changeable(s, cmd.data.name, 'name');
       const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
@@ -210,15 +260,18 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       const name = cmd.data.field.field;
       if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
       if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
+      checkPersonalField(c, cmd.data.field);
       return [
         { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
         changed('field.created', cmd.data.collection),
       ];
     }
     case 'UpdateField': {
-      const f = own(changeable(s, cmd.data.collection).fields, cmd.data.field);
+      const c = changeable(s, cmd.data.collection);
+      const f = own(c.fields, cmd.data.field);
       if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
       if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
+      checkPersonalField(c, { ...f, ...cmd.data.changes, personal: f.personal });
       const { collection, field, changes } = cmd.data;
       return [{ type: 'FieldUpdated', data: { collection, field, changes, at } }, changed('field.updated', collection)];
     }
@@ -229,6 +282,8 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       if (f.type === to) return [];
       if (f.encrypted)
         throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
+      if (f.personal) throw new TypeNotConvertible({ field, from: f.type, to, why: 'a personal field keeps its type' });
+      checkPersonalField(changeable(s, collection), { ...f, type: to });
       if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
       if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
       for (const r of usedBy(s, collection, field)) {
@@ -247,8 +302,12 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       return [{ type: 'FieldTypeChanged', data }, changed('field.type_changed', collection)];
     }
     case 'DeleteField': {
-      if (!own(changeable(s, cmd.data.collection).fields, cmd.data.field))
+      const c = changeable(s, cmd.data.collection);
+      if (!own(c.fields, cmd.data.field))
         throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
+      const subject = c.def.subject;
+      if (subject?.from === 'field' && subject.field === cmd.data.field)
+        throw new PersonalDataRule({ message: `${cmd.data.field} is the collection's subject`, at: 'field' });
       if (usedBy(s, cmd.data.collection, cmd.data.field).length)
         throw new FieldCarriesRelation({ field: cmd.data.field });
       return [

@@ -156,3 +156,14 @@ export const TypeNotConvertible = defineError<{ field: string; from: string; to:
     d.why ?? `no conversion keeps ${d.field}'s ${d.from} values as ${d.to} values; add a new field and copy instead`,
   () => ({ path: ['type'] }),
 );
+
+/**
+ * A rule of personal data in content: a personal field needs the collection's subject, a subject field must be able
+ * to name a user, and neither may change into something that would leave sealed values unreadable or unsealed.
+ */
+export const PersonalDataRule = defineError<{ message: string; at: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => d.message,
+  (d) => ({ path: [d.at] }),
+);

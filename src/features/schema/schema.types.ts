@@ -61,7 +61,19 @@ export interface CollectionDef {
   sort_field: string | null;
   primaryKeyType: PrimaryKeyType;
   workflow?: Workflow | null;
+  /** Whose personal data the `personal` fields hold; absent on collections without any. */
+  subject?: SubjectDef | null;
 }
+
+/**
+ * The data subject of a collection's items (issue "personal fields in content"): the item itself (a `customers`
+ * record is a person) or the user a field names (`user_created`, or a string field holding a user id). Values of
+ * `personal` fields are sealed with that subject's key, so erasing the subject shreds them.
+ */
+export type SubjectDef = { from: 'item' } | { from: 'field'; field: string };
+
+/** The id of the subject key of an item that is its own subject. */
+export const itemSubjectId = (site: string, collection: string, id: string) => `item:${site}:${collection}:${id}`;
 
 export interface FieldDef {
   field: string;
@@ -77,6 +89,10 @@ export interface FieldDef {
   unique: boolean;
   sort: number | null;
   default: unknown;
+  /** Personal data of the collection's subject: sealed with the subject's key, `erasedValue` once it is erased. */
+  personal?: boolean;
+  /** What a personal value reads as after its subject's erasure (null when not given). */
+  erasedValue?: unknown;
 }
 
 export interface RelationDef {
@@ -99,7 +115,7 @@ export interface RelationDef {
 }
 
 export type CollectionChanges = Partial<Omit<CollectionDef, 'name' | 'primaryKeyType' | 'singleton'>>;
-export type FieldChanges = Partial<Omit<FieldDef, 'field' | 'type'>>;
+export type FieldChanges = Partial<Omit<FieldDef, 'field' | 'type' | 'personal'>>;
 export type RelationChanges = Partial<Pick<RelationDef, 'onDelete'>>;
 
 /** A field definition with every attribute the input leaves out at its default. */

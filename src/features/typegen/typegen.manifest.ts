@@ -104,7 +104,8 @@ function userField(f: FieldDef, relation: RelationDef | undefined, brands: Map<s
     name: f.field,
     type: f.type,
     required: f.required,
-    nullable: f.nullable && !f.required,
+    // A personal value reads as its erased value (null unless declared) once its subject is erased.
+    nullable: (f.nullable && !f.required) || (f.personal === true && (f.erasedValue ?? null) === null),
     readonly: f.readonly,
     generated: false,
     encrypted: f.encrypted,

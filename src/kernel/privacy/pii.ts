@@ -71,3 +71,58 @@ export async function subjectOpener(db: Db, subjectId: string): Promise<(value: 
     }
   };
 }
+
+/**
+ * Personal values in content (a `personal` field of a collection with a subject): sealed with the subject's key and
+ * bound to their place (`aad`: site, collection, item, field), as `personal:<base64url(subject id)>:<base64>`, so a
+ * reader finds the subject without the schema and a value moved elsewhere no longer opens.
+ */
+const PERSONAL = /^personal:([A-Za-z0-9_-]{1,600}):([A-Za-z0-9+/]+={0,2})$/;
+
+/** The subject a stored personal value was sealed for, or null when the value is not one. */
+export function personalSubject(value: unknown): string | null {
+  const m = typeof value === 'string' ? PERSONAL.exec(value) : null;
+  return m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : null;
+}
+
+/** The keys of several subjects in one statement (created for those that have none when `create`). */
+export async function subjectKeys(db: Db, subjectIds: string[], create: boolean): Promise<Map<string, Buffer>> {
+  const ids = [...new Set(subjectIds)];
+  if (!ids.length) return new Map();
+  return asSystem(db, async (db) => {
+    if (create) {
+      const rows = ids.map((id) => sql`(${id}, ${randomBytes(32)})`);
+      await sql`insert into subject_keys (subject_id, key) values ${sql.join(rows)}
+                on conflict (subject_id) do nothing`.execute(db);
+    }
+    const r = await sql<{ subject_id: string; key: Buffer }>`
+      select subject_id, key from subject_keys where subject_id = any(${ids}::text[])`.execute(db);
+    return new Map(r.rows.map((row) => [row.subject_id, row.key]));
+  });
+}
+
+/** Seals one personal value (its JSON) for a subject with that subject's key. */
+export function sealPersonal(key: Buffer, subjectId: string, value: unknown, aad: string): string {
+  const iv = randomBytes(12);
+  const c = createCipheriv('aes-256-gcm', key, iv);
+  c.setAAD(Buffer.from(aad));
+  const body = Buffer.concat([c.update(JSON.stringify(value), 'utf8'), c.final()]);
+  const subject = Buffer.from(subjectId, 'utf8').toString('base64url');
+  return `personal:${subject}:${Buffer.concat([iv, body, c.getAuthTag()]).toString('base64')}`;
+}
+
+/** The value a personal value was sealed from; `undefined` when it cannot be opened (the key is gone, or it moved). */
+export function openPersonal(key: Buffer | undefined, sealed: string, aad: string): unknown {
+  const m = PERSONAL.exec(sealed);
+  if (!key || !m) return undefined;
+  const raw = Buffer.from(m[2]!, 'base64');
+  if (raw.length < 28) return undefined;
+  try {
+    const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(raw.subarray(raw.length - 16));
+    return JSON.parse(Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -6,11 +6,18 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { eraseSubject, erasureProof } from '../erasure.commands.ts';
+import { eraseItemSubject } from '../erasure-items.commands.ts';
 
 const reason = z.string().trim().min(1).max(1000);
 const EraseBody = z.union([
   z.object({ userId: z.string().min(1).max(200), reason }).strict(),
   z.object({ email: z.string().min(3).max(254), reason }).strict(),
+  z
+    .object({
+      item: z.object({ collection: z.string().min(1).max(63), id: z.string().min(1).max(200) }).strict(),
+      reason,
+    })
+    .strict(),
 ]);
 const Proof = z
   .object({
@@ -39,14 +46,19 @@ export const erasureRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       config: { caller: 'admin' },
       schema: {
         tags,
-        summary: 'Erase a person: destroy their key, revoke their access, scrub read models; answers the proof',
+        summary:
+          'Erase a person (or an item that is its own subject): destroy their key, revoke their access, scrub read models; answers the proof',
         body: EraseBody,
         response: { 201: dataEnvelope(Proof, 'Created') },
       },
     },
     async (req, reply) => {
       const ctx = commandContext(req, deps.clock);
-      const done = await eraseSubject(deps, ctx, req.actor!, req.body);
+      const body = req.body;
+      const done =
+        'item' in body
+          ? await eraseItemSubject(deps, ctx, { ...body.item, reason: body.reason })
+          : await eraseSubject(deps, ctx, req.actor!, body);
       reply.status(201);
       return { data: await erasureProof(deps, ctx.siteId, done.erasureId) };
     },

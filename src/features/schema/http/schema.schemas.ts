@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
-import { FIELD_TYPES, NAME_PATTERN, ON_DELETE, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema.types.ts';
+import {
+  FIELD_TYPES,
+  NAME_PATTERN,
+  type FieldType,
+  ON_DELETE,
+  PRIMARY_KEY_TYPES,
+  RELATION_KINDS,
+} from '../schema.types.ts';
 
 const name = z
   .string()
@@ -9,6 +16,13 @@ const name = z
 const text = z.string().max(500);
 
 export const CollectionParams = z.object({ name });
+/** Whose personal data the collection's `personal` fields hold: the item itself, or the user a field names. */
+const Subject = z
+  .discriminatedUnion('from', [
+    z.object({ from: z.literal('item') }).strict(),
+    z.object({ from: z.literal('field'), field: name }).strict(),
+  ])
+  .meta({ id: 'CollectionSubject' });
 export const CreateCollectionBody = z
   .object({
     name,
@@ -28,6 +42,7 @@ export const CreateCollectionBody = z
       .strict()
       .nullable()
       .optional(),
+    subject: Subject.nullable().optional(),
   })
   .strict();
 export const UpdateCollectionBody = CreateCollectionBody.pick({
@@ -37,6 +52,7 @@ export const UpdateCollectionBody = CreateCollectionBody.pick({
   status_field: true,
   sort_field: true,
   workflow: true,
+  subject: true,
 })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
@@ -54,7 +70,27 @@ export const fieldShape = {
   unique: z.boolean().optional(),
   sort: z.number().int().min(0).max(1_000_000).nullable().optional(),
   default: z.unknown().optional(),
+  personal: z.boolean().optional(),
+  erasedValue: z.unknown().optional(),
 };
+
+/** The JSON kind each field type's values have: what an `erasedValue` must be (json takes any). */
+const VALUE_KIND = new Map<FieldType, 'string' | 'number' | 'boolean'>([
+  ['string', 'string'],
+  ['text', 'string'],
+  ['hash', 'string'],
+  ['csv', 'string'],
+  ['uuid', 'string'],
+  ['date', 'string'],
+  ['datetime', 'string'],
+  ['timestamp', 'string'],
+  ['time', 'string'],
+  ['enum', 'string'],
+  ['integer', 'number'],
+  ['bigInteger', 'number'],
+  ['decimal', 'number'],
+  ['boolean', 'boolean'],
+]);
 
 export const FieldParams = z.object({ collection: name });
 export const FieldItemParams = z.object({ collection: name, field: name });
@@ -73,6 +109,27 @@ export function checkFieldAttributes(b: z.infer<z.ZodObject<typeof fieldShape>>,
   }
   if (b.encrypted && b.unique)
     ctx.addIssue({ code: 'custom', path: ['unique'], message: 'an encrypted field cannot be unique' });
+  if (b.personal) {
+    // Sealed per subject: no index can see the values, and a default would be written unsealed.
+    if (b.encrypted)
+      ctx.addIssue({ code: 'custom', path: ['encrypted'], message: 'a personal field is sealed already' });
+    if (b.unique) ctx.addIssue({ code: 'custom', path: ['unique'], message: 'a personal field cannot be unique' });
+    if (b.default !== undefined && b.default !== null)
+      ctx.addIssue({ code: 'custom', path: ['default'], message: 'a personal field has no default' });
+    if (b.type === 'geometry')
+      ctx.addIssue({ code: 'custom', path: ['type'], message: 'a geometry field cannot be personal' });
+  }
+  if (b.erasedValue !== undefined && b.erasedValue !== null) {
+    const kind = VALUE_KIND.get(b.type);
+    if (!b.personal)
+      ctx.addIssue({ code: 'custom', path: ['erasedValue'], message: 'only a personal field has an erasedValue' });
+    else if (kind && typeof b.erasedValue !== kind)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['erasedValue'],
+        message: `the erasedValue of a ${b.type} field is a ${kind}`,
+      });
+  }
   if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
     ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
   }
@@ -81,8 +138,8 @@ export const CreateFieldBody = z
   .object({ field: name, ...fieldShape })
   .strict()
   .superRefine(checkFieldAttributes);
-// The type and the encryption of a field never change: stored values would no longer match them.
-const { type: _type, encrypted: _encrypted, ...changeable } = fieldShape;
+// The type, the encryption and whether a field is personal never change: stored values would no longer match them.
+const { type: _type, encrypted: _encrypted, personal: _personal, ...changeable } = fieldShape;
 export const UpdateFieldBody = z
   .object(changeable)
   .strict()
@@ -110,6 +167,7 @@ export const CollectionRecord = z
       })
       .nullable()
       .optional(),
+    subject: Subject.nullable().optional(),
     createdAt: z.string(),
     updatedAt: z.string(),
     deletedAt: z.string().nullable(),
@@ -133,6 +191,8 @@ export const FieldRecord = z
     unique: z.boolean(),
     sort: z.number().nullable(),
     default: z.unknown(),
+    personal: z.boolean().default(false),
+    erasedValue: z.unknown().optional(),
   })
   .meta({ id: 'Field' });
 
