@@ -21,6 +21,7 @@ import { erasureFeature } from './erasure/index.ts';
 import { typegenFeature } from './typegen/index.ts';
 import { retentionFeature } from './retention/index.ts';
 import { emailFeature } from './email/index.ts';
+import { flowsFeature } from './flows/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -46,6 +47,7 @@ export const features: Feature[] = [
   retentionFeature,
   emailFeature,
   privacyFeature,
+  flowsFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -1,0 +1,119 @@
+import type { Db } from '../../src/kernel/db/database.ts';
+import type { FlowGraph, FlowStatus, FlowTrigger } from '../../src/features/flows/flow.events.ts';
+
+/** A flow as the API shows it: never its webhook token, only whether it has one. */
+export interface FlowRecord {
+  id: string;
+  name: string;
+  description: string | null;
+  status: FlowStatus;
+  trigger: FlowTrigger;
+  triggerOptions: Record<string, unknown>;
+  graph: FlowGraph;
+  runAs: string;
+  options: Record<string, unknown>;
+  nextRunAt: string | null;
+  hasToken: boolean;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const COLUMNS = [
+  'flow_id',
+  'name',
+  'description',
+  'status',
+  'trigger',
+  'trigger_options',
+  'graph',
+  'run_as',
+  'options',
+  'next_run_at',
+  'has_token',
+  'version',
+  'created_at',
+  'updated_at',
+] as const;
+
+type Row = {
+  flow_id: string;
+  name: string;
+  description: string | null;
+  status: string;
+  trigger: string;
+  trigger_options: Record<string, unknown>;
+  graph: FlowGraph;
+  run_as: string;
+  options: Record<string, unknown>;
+  next_run_at: Date | null;
+  has_token: boolean;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+};
+
+const toRecord = (r: Row): FlowRecord => ({
+  id: r.flow_id,
+  name: r.name,
+  description: r.description,
+  status: r.status as FlowStatus,
+  trigger: r.trigger as FlowTrigger,
+  triggerOptions: r.trigger_options,
+  graph: r.graph,
+  runAs: r.run_as,
+  options: r.options,
+  nextRunAt: r.next_run_at && iso(r.next_run_at),
+  hasToken: r.has_token,
+  version: r.version,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+/** One flow of the site, or null. */
+export async function findFlow(db: Db, siteId: string, flowId: string): Promise<FlowRecord | null> {
+  const r = await db
+    .selectFrom('flows')
+    .select(COLUMNS)
+    .where('site_id', '=', siteId)
+    .where('flow_id', '=', flowId)
+    .executeTakeFirst();
+  return r ? toRecord(r) : null;
+}
+
+export interface FlowListOptions {
+  status?: FlowStatus;
+  trigger?: FlowTrigger;
+  sort: 'name' | 'createdAt' | 'updatedAt';
+  descending: boolean;
+  limit: number;
+  offset: number;
+}
+
+const SORT_COLUMN = new Map([
+  ['name', 'name'],
+  ['createdAt', 'created_at'],
+  ['updatedAt', 'updated_at'],
+] as const);
+
+/** A page of the site's flows, filtered by status and trigger, with the count of all that match. */
+export async function listFlows(
+  db: Db,
+  siteId: string,
+  o: FlowListOptions,
+): Promise<{ rows: FlowRecord[]; total: number }> {
+  let q = db.selectFrom('flows').where('site_id', '=', siteId);
+  if (o.status) q = q.where('status', '=', o.status);
+  if (o.trigger) q = q.where('trigger', '=', o.trigger);
+  const dir = o.descending ? 'desc' : 'asc';
+  const rows = await q
+    .select(COLUMNS)
+    .orderBy(SORT_COLUMN.get(o.sort)!, dir)
+    .orderBy('flow_id', dir)
+    .limit(o.limit)
+    .offset(o.offset)
+    .execute();
+  const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return { rows: rows.map(toRecord), total: Number(count.n) };
+}

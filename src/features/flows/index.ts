@@ -1,0 +1,35 @@
+import type { Feature } from '../../deps.ts';
+import { flowsProjector } from '../../../projections/flows/index.ts';
+import { flowsRoutes } from './http/flows.routes.ts';
+
+/**
+ * For the runs and triggers of flows (and any slice that starts one):
+ * - `liveFlow(store, siteId, flowId)`, `loadFlow`: a flow's definition folded from its stream (`FlowEntry`, with
+ *   `tokenHash` for the webhook trigger: compare `hashFlowToken(presented)` in constant time).
+ * - `OPERATIONS` / `OperationSpec`: each operation's zod options, hint and edges; `entryNodes`, `successor`: where a
+ *   run starts and which node a step leaves to; `renderTemplate`, `compileCondition`, `lookup`: the pure steps.
+ * - `nextCronRun(cron, now)`: the schedule's next firing after a run; `MAX_TRIGGER_DEPTH`, `MAX_SLEEP_MS`,
+ *   `REQUEST_LIMITS`: the bounds a runner enforces.
+ */
+export { flowStream, FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent, type FlowGraph } from './flow.events.ts';
+export { hashFlowToken, liveFlow, loadFlow } from './flow.commands.ts';
+export type { FlowEntry, FlowState } from './flow.decider.ts';
+export { entryNodes, successor, FLOW_LIMITS } from './flow-graph.ts';
+export { nextCronRun } from './flow-cron.ts';
+export { renderTemplate, lookup, TemplateError, type DataChain } from './flow-template.ts';
+export { compileCondition, ConditionError } from './flow-condition.ts';
+export {
+  OPERATIONS,
+  MAX_TRIGGER_DEPTH,
+  MAX_SLEEP_MS,
+  REQUEST_LIMITS,
+  type OperationSpec,
+} from './operations/registry.ts';
+export { flowGuard } from './flow.guard.ts';
+
+/** Flows: automation graphs per site, defined here; their runs, triggers and worker plug in through the exports above. */
+export const flowsFeature: Feature = {
+  name: 'flows',
+  projectors: [flowsProjector],
+  routes: flowsRoutes,
+};
