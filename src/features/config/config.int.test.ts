@@ -113,6 +113,43 @@ describe('configuration as code', () => {
     ]);
   });
 
+  it('carries subjects and personal fields: the subject after the field it names, before the personal fields', async () => {
+    await ok('POST', '/api/v1/sites', { id: 'pd-staging', name: 'pd-staging' });
+    await ok('POST', '/api/v1/sites', { id: 'pd-prod', name: 'pd-prod' });
+    await ok('POST', '/api/v1/collections', { name: 'tickets' }, 'pd-staging');
+    await ok('POST', '/api/v1/fields/tickets', { field: 'owner', type: 'string' }, 'pd-staging');
+    await ok('PATCH', '/api/v1/collections/tickets', { subject: { from: 'field', field: 'owner' } }, 'pd-staging');
+    await ok(
+      'POST',
+      '/api/v1/fields/tickets',
+      { field: 'phone', type: 'string', personal: true, erasedValue: '-' },
+      'pd-staging',
+    );
+    await ok('POST', '/api/v1/collections', { name: 'leads', subject: { from: 'item' } }, 'pd-staging');
+    await ok('POST', '/api/v1/fields/leads', { field: 'email', type: 'string', personal: true }, 'pd-staging');
+    const manifest = await ok('GET', '/api/v1/config/export?scope=schema', undefined, 'pd-staging');
+    expect(manifest.collections.find((c: { name: string }) => c.name === 'tickets').subject).toEqual({
+      from: 'field',
+      field: 'owner',
+    });
+    expect(manifest.fields.find((f: { field: string }) => f.field === 'phone')).toMatchObject({
+      personal: true,
+      erasedValue: '-',
+    });
+    await ok('POST', '/api/v1/config/import?mode=merge', manifest, 'pd-prod');
+    expect(await exported('pd-prod', '?scope=schema')).toEqual(await exported('pd-staging', '?scope=schema'));
+    const again = await ok('POST', '/api/v1/config/import?mode=merge&dryRun=true', manifest, 'pd-prod');
+    expect(again.operations).toEqual([]);
+    // Whether a field is personal never changes; removing the subject of a collection with personal fields neither.
+    const flipped = {
+      ...manifest,
+      fields: manifest.fields.map((f: { field: string }) => (f.field === 'email' ? { ...f, personal: false } : f)),
+    };
+    const refused = await call('POST', '/api/v1/config/import?mode=merge&dryRun=true', flipped, 'pd-prod');
+    expect(refused.statusCode, refused.body).toBe(422);
+    expect(JSON.stringify(refused.json().errors)).toContain('personal');
+  });
+
   it('records one SchemaChanged with the plan summary for an apply', async () => {
     const manifest = await ok('GET', '/api/v1/config/export?scope=schema');
     manifest.fields.push({ collection: 'authors', field: 'bio', type: 'text' });
