@@ -274,3 +274,33 @@ describe('delivery throttle', () => {
     expect((await deliver('main/home', {}, '10.9.8.6')).statusCode).toBe(200);
   });
 });
+
+describe('personal values in delivery', () => {
+  it('never delivers a personal field, even when a block names it', async () => {
+    await ok('POST', '/api/v1/collections', { name: 'testimonials', subject: { from: 'item' } });
+    await ok('POST', '/api/v1/fields/testimonials', { field: 'quote', type: 'text' });
+    await ok('POST', '/api/v1/fields/testimonials', { field: 'customer', type: 'string', personal: true });
+    await ok('POST', '/api/v1/items/testimonials', {
+      id: 'q1',
+      quote: 'Great service',
+      customer: 'Jane Personal-Doe',
+      status: 'published',
+    });
+    const blocks = [
+      { type: 'item', collection: 'testimonials', itemId: 'q1' },
+      { type: 'item', collection: 'testimonials', itemId: 'q1', fields: ['quote', 'customer'] },
+    ];
+    await ok('POST', '/api/v1/pages', {
+      slug: 'praise',
+      title: 'Praise',
+      status: 'published',
+      layoutConfig: { rows: [{ columns: [{ width: 12, blocks }] }] },
+    });
+    const res = await deliver('main/praise');
+    expect(res.statusCode, res.body).toBe(200);
+    const item = res.json().data.items['testimonials/q1'];
+    expect(item).toMatchObject({ id: 'q1', quote: 'Great service' });
+    expect(item).not.toHaveProperty('customer');
+    expect(res.body).not.toContain('personal:');
+  });
+});
