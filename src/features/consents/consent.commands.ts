@@ -2,7 +2,9 @@ import type { AppDeps } from '../../deps.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { SubjectErased } from '../../kernel/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { userDecider, userStream } from '../auth/index.ts';
 import { restrictedAmong } from '../../../projections/consents/index.ts';
 import { consentDecider, restrictionDecider, type ConsentRecord, type ConsentState } from './consent.decider.ts';
 import {
@@ -21,6 +23,9 @@ export async function setConsent(
   ctx: CommandContext,
   input: { userId: string; consentType: ConsentType; granted: boolean; source: string; version: string },
 ): Promise<ConsentRecord> {
+  // A request that got in before the person's erasure ended its session records nothing about them after it.
+  const person = (await readState(deps.store, userDecider, userStream(input.userId))).state;
+  if (person.exists && person.erased) throw new SubjectErased();
   const data = { ...input, now: ctx.now.toISOString() };
   const res = await handleCommand(
     deps.store,

@@ -19,3 +19,10 @@ export const ErasureNotFound = defineError<{ id: string }>(
   () => 'no such erasure on this site',
   () => ({ path: ['params', 'id'] }),
 );
+/** The person was erased already, by an erasure that has its proof: that proof stands. */
+export const AlreadyErased = defineError(
+  'CONFLICT',
+  'conflict',
+  () => 'this person was erased already',
+  () => ({ path: ['body'], extensions: { reason: 'already_erased' } }),
+);
