@@ -70,6 +70,7 @@ describe('erasure by crypto-shredding', () => {
     const note = await ok('POST', '/api/v1/items/notes', person, { title: 'written before the erasure' });
     await ok('PUT', '/api/v1/me/consents/marketing', person, { granted: true, source: 'form', version: 'v1' });
     expect((await traces([email])).length).toBeGreaterThan(0); // the scan sees the rows it searches
+    const sarExport = await ok('POST', '/api/v1/admin/sar', admin, { userId: me.id });
 
     const res = await call('POST', '/api/v1/admin/erasure', admin, { userId: me.id, reason: 'GDPR Art. 17 request' });
     expect(res.statusCode, res.body).toBe(201);
@@ -84,6 +85,11 @@ describe('erasure by crypto-shredding', () => {
     expect(proof.keyFingerprint).toMatch(/^[0-9a-f]{32}$/);
     expect(proof.revoked.sessions).toBeGreaterThan(0);
     expect(await ok('GET', `/api/v1/admin/erasure/${proof.erasureId}`, admin)).toEqual(proof);
+    // Their subject-access export held their data in clear: its file is gone too.
+    expect(proof.scrubbed.sarExports).toBe(1);
+    const sarGone = await call('GET', `/api/v1/admin/sar/${sarExport.id}`, admin);
+    expect(sarGone.statusCode).toBe(404);
+    expect(sarGone.json().errors[0].extensions).toMatchObject({ reason: 'erased' });
 
     expect(await traces([email, 'grace.hopper'])).toEqual([]);
     // A rebuild of the read models from the log brings nothing back: the key that opened it is gone.
