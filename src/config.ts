@@ -154,6 +154,11 @@ const EnvSchema = z.object({
   SVC_UPLOAD_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Derivatives one original may get from ad-hoc transform parameters (presets are not counted against it). */
   SVC_TRANSFORM_MAX_DERIVATIVES: z.coerce.number().int().min(1).max(100_000).default(100),
+  /**
+   * How often one node completes erasures that were cut short (an `ErasureStarted` without its proof, older than
+   * this); 0: never (they complete when an admin asks again).
+   */
+  SVC_ERASURE_RESUME_MS: z.coerce.number().int().min(0).default(60_000),
   /** How often one node prunes every site's read-model rows past their retention horizons (0: never); a day. */
   SVC_RETENTION_INTERVAL_MS: z.coerce.number().int().min(0).default(86_400_000),
   /** Retention horizons in days for sites without a `retention` setting; unset: the documented defaults. */

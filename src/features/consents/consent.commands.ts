@@ -2,7 +2,9 @@ import type { AppDeps } from '../../deps.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { SubjectErased } from '../../kernel/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { userDecider, userStream } from '../auth/index.ts';
 import { restrictedAmong } from '../../../projections/consents/index.ts';
 import { consentDecider, restrictionDecider, type ConsentRecord, type ConsentState } from './consent.decider.ts';
 import {
@@ -21,6 +23,9 @@ export async function setConsent(
   ctx: CommandContext,
   input: { userId: string; consentType: ConsentType; granted: boolean; source: string; version: string },
 ): Promise<ConsentRecord> {
+  // A request that got in before the person's erasure ended its session records nothing about them after it.
+  const person = (await readState(deps.store, userDecider, userStream(input.userId))).state;
+  if (person.exists && person.erased) throw new SubjectErased();
   const data = { ...input, now: ctx.now.toISOString() };
   const res = await handleCommand(
     deps.store,
@@ -58,12 +63,23 @@ export interface ConsentChange {
   correlationId: string;
 }
 
-/** Every choice on one consent type, oldest first: the audit events themselves. */
-export async function consentHistory(deps: Deps, siteId: string, userId: string, type: ConsentType) {
-  const out: ConsentChange[] = [];
-  for await (const e of deps.store.readStream<ConsentEvent>(consentStream(siteId, userId, type))) {
+/** Every choice on one consent type, oldest first, a page at a time: the audit events themselves, and how many. */
+export async function consentHistory(
+  deps: Deps,
+  siteId: string,
+  userId: string,
+  type: ConsentType,
+  page: { limit: number; offset: number },
+): Promise<{ changes: ConsentChange[]; total: number }> {
+  const stream = consentStream(siteId, userId, type);
+  const total = (await deps.store.streamVersion(stream)) ?? 0;
+  const changes: ConsentChange[] = [];
+  if (page.offset >= total) return { changes, total };
+  // Stream versions count from 1: the page is a range of them, read from the log and nothing more.
+  const range = { fromVersion: page.offset + 1, toVersion: Math.min(total, page.offset + page.limit) };
+  for await (const e of deps.store.readStream<ConsentEvent>(stream, range)) {
     const s = e as StoredEvent<ConsentEvent>;
-    out.push({
+    changes.push({
       event: s.type,
       granted: s.type === 'consent_granted',
       source: s.data.source,
@@ -73,7 +89,7 @@ export async function consentHistory(deps: Deps, siteId: string, userId: string,
       correlationId: s.metadata.correlationId,
     });
   }
-  return out;
+  return { changes, total };
 }
 
 /** Restricts or lifts the restriction of processing of the person's data on the context's site. */

@@ -107,6 +107,31 @@ describe('consents', () => {
     expect(history.data.map((h: { version: string }) => h.version)).toEqual(['v1', 'v2']);
   });
 
+  it('pages the history with limit, offset or page, and meta', async () => {
+    // Alternate grant and withdrawal: each choice is one event, 7 in all.
+    for (let i = 0; i < 7; i++)
+      await ok('PUT', '/api/v1/me/consents/sale_share', bob, { granted: i % 2 === 0, source: `s${i}`, version: 'v1' });
+    const url = '/api/v1/me/consents/sale_share/history';
+    const first = await ok('GET', `${url}?limit=3`, bob);
+    expect(first.meta).toEqual({ total: 7, limit: 3, offset: 0 });
+    expect(first.data.map((h: { source: string }) => h.source)).toEqual(['s0', 's1', 's2']);
+    const second = await ok('GET', `${url}?limit=3&page=2`, bob);
+    expect(second.meta).toEqual({ total: 7, limit: 3, offset: 3 });
+    expect(second.data.map((h: { source: string }) => h.source)).toEqual(['s3', 's4', 's5']);
+    const last = await ok('GET', `${url}?limit=3&offset=6`, bob);
+    expect(last.data.map((h: { source: string }) => h.source)).toEqual(['s6']);
+    expect((await ok('GET', `${url}?offset=20`, bob)).data).toEqual([]);
+    expect((await ok('GET', url, bob)).meta).toEqual({ total: 7, limit: 25, offset: 0 });
+    for (const q of ['limit=0', 'limit=201', 'page=0', 'offset=-1', 'limit=x', 'sort=at']) {
+      const bad = await call('GET', `${url}?${q}`, bob);
+      expect(bad.statusCode, q).toBe(400);
+      expect(bad.json().errors[0].code).toBe('VALIDATION_FAILED');
+    }
+    // Another person's, or the same person's on another site: nothing of bob's.
+    expect((await ok('GET', url, ada)).meta.total).toBe(0);
+    expect((await ok('GET', url, ada, undefined, 'other')).meta.total).toBe(0);
+  });
+
   it('keeps consents per site and per person', async () => {
     const other = await ok('GET', '/api/v1/me/consents/marketing', ada, undefined, 'other');
     expect(other.data.updatedAt).toBeNull();

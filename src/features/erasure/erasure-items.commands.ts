@@ -1,44 +1,68 @@
 import type { AppDeps } from '../../deps.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
+import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { shred, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
+import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { itemSubjectId } from '../schema/index.ts';
 import { erasureStream, type ErasureCompleted } from './erasure.events.ts';
 import { ItemSubjectNotFound, NothingSealed } from './erasure.errors.ts';
 
+type Deps = Pick<AppDeps, 'db' | 'store' | 'schemas' | 'clock'>;
+
+/** Whether an erasure's subject is an item (its own subject) rather than a person. */
+export const isItemSubject = (subjectId: string) => subjectId.startsWith('item:');
+
 /**
  * Erasure of an item that is its own subject (a collection with `subject: { from: 'item' }`, e.g. customers): its
- * key is destroyed, so every personal value it was given, in the log and in the read models (which hold them sealed),
- * reads as the field's erased value for good; its other values stay. Proven like a person's erasure.
+ * key is destroyed for good, so every personal value it was given, in the log and in the read models (which hold
+ * them sealed), reads as the field's erased value, and none can be given to it again; its other values stay. Proven
+ * like a person's erasure; one cut short is completed when asked again (or by the resuming loop).
  */
 export async function eraseItemSubject(
-  deps: Pick<AppDeps, 'db' | 'store' | 'schemas' | 'clock'>,
+  deps: Deps,
   ctx: CommandContext,
   input: { collection: string; id: string; reason: string },
-): Promise<{ erasureId: string }> {
+): Promise<{ erasureId: string; siteId: string; resumed: boolean }> {
   const { collection, id, reason } = input;
   const schema = await deps.schemas.read(ctx.siteId);
   if (schema.collections.get(collection)?.subject?.from !== 'item') throw new ItemSubjectNotFound();
   const found = await readAsSite(deps.db, ctx.siteId, (db) => findItemsAnyState(db, ctx.siteId, [{ collection, id }]));
   if (!found.size) throw new ItemSubjectNotFound();
   const subjectId = itemSubjectId(ctx.siteId, collection, id);
-  const keyFingerprint = await subjectKeyFingerprint(deps.db, subjectId);
-  if (!keyFingerprint) throw new NothingSealed();
+  const open = (await incompleteErasures(deps.db, { subjectId }))[0];
+  if (open) {
+    await completeItemErasure(deps, open, ctx.metadata);
+    return { erasureId: open.erasureId, siteId: open.siteId, resumed: true };
+  }
+  if (!(await subjectKeyFingerprint(deps.db, subjectId))) throw new NothingSealed();
   const erasureId = newId();
-  const by = ctx.actor.id;
-  const stream = erasureStream(ctx.siteId, erasureId);
-  const started = { erasureId, subjectId, reason, by, at: ctx.now.toISOString() };
+  const started = { erasureId, subjectId, reason, by: ctx.actor.id, at: ctx.now.toISOString() };
   await handleCommand(
     deps.store,
     { initialState: () => null, evolve: (s) => s, decide: () => [{ type: 'ErasureStarted', data: started }] },
-    stream,
+    erasureStream(ctx.siteId, erasureId),
     null,
     { metadata: ctx.metadata, fresh: true },
   );
-  await shred(deps.db, subjectId);
+  await completeItemErasure(deps, { siteId: ctx.siteId, erasureId, subjectId }, ctx.metadata);
+  return { erasureId, siteId: ctx.siteId, resumed: false };
+}
+
+/** The shredding and the proof of an item's erasure; each step finds its work done or does it. */
+export async function completeItemErasure(
+  deps: Deps,
+  open: { siteId: string; erasureId: string; subjectId: string },
+  metadata: EventMetadata,
+): Promise<void> {
+  const { siteId, erasureId, subjectId } = open;
+  // Null when a run cut short destroyed the key already: the proof then names no fingerprint.
+  const keyFingerprint = await subjectKeyFingerprint(deps.db, subjectId);
+  await shredForGood(deps.db, subjectId);
   const proof: ErasureCompleted['data'] = {
     erasureId,
     subjectId,
@@ -49,8 +73,14 @@ export async function eraseItemSubject(
     shredded: [`subject:${subjectId}`],
     at: deps.clock.now().toISOString(),
   };
-  await deps.store.append(stream, [{ type: 'ErasureCompleted', data: proof, metadata: ctx.metadata }], {
-    expectedVersion: 1,
-  });
-  return { erasureId };
+  try {
+    await deps.store.append(
+      erasureStream(siteId, erasureId),
+      [{ type: 'ErasureCompleted', data: proof, metadata: { ...metadata, siteId } }],
+      { expectedVersion: 1 },
+    );
+  } catch (err) {
+    // Another run (asked again, the resuming loop) recorded the proof first: it stands.
+    if (!(err instanceof WrongExpectedVersion)) throw err;
+  }
 }

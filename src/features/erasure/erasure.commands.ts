@@ -4,15 +4,21 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { scrubOutbox } from '../../kernel/mail/outbox.ts';
-import { shred, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
+import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
 import { readAsSite, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { findUserByEmail, findUserById, type UserRow } from '../../../projections/users/index.ts';
 import { liveSessions } from '../../../projections/sessions/index.ts';
+import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { listApiKeys, revokeApiKey } from '../api-keys/index.ts';
 import { revokeAllSessions, userDecider, userStream } from '../auth/index.ts';
 import { shredSuppressedAddress } from '../email/index.ts';
+import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
+import type { UserErased, UserEvent } from '../auth/user.events.ts';
+import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
 import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
-import { ErasureNotFound, SubjectElsewhere, SubjectNotFound } from './erasure.errors.ts';
+import { AlreadyErased, ErasureNotFound, SubjectElsewhere, SubjectNotFound } from './erasure.errors.ts';
 
 type Deps = AppDeps;
 
@@ -23,7 +29,7 @@ const on = (ctx: CommandContext, siteId: string): CommandContext => ({
   metadata: { ...ctx.metadata, siteId },
 });
 
-async function subjectOf(deps: Deps, ctx: CommandContext, input: { userId?: string; email?: string }) {
+async function subjectOf(deps: Deps, input: { userId?: string; email?: string }) {
   const user: UserRow | null = input.userId
     ? await findUserById(deps.db, input.userId)
     : await findUserByEmail(deps.db, input.email ?? '');
@@ -31,31 +37,61 @@ async function subjectOf(deps: Deps, ctx: CommandContext, input: { userId?: stri
   return user;
 }
 
+/** What an erasure request did: the erasure (new, or an earlier one cut short and completed now) and its site. */
+export interface ErasureOutcome {
+  erasureId: string;
+  siteId: string;
+  /** True when an earlier erasure of the person was left without its proof and this request completed it. */
+  resumed: boolean;
+}
+
+/**
+ * May `caller` erase this person from `siteId`? Their admins decide: the person must belong to the site (or be an
+ * instance admin), and every site they belong to must be one the caller administers. Once erased they belong to
+ * none, and an admin of the site that asked may complete what was cut short.
+ */
+function mayErase(caller: Actor, user: UserRow, siteId: string): void {
+  if (Object.keys(user.roles).length === 0 && !user.instanceAdmin && !user.email) {
+    if (roleOn(caller, siteId) !== 'admin') throw new SubjectNotFound();
+    return;
+  }
+  if (!Object.hasOwn(user.roles, siteId) && !user.instanceAdmin) throw new SubjectNotFound();
+  if (Object.keys(user.roles).some((s) => roleOn(caller, s) !== 'admin')) throw new SubjectElsewhere();
+}
+
 /**
  * Erasure by crypto-shredding (DESIGN §3): the person's sessions and the API keys they made are revoked, mail to
- * their address is scrubbed, their key is destroyed (every value sealed for them in the log is unreadable for good,
- * so a rebuild cannot bring it back), `UserErased` scrubs what read models had opened from it, and the proof is
- * recorded. What they authored stays, attributed to their (now anonymous) id. Interrupted, it is run again: each
- * step finds its work done or does it.
+ * their address is scrubbed, the files of their subject-access exports are deleted, their key is destroyed for good
+ * (every value sealed for them in the log is unreadable, a rebuild cannot bring it back, and no write that raced
+ * the erasure can seal anything under a new key), `UserErased` scrubs what read models had opened from it, and the
+ * proof is recorded. What they authored stays, attributed to their (now anonymous) id. An erasure of the person
+ * that was cut short (an `ErasureStarted` without its proof) is completed, not started again: each step finds its
+ * work done or does it.
  */
 export async function eraseSubject(
   deps: Deps,
   ctx: CommandContext,
   caller: Actor,
   input: { userId?: string; email?: string; reason: string },
-): Promise<ErasureCompleted['data'] & { reason: string; by: string }> {
-  const user = await subjectOf(deps, ctx, input);
-  const state = (await readState(deps.store, userDecider, userStream(user.userId))).state;
-  if (state.exists && state.erased) {
-    // The first erasure stands; the decider answers 409.
-  } else {
-    if (!Object.hasOwn(user.roles, ctx.siteId) && !user.instanceAdmin) throw new SubjectNotFound();
-    if (Object.keys(user.roles).some((siteId) => roleOn(caller, siteId) !== 'admin')) throw new SubjectElsewhere();
+): Promise<ErasureOutcome> {
+  const user = await subjectOf(deps, input);
+  const open = (await incompleteErasures(deps.db, { subjectId: user.userId }))[0];
+  if (open) {
+    mayErase(caller, user, open.siteId);
+    await completeErasure(deps, open, ctx.metadata);
+    return { erasureId: open.erasureId, siteId: open.siteId, resumed: true };
   }
+  const state = (await readState(deps.store, userDecider, userStream(user.userId))).state;
+  if (state.exists && state.erased) throw new AlreadyErased();
+  mayErase(caller, user, ctx.siteId);
   const erasureId = newId();
-  const at = () => deps.clock.now().toISOString();
-  const by = ctx.actor.id;
-  const started = { erasureId, subjectId: user.userId, reason: input.reason, by, at: ctx.now.toISOString() };
+  const started = {
+    erasureId,
+    subjectId: user.userId,
+    reason: input.reason,
+    by: ctx.actor.id,
+    at: ctx.now.toISOString(),
+  };
   await handleCommand(
     deps.store,
     { initialState: () => null, evolve: (s) => s, decide: () => [{ type: 'ErasureStarted', data: started }] },
@@ -63,14 +99,40 @@ export async function eraseSubject(
     null,
     { metadata: ctx.metadata, fresh: true },
   );
-  const system = on(ctx, SYSTEM_SITE);
-  const sessions = (await liveSessions(deps.db, user.userId, ctx.now)).length;
+  await runErasure(deps, { siteId: ctx.siteId, erasureId, userId: user.userId }, ctx.metadata);
+  return { erasureId, siteId: ctx.siteId, resumed: false };
+}
+
+/** Completes an erasure left without its proof (asked again, or found by the resuming loop). */
+export async function completeErasure(
+  deps: Deps,
+  open: { siteId: string; erasureId: string; subjectId: string },
+  metadata: EventMetadata,
+): Promise<void> {
+  await runErasure(deps, { siteId: open.siteId, erasureId: open.erasureId, userId: open.subjectId }, metadata);
+}
+
+/** The steps of an erasure, each finding its work done or doing it, then the proof on the erasure's stream. */
+async function runErasure(
+  deps: Deps,
+  e: { siteId: string; erasureId: string; userId: string },
+  metadata: EventMetadata,
+): Promise<void> {
+  const started = await erasureProof(deps, e.siteId, e.erasureId);
+  if (started.completed) return;
+  const { reason, by } = started;
+  const user = await findUserById(deps.db, e.userId);
+  if (!user) throw new SubjectNotFound();
+  const now = () => deps.clock.now();
+  const base: CommandContext = { siteId: e.siteId, actor: metadata.actor, now: now(), metadata };
+  const system = on(base, SYSTEM_SITE);
+  const sessions = (await liveSessions(deps.db, user.userId, base.now)).length;
   await revokeAllSessions(deps, system, { userId: user.userId, reason: 'admin', by });
   let apiKeys = 0;
   for (const siteId of Object.keys(user.roles)) {
     const keys = await readAsSite(deps.db, siteId, (db) => listApiKeys(db, siteId, false));
     for (const k of keys.filter((x) => x.createdBy === user.userId && !x.revokedAt)) {
-      await revokeApiKey(deps, on(ctx, siteId), { keyId: k.id });
+      await revokeApiKey(deps, on(base, siteId), { keyId: k.id });
       apiKeys++;
     }
   }
@@ -82,36 +144,106 @@ export async function eraseSubject(
       await shredSuppressedAddress(deps, siteId, user.email);
       shreddedSuppressions.push(`suppression:${siteId}`);
     }
-  const keyFingerprint = await subjectKeyFingerprint(deps.db, user.userId);
-  await shred(deps.db, user.userId);
-  await handleCommand(
-    deps.store,
-    userDecider,
-    userStream(user.userId),
-    {
-      type: 'EraseUser',
-      data: { userId: user.userId, erasureId, keyFingerprint, reason: input.reason, by, now: at() },
-    },
-    { metadata: system.metadata },
-  );
+  // Their subject-access exports hold their data in clear, outside the log's shredding.
+  const sarExports = await deleteSubjectAccessExportsOf(deps, user.userId, Object.keys(user.roles));
+  let keyFingerprint = await subjectKeyFingerprint(deps.db, user.userId);
+  await shredForGood(deps.db, user.userId);
+  try {
+    await handleCommand(
+      deps.store,
+      userDecider,
+      userStream(user.userId),
+      {
+        type: 'EraseUser',
+        data: { userId: user.userId, erasureId: e.erasureId, keyFingerprint, reason, by, now: now().toISOString() },
+      },
+      { metadata: system.metadata },
+    );
+  } catch (err) {
+    // Cut short after `UserErased`: the person is erased already, by this erasure; its record names the key.
+    const erased = await erasedBy(deps, user.userId);
+    if (erased?.erasureId !== e.erasureId) throw err;
+    keyFingerprint = erased.keyFingerprint;
+  }
+  // A login that raced the erasure may have opened a session before the key went: it ends too.
+  const late = await revokeAllSessions(deps, system, { userId: user.userId, reason: 'admin', by });
   const proof: ErasureCompleted['data'] = {
-    erasureId,
+    erasureId: e.erasureId,
     subjectId: user.userId,
     keyFingerprint,
-    revoked: { sessions, apiKeys },
+    revoked: { sessions: sessions + late, apiKeys },
     // `UserErased` scrubs these in the append's transaction (users, memberships, sessions' address and browser).
-    scrubbed: { readModels: ['users', 'user_sites', 'sessions'], mailOutbox },
+    scrubbed: { readModels: ['users', 'user_sites', 'sessions'], mailOutbox, sarExports },
     shredded: [`subject:${user.userId}`, ...shreddedSuppressions],
-    at: at(),
+    at: now().toISOString(),
   };
-  await deps.store.append(
-    erasureStream(ctx.siteId, erasureId),
-    [{ type: 'ErasureCompleted', data: proof, metadata: ctx.metadata }],
-    {
-      expectedVersion: 1,
-    },
-  );
-  return { ...proof, reason: input.reason, by };
+  try {
+    await deps.store.append(
+      erasureStream(e.siteId, e.erasureId),
+      [{ type: 'ErasureCompleted', data: proof, metadata }],
+      { expectedVersion: 1 },
+    );
+  } catch (err) {
+    // Another run (the request asked again, the resuming loop) recorded the proof first: it stands.
+    if (!(err instanceof WrongExpectedVersion)) throw err;
+  }
+}
+
+/** The `UserErased` of the person's stream, if any. */
+async function erasedBy(deps: Pick<Deps, 'store'>, userId: string): Promise<UserErased['data'] | null> {
+  let found: UserErased['data'] | null = null;
+  for await (const ev of deps.store.readStream<UserEvent>(userStream(userId)))
+    if (ev.type === 'UserErased') found = (ev as unknown as UserErased).data;
+  return found;
+}
+
+/** The resuming loop's metadata: the system, on behalf of the erasure's asker. */
+const loopMetadata = (siteId: string, erasureId: string, now: Date): EventMetadata => ({
+  siteId,
+  actor: { type: 'system', id: 'erasure' },
+  correlationId: `erasure:${erasureId}`,
+  causationId: null,
+  requestId: null,
+  occurredAt: now.toISOString(),
+});
+
+/**
+ * The loop that completes erasures cut short (a crash, a deploy): those started more than `graceMs` ago without
+ * their proof. It acts for the admin who asked, only while they may still erase the person; otherwise the erasure
+ * stays listed as incomplete until an admin asks again.
+ */
+export async function resumeErasures(deps: Deps, graceMs: number): Promise<number> {
+  const now = deps.clock.now();
+  const open = await incompleteErasures(deps.db, { startedBefore: new Date(now.getTime() - graceMs), limit: 50 });
+  let done = 0;
+  for (const o of open) {
+    const { by } = await erasureProof(deps, o.siteId, o.erasureId);
+    if (isItemSubject(o.subjectId)) {
+      // An item's erasure needs no one's rights to finish: the asker was the site's admin, and only shredding is left.
+      await completeItemErasure(deps, o, loopMetadata(o.siteId, o.erasureId, now));
+      done++;
+      continue;
+    }
+    const asker = await findUserById(deps.db, by);
+    const subject = await findUserById(deps.db, o.subjectId);
+    if (!asker || asker.status !== 'active' || !subject) continue;
+    const actor: Actor = {
+      type: 'user',
+      id: asker.userId,
+      email: '',
+      instanceAdmin: asker.instanceAdmin,
+      roles: asker.roles,
+      tokenVersion: asker.tokenVersion,
+    };
+    try {
+      mayErase(actor, subject, o.siteId);
+    } catch {
+      continue;
+    }
+    await completeErasure(deps, o, loopMetadata(o.siteId, o.erasureId, now));
+    done++;
+  }
+  return done;
 }
 
 export interface ErasureRecord {
@@ -121,10 +253,12 @@ export interface ErasureRecord {
   by: string;
   startedAt: string;
   completed: boolean;
+  /** `incomplete`: started without a proof yet (running, or cut short and completed when asked again). */
+  status: 'completed' | 'incomplete';
   completedAt: string | null;
   keyFingerprint: string | null;
   revoked: { sessions: number; apiKeys: number } | null;
-  scrubbed: { readModels: string[]; mailOutbox: number } | null;
+  scrubbed: { readModels: string[]; mailOutbox: number; sarExports?: number } | null;
   shredded: string[];
 }
 
@@ -145,6 +279,7 @@ export async function erasureProof(
         by: e.data.by,
         startedAt: e.data.at,
         completed: false,
+        status: 'incomplete',
         completedAt: null,
         keyFingerprint: null,
         revoked: null,
@@ -155,6 +290,7 @@ export async function erasureProof(
       record = {
         ...record,
         completed: true,
+        status: 'completed',
         completedAt: e.data.at,
         keyFingerprint: e.data.keyFingerprint,
         revoked: e.data.revoked,

@@ -33,3 +33,10 @@ export const NothingSealed = defineError(
   () => 'no personal data is sealed for this subject: none was given, or it was erased already',
   () => ({ path: ['body', 'item'] }),
 );
+/** The person was erased already, by an erasure that has its proof: that proof stands. */
+export const AlreadyErased = defineError(
+  'CONFLICT',
+  'conflict',
+  () => 'this person was erased already',
+  () => ({ path: ['body'], extensions: { reason: 'already_erased' } }),
+);

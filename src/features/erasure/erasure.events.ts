@@ -13,7 +13,8 @@ export type ErasureCompleted = DomainEvent<
     subjectId: string;
     keyFingerprint: string | null;
     revoked: { sessions: number; apiKeys: number };
-    scrubbed: { readModels: string[]; mailOutbox: number };
+    /** `sarExports`: files of the person's subject-access exports deleted (absent from proofs before it). */
+    scrubbed: { readModels: string[]; mailOutbox: number; sarExports?: number };
     shredded: string[];
     at: string;
   }

@@ -3,6 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { newId } from '../../kernel/ids.ts';
+import { shredForGood } from '../../kernel/privacy/pii.ts';
+import { erasureStream } from './erasure.events.ts';
+import { resumeErasures } from './erasure.commands.ts';
 
 let t: TestApp;
 let admin: string;
@@ -66,6 +70,7 @@ describe('erasure by crypto-shredding', () => {
     const note = await ok('POST', '/api/v1/items/notes', person, { title: 'written before the erasure' });
     await ok('PUT', '/api/v1/me/consents/marketing', person, { granted: true, source: 'form', version: 'v1' });
     expect((await traces([email])).length).toBeGreaterThan(0); // the scan sees the rows it searches
+    const sarExport = await ok('POST', '/api/v1/admin/sar', admin, { userId: me.id });
 
     const res = await call('POST', '/api/v1/admin/erasure', admin, { userId: me.id, reason: 'GDPR Art. 17 request' });
     expect(res.statusCode, res.body).toBe(201);
@@ -80,6 +85,11 @@ describe('erasure by crypto-shredding', () => {
     expect(proof.keyFingerprint).toMatch(/^[0-9a-f]{32}$/);
     expect(proof.revoked.sessions).toBeGreaterThan(0);
     expect(await ok('GET', `/api/v1/admin/erasure/${proof.erasureId}`, admin)).toEqual(proof);
+    // Their subject-access export held their data in clear: its file is gone too.
+    expect(proof.scrubbed.sarExports).toBe(1);
+    const sarGone = await call('GET', `/api/v1/admin/sar/${sarExport.id}`, admin);
+    expect(sarGone.statusCode).toBe(404);
+    expect(sarGone.json().errors[0].extensions).toMatchObject({ reason: 'erased' });
 
     expect(await traces([email, 'grace.hopper'])).toEqual([]);
     // A rebuild of the read models from the log brings nothing back: the key that opened it is gone.
@@ -204,5 +214,176 @@ describe('erasure by crypto-shredding', () => {
     expect(done).toMatchObject({ completed: true, keyFingerprint: null });
     expect(await traces([email, 'cut.short'])).toEqual([]);
     expect((await call('GET', '/api/v1/auth/me', token)).statusCode).toBe(401);
+  });
+});
+
+/** Every needle found in any text, JSON or byte column of any table: one statement per column. */
+async function tracesOfAny(needles: string[]): Promise<string[]> {
+  const db = t.deps.database.owner;
+  const cols = await sql<{ table_name: string; column_name: string }>`
+    select c.table_name, c.column_name from information_schema.columns c
+    join information_schema.tables x on x.table_schema = c.table_schema and x.table_name = c.table_name
+    where c.table_schema = current_schema() and x.table_type = 'BASE TABLE'
+      and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'bytea')`.execute(db);
+  const lowered = needles.map((n) => `%${n.toLowerCase()}%`);
+  const found: string[] = [];
+  for (const { table_name, column_name } of cols.rows) {
+    const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table_name)}
+      where lower(convert_from(convert_to(${sql.ref(column_name)}::text, 'UTF8'), 'UTF8')) like any(${lowered}::text[])`.execute(
+      db,
+    );
+    if (r.rows[0]!.n > 0) found.push(`${table_name}.${column_name}`);
+  }
+  return found;
+}
+
+describe('erasure racing the person’s own writes', () => {
+  it('answers each write precisely, leaves nothing readable and no new key, and completes its proof', async () => {
+    const needles: string[] = [];
+    const outcomes = new Map<string, number[]>();
+    const seen = (what: string, status: number) => outcomes.set(what, [...(outcomes.get(what) ?? []), status]);
+    const ROUNDS = 10;
+    for (let i = 0; i < ROUNDS; i++) {
+      const email = `racer${i}@race.test`;
+      const names = { firstName: `Zephyrinus${i}x`, lastName: `Quackenbushy${i}x` };
+      const ips = [`10.77.${i}.11`, `10.77.${i}.12`];
+      needles.push(email, names.firstName, names.lastName, `Renamed${i}x`, ...ips);
+      const made = await call('POST', '/api/v1/users', admin, {
+        email,
+        password: PASSWORD,
+        roleKey: 'editor',
+        ...names,
+      });
+      expect(made.statusCode, made.body).toBe(201);
+      const userId = made.json().data.id as string;
+      const login = (remoteAddress: string) =>
+        t.call({ method: 'POST', url: '/api/v1/auth/login', remoteAddress, payload: { email, password: PASSWORD } });
+      const first = await login(ips[0]!);
+      expect(first.statusCode).toBe(200);
+      const token = first.json().data.token as string;
+
+      // The erasure goes first; each write joins it after a number of event-loop turns that grows with the round, so
+      // that the rounds cover writes landing before, among and after the erasure's steps (no clock involved).
+      const after = async <T>(turns: number, send: () => Promise<T>) => {
+        for (let k = 0; k < turns; k++) await new Promise<void>((r) => setImmediate(r));
+        return send();
+      };
+      const d = i % 3;
+      const [erased, ...writes] = await Promise.all([
+        after(i % 2, () => call('POST', '/api/v1/admin/erasure', admin, { userId, reason: `race ${i}` })),
+        after(d, () => call('PATCH', '/api/v1/me/preferences', token, { saveAction: 'stay' })),
+        after(d, () =>
+          call('PUT', '/api/v1/me/consents/marketing', token, { granted: true, source: 'banner', version: 'v1' }),
+        ),
+        after(d, () => call('POST', '/api/v1/items/notes', token, { title: `raced ${i}` })),
+        after(i * 4, () => login(ips[1]!)),
+        after(i, () => call('PATCH', `/api/v1/users/${userId}`, admin, { firstName: `Renamed${i}x` })),
+      ]);
+      expect(erased!.statusCode, erased!.body).toBe(201);
+      const what = ['preferences', 'consent', 'item', 'login', 'rename'];
+      for (const [n, res] of writes.entries()) {
+        seen(what[n]!, res.statusCode);
+        expect(res.statusCode, `${what[n]}: ${res.body}`).toBeLessThan(500);
+        if (res.statusCode >= 400)
+          expect(['UNAUTHENTICATED', 'NOT_FOUND', 'RECORD_NOT_FOUND'], `${what[n]}: ${res.body}`).toContain(
+            res.json().errors[0].code,
+          );
+      }
+      // A login that got in before the key went ended with the erasure; the first token too.
+      const late = writes[3]!;
+      if (late.statusCode === 200)
+        expect((await call('GET', '/api/v1/auth/me', late.json().data.token)).statusCode).toBe(401);
+      expect((await call('GET', '/api/v1/auth/me', token)).statusCode).toBe(401);
+      // The proof is complete, and no key was made for the person after theirs was destroyed.
+      const proof = await ok('GET', `/api/v1/admin/erasure/${erased!.json().data.erasureId}`, admin);
+      expect(proof).toMatchObject({ completed: true, status: 'completed', subjectId: userId });
+      const keys = await sql<{ n: number }>`select length(key)::int as n from subject_keys
+        where subject_id = ${userId}`.execute(t.deps.database.owner);
+      expect(keys.rows).toEqual([{ n: 0 }]);
+    }
+    expect(await tracesOfAny(needles)).toEqual([]);
+    for (const name of ['users', 'sessions']) await t.deps.engine.rebuild(name);
+    expect(await tracesOfAny(needles)).toEqual([]);
+    // Every kind of write was tried in each round (the answers vary with the interleaving).
+    expect([...outcomes.values()].every((s) => s.length === ROUNDS)).toBe(true);
+  });
+});
+
+describe('an erasure cut short', () => {
+  /** As if the process died right after `ErasureStarted` (and, with `shred`, after destroying the key). */
+  async function orphan(email: string, shred: boolean, by = 'admin') {
+    const token = await createUser(t, email, PASSWORD, { main: 'viewer' });
+    const userId = (await ok('GET', '/api/v1/auth/me', token)).id as string;
+    const adminId = (await ok('GET', '/api/v1/auth/me', admin)).id as string;
+    const erasureId = newId();
+    const at = new Date().toISOString();
+    const data = { erasureId, subjectId: userId, reason: 'cut short', by: by === 'admin' ? adminId : by, at };
+    const metadata = {
+      siteId: 'main',
+      actor: { type: 'user' as const, id: data.by },
+      correlationId: 'test',
+      causationId: null,
+      requestId: null,
+      occurredAt: at,
+    };
+    await t.deps.store.append(erasureStream('main', erasureId), [{ type: 'ErasureStarted', data, metadata }], {
+      expectedVersion: 'no_stream',
+    });
+    if (shred) await shredForGood(t.deps.db, userId);
+    return { token, userId, erasureId };
+  }
+
+  it('is listed and read as incomplete; asking again completes the same erasure', async () => {
+    const o = await orphan('orphan.one@erasure.test', true);
+    const read = await ok('GET', `/api/v1/admin/erasure/${o.erasureId}`, admin);
+    expect(read).toMatchObject({ status: 'incomplete', completed: false, completedAt: null, revoked: null });
+    const list = await call('GET', '/api/v1/admin/erasure?limit=200', admin);
+    expect(list.statusCode).toBe(200);
+    expect(list.json().meta).toMatchObject({ page: 1, pageSize: 200 });
+    expect(list.json().data).toContainEqual(expect.objectContaining({ erasureId: o.erasureId, status: 'incomplete' }));
+    // The person can no longer be written about (their key is gone for good): a precise 401.
+    const late = await call('PATCH', `/api/v1/users/${o.userId}`, admin, { firstName: 'Afterwards' });
+    expect(late.statusCode, late.body).toBe(401);
+    expect(late.json().errors[0]).toMatchObject({ code: 'UNAUTHENTICATED', extensions: { reason: 'erased' } });
+
+    const again = await call('POST', '/api/v1/admin/erasure', admin, { userId: o.userId, reason: 'asked again' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json().data).toMatchObject({
+      erasureId: o.erasureId,
+      reason: 'cut short',
+      status: 'completed',
+      keyFingerprint: null,
+    });
+    expect(await traces(['orphan.one@erasure.test', 'Afterwards'])).toEqual([]);
+    expect((await call('POST', '/api/v1/admin/erasure', admin, { userId: o.userId, reason: 'x' })).statusCode).toBe(
+      409,
+    );
+    const audit = await ok('GET', '/api/v1/audit?type=ErasureStarted&limit=200', admin);
+    expect(audit.filter((e: { data: { subjectId: string } }) => e.data.subjectId === o.userId)).toHaveLength(1);
+  });
+
+  it('is completed by the resuming loop for an asker who may still erase, and left listed otherwise', async () => {
+    const kept = await orphan('orphan.two@erasure.test', false);
+    const demoted = await createUser(t, 'former.admin@erasure.test', PASSWORD, { main: 'viewer' });
+    const demotedId = (await ok('GET', '/api/v1/auth/me', demoted)).id as string;
+    const stuck = await orphan('orphan.three@erasure.test', false, demotedId);
+    await resumeErasures(t.deps, 0);
+    expect(await ok('GET', `/api/v1/admin/erasure/${kept.erasureId}`, admin)).toMatchObject({
+      status: 'completed',
+      revoked: { sessions: 1, apiKeys: 0 },
+    });
+    expect(await traces(['orphan.two@erasure.test'])).toEqual([]);
+    expect((await call('GET', '/api/v1/auth/me', kept.token)).statusCode).toBe(401);
+    // Asked by someone who is not (or no longer) an admin of the person's sites: the loop does not act for them.
+    expect(await ok('GET', `/api/v1/admin/erasure/${stuck.erasureId}`, admin)).toMatchObject({ status: 'incomplete' });
+    expect((await call('GET', '/api/v1/auth/me', stuck.token)).statusCode).toBe(200);
+    // Another site lists none of these.
+    const other = await call('GET', '/api/v1/admin/erasure', admin, undefined, 'second');
+    expect(other.json().data.map((e: { erasureId: string }) => e.erasureId)).not.toContain(stuck.erasureId);
+    expect((await call('GET', `/api/v1/admin/erasure/${stuck.erasureId}`, admin, undefined, 'second')).statusCode).toBe(
+      404,
+    );
+    for (const q of ['limit=0', 'limit=201', 'page=0', 'sort=x'])
+      expect((await call('GET', `/api/v1/admin/erasure?${q}`, admin)).statusCode, q).toBe(400);
   });
 });

@@ -185,6 +185,18 @@ describe('personal fields: an item that is its own subject, erased', () => {
     });
     const again = await call('POST', '/api/v1/admin/erasure', admin, body);
     expect(again.statusCode).toBe(409);
+    // Nothing personal is recorded about an erased subject again; its other values still change.
+    const late = await call('PATCH', `/api/v1/items/customers/${c.id}`, admin, { name: 'Charles again' });
+    expect(late.statusCode, late.body).toBe(400);
+    expect(late.json().errors[0]).toMatchObject({ path: ['name'], extensions: { reason: 'subject_erased' } });
+    expect(await ok('PATCH', `/api/v1/items/customers/${c.id}`, admin, { tier: 'bronze' })).toMatchObject({
+      tier: 'bronze',
+      email: '[erased]',
+    });
+    const listed = await ok('GET', '/api/v1/admin/erasure', admin);
+    expect(listed.find((e: { erasureId: string }) => e.erasureId === proof.erasureId)).toMatchObject({
+      status: 'completed',
+    });
     const missing = await call('POST', '/api/v1/admin/erasure', admin, {
       ...body,
       item: { collection: 'customers', id: 'nope' },

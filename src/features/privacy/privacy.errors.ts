@@ -30,6 +30,17 @@ export const SubjectAccessNotFound = defineError<{ id: string }>(
   () => ({ path: ['id'] }),
 );
 
+/** A subject-access export whose file was deleted: past the retention horizon (`expired`), or its subject erased. */
+export const SubjectAccessDeleted = defineError<{ id: string; reason: 'expired' | 'erased'; at: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) =>
+    d.reason === 'expired'
+      ? `subject-access export ${d.id} was deleted at ${d.at}: it was kept as long as the site's sar_exports horizon`
+      : `subject-access export ${d.id} was deleted at ${d.at}: its subject was erased`,
+  (d) => ({ path: ['id'], extensions: { reason: d.reason, deletedAt: d.at } }),
+);
+
 /** A subject-access request id used twice (ids are generated: a retry of the same append). */
 export const SubjectAccessExists = defineError<{ id: string }>(
   'CONFLICT',

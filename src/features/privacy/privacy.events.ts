@@ -18,7 +18,17 @@ export type SubjectAccessExported = DomainEvent<
   }
 >;
 
-export type PrivacyEvent = SubjectAccessExported;
+/**
+ * An export's file was deleted from storage: past the site's `sar_exports` horizon (`retention`), or because its
+ * subject was erased (`erasure`). The record stays; fetching the file answers 404 with the reason.
+ */
+export type SubjectAccessExportDeleted = DomainEvent<
+  'SubjectAccessExportDeleted',
+  { sarId: string; objectKey: string; reason: 'retention' | 'erasure'; at: string }
+>;
+
+export type PrivacyEvent = SubjectAccessExported | SubjectAccessExportDeleted;
+export const PRIVACY_EVENT_TYPES = ['SubjectAccessExported', 'SubjectAccessExportDeleted'] as const;
 
 /** One stream per subject-access request, under the site that made it. */
 export const sarStream = (siteId: string, sarId: string) => `${siteId}/sar/${sarId}`;

@@ -1,16 +1,19 @@
 import { createHash } from 'node:crypto';
 import { pipeline, Transform } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
-import { handleCommand } from '../../kernel/es/handle-command.ts';
+import type { EventMetadata } from '../../kernel/es/event.ts';
+import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { PersonalDataSubject } from '../../kernel/privacy/personal-data.ts';
 import { own } from '../../kernel/safe/keys.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { exportsMadeBefore, exportsOfSubject, type KeptExport } from '../../../projections/sar-exports/index.ts';
 import { findUserByEmail, findUserById } from '../../../projections/users/index.ts';
 import { emailClaimStream, type EmailClaimed } from '../auth/user.events.ts';
 import { exportType, exportStream, type ExportFormat } from './export.ts';
 import { sarStream, type SubjectAccessExported } from './privacy.events.ts';
-import { SubjectAccessNotFound, SubjectNotFound } from './privacy.errors.ts';
+import { SubjectAccessDeleted, SubjectAccessNotFound, SubjectNotFound } from './privacy.errors.ts';
 import { sarDecider } from './sar.decider.ts';
 
 /** Who a subject-access request names: an account id, or an address. */
@@ -91,15 +94,89 @@ export async function exportSubjectAccess(
   return { id, subjectId: data.subjectId, format: data.format, createdAt: command.now, size, sha256: command.sha256 };
 }
 
-/** A subject-access export of the site, as recorded; another site's id (or none) → 404. */
+/**
+ * A subject-access export of the site whose file is kept; another site's id (or none) → 404 `NOT_FOUND`, one whose
+ * file was deleted (retention, erasure) → 404 `NOT_FOUND` with `extensions.reason` `expired` or `erased`.
+ */
 export async function findSubjectAccess(
   deps: Pick<AppDeps, 'store'>,
   siteId: string,
   id: string,
 ): Promise<SubjectAccessExported['data']> {
-  let found: SubjectAccessExported['data'] | null = null;
-  for await (const e of deps.store.readStream<SubjectAccessExported>(sarStream(siteId, id)))
-    if (e.type === 'SubjectAccessExported') found = e.data;
-  if (!found) throw new SubjectAccessNotFound({ id });
-  return found;
+  const { state } = await readState(deps.store, sarDecider, sarStream(siteId, id));
+  if (!state.exported) throw new SubjectAccessNotFound({ id });
+  if (state.deleted)
+    throw new SubjectAccessDeleted({
+      id,
+      reason: state.deleted.reason === 'retention' ? 'expired' : 'erased',
+      at: state.deleted.at,
+    });
+  return state.exported;
+}
+
+/** The context of a deletion the service makes on its own (retention, erasure), as the system. */
+function systemMetadata(siteId: string, now: Date, why: string): EventMetadata {
+  return {
+    siteId,
+    actor: { type: 'system', id: why },
+    correlationId: `${why}:${siteId}:${now.toISOString()}`,
+    causationId: null,
+    requestId: null,
+    occurredAt: now.toISOString(),
+  };
+}
+
+/** Deletes an export's file, then records it (a crash between the two is finished by the next run). */
+async function deleteExport(
+  deps: Pick<AppDeps, 'store' | 'storage'>,
+  siteId: string,
+  kept: KeptExport,
+  reason: 'retention' | 'erasure',
+  metadata: EventMetadata,
+): Promise<void> {
+  await deps.storage.delete(kept.objectKey);
+  await handleCommand(
+    deps.store,
+    sarDecider,
+    sarStream(siteId, kept.sarId),
+    { type: 'RecordExportDeleted', data: { sarId: kept.sarId, reason, now: metadata.occurredAt } },
+    { metadata },
+  );
+}
+
+const PRUNE_PAGE = 100;
+
+/**
+ * Retention of `sar_exports`: deletes the files of the site's exports made before `before` and records each
+ * deletion; answers how many. An export is personal data: it is kept only as long as its horizon.
+ */
+export async function pruneSubjectAccessExports(
+  deps: Pick<AppDeps, 'db' | 'store' | 'storage' | 'clock'>,
+  siteId: string,
+  before: Date,
+): Promise<number> {
+  const metadata = systemMetadata(siteId, deps.clock.now(), 'retention');
+  let count = 0;
+  for (;;) {
+    const page = await readAsSite(deps.db, siteId, (db) => exportsMadeBefore(db, siteId, before, PRUNE_PAGE));
+    for (const kept of page) await deleteExport(deps, siteId, kept, 'retention', metadata);
+    count += page.length;
+    if (page.length < PRUNE_PAGE) return count;
+  }
+}
+
+/** Erasure: deletes the files of every export of the subject on these sites (each holds their data in clear). */
+export async function deleteSubjectAccessExportsOf(
+  deps: Pick<AppDeps, 'db' | 'store' | 'storage' | 'clock'>,
+  subjectId: string,
+  siteIds: readonly string[],
+): Promise<number> {
+  let count = 0;
+  for (const siteId of siteIds) {
+    const metadata = systemMetadata(siteId, deps.clock.now(), 'erasure');
+    const kept = await readAsSite(deps.db, siteId, (db) => exportsOfSubject(db, siteId, subjectId));
+    for (const k of kept) await deleteExport(deps, siteId, k, 'erasure', metadata);
+    count += kept.length;
+  }
+  return count;
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import { sarDecider, type RecordSubjectAccess } from './sar.decider.ts';
+import { sarDecider, type RecordExportDeleted, type RecordSubjectAccess } from './sar.decider.ts';
 import type { SubjectAccessExported } from './privacy.events.ts';
 
 const given = deciderSpec(sarDecider);
@@ -24,7 +24,26 @@ const exported = (sarId: string): SubjectAccessExported => {
   return { type: 'SubjectAccessExported', data: { ...data, at: now } };
 };
 
+const drop = (sarId: string): RecordExportDeleted => ({
+  type: 'RecordExportDeleted',
+  data: { sarId, reason: 'retention', now: at },
+});
+
 describe('Subject-access request', () => {
+  it('records the deletion of its file once, and only of an export it made', () => {
+    const deleted = {
+      type: 'SubjectAccessExportDeleted' as const,
+      data: { sarId: 's1', objectKey: 'sites/main/sar/s1.json', reason: 'retention' as const, at },
+    };
+    given([exported('s1')])
+      .when(drop('s1'))
+      .then([deleted]);
+    given([exported('s1'), deleted])
+      .when(drop('s1'))
+      .then([]);
+    given([]).when(drop('s1')).thenThrows('NOT_FOUND');
+  });
+
   it('records its export once', () =>
     given([])
       .when(record('s1'))

@@ -1,10 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { ManualClock } from '../../kernel/clock.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { readZip } from '../../../test/support/zip-reader.ts';
 
 let t: TestApp;
+const clock = new ManualClock(new Date());
+const DAY = 86_400_000;
 let admin: string;
 let secondAdmin: string;
 let editor: string;
@@ -15,7 +18,7 @@ const call = (method: 'GET' | 'POST', url: string, as: string, site = 'main', pa
 const sar = (payload: object, as = admin, site = 'main') => call('POST', '/api/v1/admin/sar', as, site, payload);
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ clock });
   admin = await t.setup();
   expect((await call('POST', '/api/v1/sites', admin, 'main', { id: 'second', name: 'Second' })).statusCode).toBe(201);
   for (const site of ['main', 'second']) {
@@ -118,5 +121,54 @@ describe('GET /api/v1/admin/sar/:id', () => {
     expect(res.json().errors[0].code).toBe('NOT_FOUND');
     expect((await call('GET', '/api/v1/admin/sar/AAAAAAAAAAAAAAAAAAAAA', admin)).statusCode).toBe(404);
     expect((await call('GET', '/api/v1/admin/sar/not-an-id', admin)).statusCode).toBe(400);
+  });
+});
+
+describe('retention of subject-access exports', () => {
+  it('deletes the files past the sar_exports horizon, counts them, keeps newer ones and other sites’ own', async () => {
+    const old = (await sar({ userId: aliceId })).json().data;
+    const otherSite = (await sar({ userId: aliceId }, secondAdmin, 'second')).json().data;
+    // Every export this site made so far is as old (the earlier tests' too).
+    const made = (await call('GET', '/api/v1/audit?type=SubjectAccessExported&limit=200', admin)).json().data.length;
+    expect(made).toBeGreaterThan(1);
+    clock.advance(31 * DAY); // past the default horizon of 30 days
+    // Tokens made before the jump expired meanwhile: sign in again.
+    const login = async (who: { email: string; password: string }) =>
+      (await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: who })).json().data.token as string;
+    const admin2 = await login(ADMIN);
+    const fresh = (await sar({ userId: carolId }, admin2)).json().data;
+    expect(fresh.id).toEqual(expect.any(String));
+
+    const listed = await call('GET', '/api/v1/retention', admin2);
+    expect(listed.json().data.find((k: { kind: string }) => k.kind === 'sar_exports')).toMatchObject({
+      days: 30,
+      source: 'default',
+      available: true,
+    });
+    const run = await call('POST', '/api/v1/retention/run', admin2);
+    expect(run.statusCode, run.body).toBe(200);
+    expect(run.json().data.counts.sar_exports).toBe(made);
+
+    const gone = await call('GET', `/api/v1/admin/sar/${old.id}`, admin2);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json().errors[0]).toMatchObject({ code: 'NOT_FOUND', path: ['id'], extensions: { reason: 'expired' } });
+    expect(await t.deps.storage.get(`sites/main/sar/${old.id}.json`)).toBeNull();
+    expect((await call('GET', `/api/v1/admin/sar/${fresh.id}`, admin2)).statusCode).toBe(200);
+    // The other site's export is as old, but its site did not run: untouched.
+    const second2 = await login({ email: 'second-admin@example.com', password: 'Second-pass-1234' });
+    expect((await call('GET', `/api/v1/admin/sar/${otherSite.id}`, second2, 'second')).statusCode).toBe(200);
+
+    // Run again at the same time: nothing left to prune; the deletion is in the audit log.
+    expect((await call('POST', '/api/v1/retention/run', admin2)).json().data.counts.sar_exports).toBe(0);
+    const audit = await call('GET', '/api/v1/audit?type=SubjectAccessExportDeleted', admin2);
+    expect(audit.json().data).toHaveLength(made);
+    expect(audit.json().data).toContainEqual(
+      expect.objectContaining({ actor: { type: 'system', id: 'retention' }, stream: `main/sar/${old.id}` }),
+    );
+    // A rebuild of the read model brings back no file to delete: the log says it is gone.
+    await t.deps.engine.rebuild('sar-exports');
+    expect((await call('POST', '/api/v1/retention/run', admin2)).json().data.counts.sar_exports).toBe(0);
+    expect((await call('POST', '/api/v1/retention/run', second2, 'second')).json().data.counts.sar_exports).toBe(1);
+    expect((await call('GET', `/api/v1/admin/sar/${fresh.id}`, admin2)).statusCode).toBe(200);
   });
 });

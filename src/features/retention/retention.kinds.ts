@@ -30,7 +30,6 @@ export const PLANNED_KINDS: readonly PlannedKind[] = [
   ),
   planned('notifications', 90, 'Handled (read or dismissed) notifications, when the notifications slice keeps them.'),
   planned('flow_runs', 90, 'Finished flow runs and their logs, when the flows slice keeps them.'),
-  planned('sar_exports', 30, 'Subject-access export files once produced, when the SAR slice keeps them.'),
 ];
 
 /** The mail outbox is a kernel table: the retention slice declares its kind. */

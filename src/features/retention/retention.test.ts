@@ -18,6 +18,7 @@ describe('the retention catalogue', () => {
     expect(entries.filter((e) => e.available).map((e) => e.kind)).toEqual([
       'mail_outbox',
       'webhook_deliveries',
+      'sar_exports',
       'sessions',
     ]);
     for (const e of entries) {

@@ -2,26 +2,50 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import { sql } from 'kysely';
 import { asSystem } from '../tenancy/site.ts';
 import type { Db } from '../db/database.ts';
+import { defineError } from '../http/errors.ts';
 
 /** Personal data as stored in an event: `pii:<base64(iv | ciphertext | tag)>`, sealed with the subject's key. */
 export type Sealed = string;
 const PREFIX = 'pii:';
 
+/**
+ * An erased subject's row keeps no key but this mark (zero bytes), so that no key is ever made for them again: a
+ * write that raced their erasure cannot seal their data under a fresh key that would then stay readable.
+ */
+const ERASED = Buffer.alloc(0);
+
+/** Sealing for a subject whose key was destroyed for good (an erased person): their data is no longer taken. */
+export const SubjectErased = defineError(
+  'UNAUTHENTICATED',
+  'unauthenticated',
+  () => 'this person was erased: nothing more is recorded about them',
+  () => ({ extensions: { reason: 'erased' } }),
+);
+
 async function subjectKey(db: Db, subjectId: string, create: boolean): Promise<Buffer | null> {
   // Subjects are accounts, which are instance-wide: their keys are reached only under `_system`.
   return asSystem(db, async (db) => {
     if (create) {
+      // The primary key decides between this and a concurrent erasure: whichever commits first, the other sees it.
       await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${randomBytes(32)})
               on conflict (subject_id) do nothing`.execute(db);
     }
     const r = await sql<{ key: Buffer }>`select key from subject_keys where subject_id = ${subjectId}`.execute(db);
-    return r.rows[0]?.key ?? null;
+    const key = r.rows[0]?.key ?? null;
+    if (key?.length === 0) {
+      if (create) throw new SubjectErased();
+      return null;
+    }
+    return key;
   });
 }
 
-/** Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use. */
+/** Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use, never after erasure. */
 export async function seal(db: Db, subjectId: string, value: string): Promise<Sealed> {
-  const key = (await subjectKey(db, subjectId, true))!;
+  let key = await subjectKey(db, subjectId, true);
+  // An erasure that was cut short (key deleted, no mark yet) or a shred (not for good) between the two statements.
+  key ??= await subjectKey(db, subjectId, true);
+  if (!key) throw new SubjectErased();
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([c.update(value, 'utf8'), c.final()]);
@@ -43,6 +67,24 @@ export async function unseal(db: Db, subjectId: string, sealed: Sealed | null): 
 /** Erasure: the subject's sealed data in the log becomes unreadable for good. */
 export async function shred(db: Db, subjectId: string): Promise<void> {
   await asSystem(db, (db) => sql`delete from subject_keys where subject_id = ${subjectId}`.execute(db));
+}
+
+/**
+ * Erasure of a person: their key is destroyed and replaced by the mark that no key may be made for them again.
+ * Idempotent; answers once the mark is there (a key created concurrently before the mark is destroyed with it).
+ */
+export async function shredForGood(db: Db, subjectId: string): Promise<void> {
+  for (;;) {
+    await asSystem(db, async (db) => {
+      await sql`delete from subject_keys where subject_id = ${subjectId} and length(key) > 0`.execute(db);
+      await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${ERASED})
+                on conflict (subject_id) do nothing`.execute(db);
+    });
+    const r = await asSystem(db, (db) =>
+      sql<{ n: number }>`select length(key)::int as n from subject_keys where subject_id = ${subjectId}`.execute(db),
+    );
+    if (r.rows[0]?.n === 0) return;
+  }
 }
 
 /** A fingerprint of the subject's key (the proof of an erasure names the key it destroyed), or null without one. */
@@ -85,7 +127,10 @@ export function personalSubject(value: unknown): string | null {
   return m ? Buffer.from(m[1]!, 'base64url').toString('utf8') : null;
 }
 
-/** The keys of several subjects in one statement (created for those that have none when `create`). */
+/**
+ * The keys of several subjects in one statement (created for those that have none when `create`); an erased
+ * subject has none, and none is created for them.
+ */
 export async function subjectKeys(db: Db, subjectIds: string[], create: boolean): Promise<Map<string, Buffer>> {
   const ids = [...new Set(subjectIds)];
   if (!ids.length) return new Map();
@@ -97,7 +142,8 @@ export async function subjectKeys(db: Db, subjectIds: string[], create: boolean)
     }
     const r = await sql<{ subject_id: string; key: Buffer }>`
       select subject_id, key from subject_keys where subject_id = any(${ids}::text[])`.execute(db);
-    return new Map(r.rows.map((row) => [row.subject_id, row.key]));
+    // An erased subject's row holds the zero-length mark: no key, and none is made again.
+    return new Map(r.rows.filter((row) => row.key.length > 0).map((row) => [row.subject_id, row.key]));
   });
 }
 

@@ -17,6 +17,15 @@ import { UserNotMember } from '../consent.errors.ts';
 
 const TypeParams = z.object({ type: z.enum(CONSENT_TYPES) });
 const UserParams = z.object({ id: z.string().min(1).max(200) });
+/** A page of a history (as item revisions page theirs): `limit` with `offset`, or `page`. */
+const HistoryPage = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(200).default(25),
+    offset: z.coerce.number().int().min(0).default(0),
+    page: z.coerce.number().int().min(1).optional(),
+  })
+  .strict();
+const HistoryMeta = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 const AsOf = z.object({ asOf: z.iso.datetime({ offset: true }).optional() }).strict();
 const ConsentBody = z
   .object({ granted: z.boolean(), source: z.string().min(1).max(200), version: z.string().min(1).max(100) })
@@ -147,14 +156,18 @@ export const consentsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     {
       schema: {
         tags,
-        summary: 'Every choice on one consent type, oldest first (the audit events)',
+        summary: 'Every choice on one consent type, oldest first (the audit events), a page at a time',
         params: TypeParams,
-        response: { 200: listEnvelope(ConsentChange, z.object({ total: z.number().int() })) },
+        querystring: HistoryPage,
+        response: { 200: listEnvelope(ConsentChange, HistoryMeta) },
       },
     },
     async (req) => {
-      const data = await consentHistory(deps, siteOf(req), await person(req), req.params.type);
-      return { data, meta: { total: data.length } };
+      const { limit, page } = req.query;
+      const offset = page ? (page - 1) * limit : req.query.offset;
+      const userId = await person(req);
+      const { changes, total } = await consentHistory(deps, siteOf(req), userId, req.params.type, { limit, offset });
+      return { data: changes, meta: { total, limit, offset } };
     },
   );
 
