@@ -82,7 +82,7 @@ export async function eraseSubject(
       await shredSuppressedAddress(deps, siteId, user.email);
       shreddedSuppressions.push(`suppression:${siteId}`);
     }
-  const keyFingerprint = await subjectKeyFingerprint(deps.db, user.userId);
+  const keyFingerprint = await subjectKeyFingerprint(deps.db, deps.config.keyring, user.userId);
   await shred(deps.db, user.userId);
   await handleCommand(
     deps.store,
