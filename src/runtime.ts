@@ -26,7 +26,7 @@ import { PgVersionChannel } from './kernel/db/version-channel.ts';
 import { ProjectionEngine } from './kernel/es/projection-engine.ts';
 import { reconcileProjectionSource } from './kernel/es/projection-source.ts';
 import { ProjectionSubscription } from './kernel/es/projection-subscription.ts';
-import type { Projector } from './kernel/es/projector.ts';
+import type { ProjectionContext, Projector } from './kernel/es/projector.ts';
 import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
 import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
 import { startMailSender } from './kernel/mail/smtp-sender.ts';
@@ -34,6 +34,7 @@ import { DiskObjectStorage } from './kernel/storage/disk-storage.ts';
 import { S3ObjectStorage } from './kernel/storage/s3-storage.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 import { checkParts, type PersonalDataPart } from './kernel/privacy/personal-data.ts';
+import { wrapSubjectKeys } from './kernel/privacy/subject-key-wrap.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
 const WATCHED = /^[^/]+\/(schema|access)\//;
@@ -98,8 +99,11 @@ export async function startRuntime(
   const { db } = database;
   const servingRole = await prepareRoles(database, log);
   if (servingRole) await grantServing(database.owner, servingRole);
+  // Before any projector opens personal data (the rebuilds of engine.setup()): a missing instance key stops here.
+  await prepareSubjectKeys(database.owner, config, log);
+  const context: ProjectionContext = { keyring: config.keyring };
   const projectors = allProjectors();
-  const logged = await eventStoreFromConfig(config, database, servingRole, log);
+  const logged = await eventStoreFromConfig(config, database, servingRole, log, context);
   const { events, subscription, engine } = logged;
   const channel = database.kind === 'postgres' ? new PgVersionChannel(database.pool, log) : singleNode;
   if (channel instanceof PgVersionChannel) await channel.start();
@@ -117,6 +121,7 @@ export async function startRuntime(
     projectors: opts.asyncWorker === false ? [] : asyncProjectors,
     log,
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
+    context,
   });
   if (config.NODE_ENV === 'production' && !config.JWT_SECRET && !config.keyring.activeKeyId)
     log.warn(
@@ -156,7 +161,7 @@ export async function startRuntime(
     stepUp: (userId) => stepUpError(deps, userId),
     schemas: schemaReader(db, store),
     authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
-    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors),
+    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
     drainReactors: (name) => reactors.drain(name),
     retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
     personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
@@ -200,14 +205,20 @@ export async function startRuntime(
  * runs the inline projectors from a subscription, and appends wait until they are projected (read-your-writes).
  * `events` is the store itself, for readers of the log that must not wait on projections.
  */
-async function eventStoreFromConfig(config: Config, database: Database, servingRole: string | null, log: Logger) {
+async function eventStoreFromConfig(
+  config: Config,
+  database: Database,
+  servingRole: string | null,
+  log: Logger,
+  context: ProjectionContext,
+) {
   const { db } = database;
   const projectors = allProjectors();
   const inline = projectors.filter((p) => p.mode === 'inline');
   const mode = config.EVENTSTORE_URL ? 'subscription' : (config.SVC_PROJECTION_MODE ?? 'inline');
   const events: EventStore = config.EVENTSTORE_URL
     ? new EsdbEventStore(config.EVENTSTORE_URL, { prefix: config.EVENTSTORE_STREAM_PREFIX })
-    : new PgEventStore(db, mode === 'inline' ? inline : []);
+    : new PgEventStore(db, mode === 'inline' ? inline : [], { context });
   const source = await reconcileProjectionSource(database.owner, events, mode, inline);
   const engine = new ProjectionEngine(database.owner, projectors, {
     events,
@@ -215,10 +226,18 @@ async function eventStoreFromConfig(config: Config, database: Database, servingR
     servingRole,
     inlineInAppends: mode === 'inline',
     log,
+    context,
   });
   await engine.setup();
   const catchUp = (): ProjectionSubscription =>
-    new ProjectionSubscription({ db, events, projectors: inline, log, pollMs: config.SVC_SUBSCRIPTION_POLL_MS });
+    new ProjectionSubscription({
+      db,
+      events,
+      projectors: inline,
+      log,
+      pollMs: config.SVC_SUBSCRIPTION_POLL_MS,
+      context,
+    });
   if (source.plan === 'catch-up') {
     const leaving = catchUp();
     await leaving.catchUp();
@@ -237,17 +256,36 @@ async function eventStoreFromConfig(config: Config, database: Database, servingR
  * transaction of the database (so none is ever skipped), so "no batch" can mean "not yet visible": drain until each
  * checkpoint reaches the log's head at the call, giving such a transaction up to 30 s to end.
  */
-async function drainAsyncProjectors(db: Kysely<DB>, events: GlobalLog, projectors: Projector[]): Promise<void> {
+async function drainAsyncProjectors(
+  db: Kysely<DB>,
+  events: GlobalLog,
+  projectors: Projector[],
+  context: ProjectionContext,
+): Promise<void> {
   const target = await events.headPosition();
   if (target === null) return;
   for (const p of projectors) {
     for (let i = 0; i < 1500; i++) {
-      while ((await catchUpOnce(db, events, p)) > 0);
+      while ((await catchUpOnce(db, events, p, context)) > 0);
       const state = await projectionState(db, p.name);
       if (state?.status !== 'live' || events.comparePositions(state.checkpoint, target) >= 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
   }
+}
+
+/**
+ * The subjects' personal-data keys under today's instance key: refuses to start when some are wrapped under a key
+ * that is not configured (their data must never pass for erased); with an active key, wraps those in clear and
+ * rewraps those under another configured key (rotation).
+ */
+async function prepareSubjectKeys(db: Kysely<DB>, config: Config, log: Logger): Promise<void> {
+  const { wrapped, rewrapped } = await wrapSubjectKeys(db, config.keyring);
+  if (wrapped + rewrapped > 0)
+    log.info(
+      { wrapped, rewrapped, keyId: config.keyring.activeKeyId },
+      'subject keys wrapped under the active encryption key',
+    );
 }
 
 /** A secret generated once and kept in the database (the JWT key sealed when an encryption key is configured). */

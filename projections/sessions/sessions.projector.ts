@@ -32,7 +32,7 @@ export const sessionsProjector = defineProjector<SessionEvent | UserErased>({
     );
   },
   instanceWide: true,
-  apply: async (trx, e) => {
+  apply: async (trx, e, _t, { keyring }) => {
     switch (e.type) {
       case 'SessionStarted': {
         const d = e.data;
@@ -42,8 +42,8 @@ export const sessionsProjector = defineProjector<SessionEvent | UserErased>({
             session_id: d.sessionId,
             user_id: d.userId,
             amr: JSON.stringify(d.amr),
-            user_agent: await unseal(trx, d.userId, d.userAgent),
-            ip: await unseal(trx, d.userId, d.ip),
+            user_agent: await unseal(trx, keyring, d.userId, d.userAgent),
+            ip: await unseal(trx, keyring, d.userId, d.ip),
             created_at: d.at,
             last_used_at: d.at,
             expires_at: d.expiresAt,

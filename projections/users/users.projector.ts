@@ -52,12 +52,12 @@ export const usersProjector = defineProjector<UserEvent>({
     );
   },
   instanceWide: true,
-  apply: async (trx, e) => {
+  apply: async (trx, e, _t, { keyring }) => {
     const user = (id: string) => trx.updateTable('users').where('user_id', '=', id);
     switch (e.type) {
       case 'UserRegistered': {
         const d = e.data;
-        const open = (v: string | null) => unseal(trx, d.userId, v);
+        const open = (v: string | null) => unseal(trx, keyring, d.userId, v);
         await trx
           .insertInto('users')
           .values({
@@ -87,7 +87,7 @@ export const usersProjector = defineProjector<UserEvent>({
         await user(e.data.userId).set({ status: 'active' }).execute();
         return;
       case 'UserPasswordChanged': {
-        const hash = await unseal(trx, e.data.userId, e.data.passwordHash);
+        const hash = await unseal(trx, keyring, e.data.userId, e.data.passwordHash);
         await user(e.data.userId)
           .set((eb) => ({ password_hash: hash, password_version: eb('password_version', '+', 1) }))
           .execute();
@@ -108,7 +108,7 @@ export const usersProjector = defineProjector<UserEvent>({
         return;
       }
       case 'UserProfileChanged': {
-        const open = (v: string | null) => unseal(trx, e.data.userId, v);
+        const open = (v: string | null) => unseal(trx, keyring, e.data.userId, v);
         await user(e.data.userId)
           .set({ first_name: await open(e.data.firstName), last_name: await open(e.data.lastName) })
           .execute();

@@ -20,7 +20,10 @@ export interface TestApp {
   call(opts: InjectOptions & { as?: string; site?: string }): Promise<LightMyRequestResponse>;
   /** Runs setup (site `main`) and returns the admin's token. */
   setup(): Promise<string>;
-  /** Stops the service and starts it again on the same database, with this environment (same JWT secret). */
+  /**
+   * Stops the service and starts it again on the same database, with this environment (same JWT secret). A start
+   * that fails rejects and leaves the app stopped; a later restart starts it.
+   */
   restart(env?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,6 +81,8 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
     return { app, runtime };
   };
   let current = await boot(opts.env);
+  // A restart whose start fails leaves nothing running: close() then has nothing more to stop.
+  let stopped = false;
   const call: TestApp['call'] = ({ as, site, headers, ...rest }) =>
     current.app.inject({
       ...rest,
@@ -101,15 +106,21 @@ export async function createTestApp(opts: { env?: Record<string, string>; clock?
       return res.json().data.token as string;
     },
     restart: async (env) => {
-      await current.app.close();
-      await current.runtime.stop();
+      if (!stopped) {
+        await current.app.close();
+        await current.runtime.stop();
+        stopped = true;
+      }
       current = await boot(env);
+      stopped = false;
       t.app = current.app;
       t.deps = current.runtime.deps;
     },
     close: async () => {
-      await current.app.close();
-      await current.runtime.stop();
+      if (!stopped) {
+        await current.app.close();
+        await current.runtime.stop();
+      }
       await database.drop();
       await rm(filesDir, { recursive: true, force: true });
     },

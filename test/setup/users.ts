@@ -24,10 +24,11 @@ export async function createUser(
     occurredAt: now,
   };
   const { db, store } = t.deps;
+  const ring = t.deps.config.keyring;
   const data = {
     userId,
-    email: await seal(db, userId, email),
-    passwordHash: await seal(db, userId, await hashPassword(password)),
+    email: await seal(db, ring, userId, email),
+    passwordHash: await seal(db, ring, userId, await hashPassword(password)),
     firstName: null,
     lastName: null,
     instanceAdmin: false,

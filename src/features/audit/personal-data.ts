@@ -37,7 +37,7 @@ function field(name: string, value: unknown, open: Open, depth: number): unknown
 }
 
 async function writeEvents(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'db' | 'config'>,
   site: string,
   query: Omit<SubjectEventQuery, 'after' | 'limit'>,
   open: Open,
@@ -69,7 +69,7 @@ async function writeEvents(
  * The log's part of a personal-data export (every event the subject caused, and every event of their own user
  * stream) and the automated decisions about them (what agents changed in content they created).
  */
-export function auditPersonalData(deps: Pick<AppDeps, 'db'>): PersonalDataPart[] {
+export function auditPersonalData(deps: Pick<AppDeps, 'db' | 'config'>): PersonalDataPart[] {
   return [
     {
       name: 'automated_decisions',
@@ -90,7 +90,7 @@ export function auditPersonalData(deps: Pick<AppDeps, 'db'>): PersonalDataPart[]
     {
       name: 'events',
       async write(subject, out) {
-        const open = await subjectOpener(deps.db, subject.userId);
+        const open = await subjectOpener(deps.db, deps.config.keyring, subject.userId);
         // Instance-wide events that name another site stay out of one site's request.
         const dataSites = subject.everySite ? undefined : subject.siteIds;
         await writeEvents(deps, SYSTEM_SITE, { actor: subject.userId, dataSites }, open, out);

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Config } from '../../config.ts';
 import type { AddressHasher } from './address-hash.ts';
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { DomainEvent, EventMetadata } from '../../kernel/es/event.ts';
@@ -74,7 +75,7 @@ const metadataFor = (issuerId: string, now: Date): EventMetadata => ({
  * whoever controls the issuer).
  */
 export async function provisionExternalUser(
-  deps: { db: Db; store: EventStore; addresses: AddressHasher; now: Date },
+  deps: { db: Db; store: EventStore; addresses: AddressHasher; config: Config; now: Date },
   input: ExternalUserInput,
 ): Promise<string> {
   const { db, store } = deps;
@@ -102,7 +103,7 @@ export async function provisionExternalUser(
       command: { type: 'ClaimExternalIdentity', data: { userId, issuerId: input.issuerId, now } },
     } as StreamCommand,
     ...(await newIdentityCommands(
-      { db, store, addresses: deps.addresses, clock: { now: () => deps.now } },
+      { db, store, addresses: deps.addresses, config: deps.config, clock: { now: () => deps.now } },
       { userId, email: input.email, status: 'active' },
       { siteId: input.siteId, role: input.role },
     )),

@@ -13,7 +13,7 @@ import { emailClaimStream, userStream } from './user.events.ts';
  * identity: its membership begins when it accepts).
  */
 export async function newIdentityCommands(
-  deps: Pick<AppDeps, 'db' | 'clock' | 'store' | 'addresses'>,
+  deps: Pick<AppDeps, 'db' | 'clock' | 'store' | 'addresses' | 'config'>,
   input: {
     userId: string;
     email: string;
@@ -29,12 +29,13 @@ export async function newIdentityCommands(
   const { userId } = input;
   await assertNoLegacyClaim(deps.store, input.email);
   const now = deps.clock.now().toISOString();
-  const sealed = (v: string | null | undefined) => (v ? seal(deps.db, userId, v) : Promise.resolve(null));
+  const sealed = (v: string | null | undefined) =>
+    v ? seal(deps.db, deps.config.keyring, userId, v) : Promise.resolve(null);
   const register: UserCommand = {
     type: 'RegisterUser',
     data: {
       userId,
-      email: await seal(deps.db, userId, input.email),
+      email: await seal(deps.db, deps.config.keyring, userId, input.email),
       passwordHash: await sealedHash(deps, userId, input),
       firstName: await sealed(input.firstName),
       lastName: await sealed(input.lastName),
@@ -63,10 +64,10 @@ export async function newIdentityCommands(
 }
 
 async function sealedHash(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'db' | 'config'>,
   userId: string,
   input: { password?: string; passwordHash?: string },
 ): Promise<string | null> {
   const hash = input.passwordHash ?? (input.password ? await hashPassword(input.password) : null);
-  return hash ? seal(deps.db, userId, hash) : null;
+  return hash ? seal(deps.db, deps.config.keyring, userId, hash) : null;
 }

@@ -16,12 +16,12 @@ import { userStream } from './user.events.ts';
 
 /** Sets a new password: `change` (the old one was proven) or `reset` (a link naming the password version). */
 export async function setPassword(
-  deps: Pick<AppDeps, 'db' | 'store'>,
+  deps: Pick<AppDeps, 'db' | 'store' | 'config'>,
   ctx: CommandContext,
   input: { userId: string; password: string; how: { reason: 'change' } | { reason: 'reset'; passwordVersion: number } },
 ): Promise<void> {
   const { userId } = input;
-  const passwordHash = await seal(deps.db, userId, await hashPassword(input.password));
+  const passwordHash = await seal(deps.db, deps.config.keyring, userId, await hashPassword(input.password));
   await handleCommand(
     deps.store,
     userDecider,
@@ -38,7 +38,7 @@ export async function setPassword(
  * on `token`.
  */
 export async function consumePasswordLink(
-  deps: Pick<AppDeps, 'db' | 'store' | 'tokens'>,
+  deps: Pick<AppDeps, 'db' | 'store' | 'tokens' | 'config'>,
   ctx: CommandContext,
   input: { purpose: 'reset-password' | 'invite'; token: string; password: string },
 ): Promise<UserRow> {

@@ -61,11 +61,11 @@ export const acceptSiteInvitation = (deps: Pick<AppDeps, 'store'>, ctx: Now, inp
 
 /** Sets the user's names (null or empty clears one), sealed under the user's key. */
 export async function renameUser(
-  deps: Pick<AppDeps, 'db' | 'store'>,
+  deps: Pick<AppDeps, 'db' | 'store' | 'config'>,
   ctx: Now,
   input: { userId: string; firstName: string | null; lastName: string | null },
 ) {
-  const sealed = async (v: string | null) => (v ? seal(deps.db, input.userId, v) : null);
+  const sealed = async (v: string | null) => (v ? seal(deps.db, deps.config.keyring, input.userId, v) : null);
   return send(deps, ctx, 'ChangeProfile', {
     userId: input.userId,
     firstName: await sealed(input.firstName),

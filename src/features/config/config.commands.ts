@@ -31,7 +31,7 @@ import {
   type Plan,
 } from './plan.ts';
 
-type Deps = Pick<AppDeps, 'store' | 'db'>;
+type Deps = Pick<AppDeps, 'store' | 'db' | 'config'>;
 export const SCOPES = ['all', 'schema', 'settings', 'webhooks'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -253,7 +253,7 @@ async function apply(
     command: p.steps.length ? { type: 'ApplyPlan', data: { steps: p.steps, summary, now } } : null,
     expectedVersion: version,
   });
-  const hooks = await webhookConfigCommand(deps.db, ctx.siteId, p.webhooks, now, ctx.actor.id);
+  const hooks = await webhookConfigCommand(deps.db, deps.config.keyring, ctx.siteId, p.webhooks, now, ctx.actor.id);
   if (hooks) commands.push(hooks.command);
   if (p.settings.length) {
     const settings = Object.fromEntries(p.settings.map((s) => [s.key, s.value])) as SiteSettings;

@@ -2,13 +2,14 @@ import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { seal, shred, unseal, type Sealed } from '../../kernel/privacy/pii.ts';
+import type { Keyring } from '../../kernel/crypto/keyring.ts';
+import { seal, shred, subjectOpener, type Sealed } from '../../kernel/privacy/pii.ts';
 import { addressHash, normaliseAddress } from './address.ts';
 import { suppressionStream, suppressionSubject, type SuppressionSource } from './email.events.ts';
 import { suppressionDecider, type SuppressionState } from './suppression.decider.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
-type Deps = Pick<AppDeps, 'db' | 'store' | 'addresses'>;
+type Deps = Pick<AppDeps, 'db' | 'store' | 'addresses' | 'config'>;
 
 /** A suppression as the API shows it; `email` is null once the address was erased (its key shredded). */
 export interface SuppressionRecord {
@@ -20,12 +21,16 @@ export interface SuppressionRecord {
 }
 
 /** The sealed address, or null when its key is gone (erased; a key made since opens only what it sealed). */
-export async function openAddress(db: Db, siteId: string, emailHash: string, sealed: Sealed): Promise<string | null> {
-  try {
-    return await unseal(db, suppressionSubject(siteId, emailHash), sealed);
-  } catch {
-    return null;
-  }
+export async function openAddress(
+  db: Db,
+  ring: Keyring,
+  siteId: string,
+  emailHash: string,
+  sealed: Sealed,
+): Promise<string | null> {
+  // The opener answers null for a value its key did not seal; a wrapped key that does not open still throws.
+  const open = await subjectOpener(db, ring, suppressionSubject(siteId, emailHash));
+  return open(sealed);
 }
 
 const stateOf = async (deps: Deps, siteId: string, emailHash: string) =>
@@ -33,7 +38,7 @@ const stateOf = async (deps: Deps, siteId: string, emailHash: string) =>
 
 async function recordOf(deps: Deps, siteId: string, emailHash: string, s: SuppressionState) {
   if (!s.suppressed) throw new Error('not suppressed');
-  const email = await openAddress(deps.db, siteId, emailHash, s.email);
+  const email = await openAddress(deps.db, deps.config.keyring, siteId, emailHash, s.email);
   return { email, emailHash, reason: s.reason, source: s.source, suppressedAt: s.at } satisfies SuppressionRecord;
 }
 
@@ -49,7 +54,12 @@ export async function suppressAddress(
   const emailHash = addressHash(deps.addresses, input.email);
   const before = await stateOf(deps, ctx.siteId, emailHash);
   if (before.suppressed) return { record: await recordOf(deps, ctx.siteId, emailHash, before), created: false };
-  const email = await seal(deps.db, suppressionSubject(ctx.siteId, emailHash), normaliseAddress(input.email));
+  const email = await seal(
+    deps.db,
+    deps.config.keyring,
+    suppressionSubject(ctx.siteId, emailHash),
+    normaliseAddress(input.email),
+  );
   const { now, by } = { now: ctx.now.toISOString(), by: ctx.actor.id };
   const r = await handleCommand(
     deps.store,

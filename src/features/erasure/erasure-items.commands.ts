@@ -12,7 +12,7 @@ import { itemSubjectId } from '../schema/index.ts';
 import { erasureStream, type ErasureCompleted } from './erasure.events.ts';
 import { ItemSubjectNotFound, NothingSealed } from './erasure.errors.ts';
 
-type Deps = Pick<AppDeps, 'db' | 'store' | 'schemas' | 'clock'>;
+type Deps = Pick<AppDeps, 'db' | 'store' | 'schemas' | 'clock' | 'config'>;
 
 /** Whether an erasure's subject is an item (its own subject) rather than a person. */
 export const isItemSubject = (subjectId: string) => subjectId.startsWith('item:');
@@ -39,7 +39,7 @@ export async function eraseItemSubject(
     await completeItemErasure(deps, open, ctx.metadata);
     return { erasureId: open.erasureId, siteId: open.siteId, resumed: true };
   }
-  if (!(await subjectKeyFingerprint(deps.db, subjectId))) throw new NothingSealed();
+  if (!(await subjectKeyFingerprint(deps.db, deps.config.keyring, subjectId))) throw new NothingSealed();
   const erasureId = newId();
   const started = { erasureId, subjectId, reason, by: ctx.actor.id, at: ctx.now.toISOString() };
   await handleCommand(
@@ -61,7 +61,7 @@ export async function completeItemErasure(
 ): Promise<void> {
   const { siteId, erasureId, subjectId } = open;
   // Null when a run cut short destroyed the key already: the proof then names no fingerprint.
-  const keyFingerprint = await subjectKeyFingerprint(deps.db, subjectId);
+  const keyFingerprint = await subjectKeyFingerprint(deps.db, deps.config.keyring, subjectId);
   await shredForGood(deps.db, subjectId);
   const proof: ErasureCompleted['data'] = {
     erasureId,

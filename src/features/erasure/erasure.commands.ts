@@ -146,7 +146,7 @@ async function runErasure(
     }
   // Their subject-access exports hold their data in clear, outside the log's shredding.
   const sarExports = await deleteSubjectAccessExportsOf(deps, user.userId, Object.keys(user.roles));
-  let keyFingerprint = await subjectKeyFingerprint(deps.db, user.userId);
+  let keyFingerprint = await subjectKeyFingerprint(deps.db, deps.config.keyring, user.userId);
   await shredForGood(deps.db, user.userId);
   try {
     await handleCommand(

@@ -118,7 +118,7 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     const hit = provisioned.get(k);
     if (hit && hit.role === role) return hit.userId;
     const userId = await provisionExternalUser(
-      { db: deps.db, store: deps.store, addresses: deps.addresses, now: deps.clock.now() },
+      { db: deps.db, store: deps.store, addresses: deps.addresses, config: deps.config, now: deps.clock.now() },
       { issuerId: issuer.id, subject, email: email || null, siteId, role },
     );
     bounded(provisioned, k, { userId, role });

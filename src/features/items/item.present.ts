@@ -50,7 +50,7 @@ export async function present<T>(
     (_c, _id, _f, sealed) => subjects.add(personalSubject(sealed)!),
   );
   const decrypt = wanted.size ? await permissions.decryptable(caller, s.schema, wanted) : () => false;
-  const keys = subjects.size ? await subjectKeys(deps.db, [...subjects], false) : null;
+  const keys = subjects.size ? await subjectKeys(deps.db, keyring, [...subjects], false) : null;
   // A personal value opens with its subject's key; once the subject is erased it reads as the field's erased value.
   const open = (collection: string, id: string, field: string, sealed: string) => {
     const value = openPersonal(keys?.get(personalSubject(sealed)!), sealed, placeOf(site, collection, id, field));

@@ -24,19 +24,19 @@ function masked<T extends ItemValues>(values: T, own?: (field: string, sealed: s
 }
 
 /** Opens the personal values sealed for the subject, at their place; undefined for anyone else's. */
-async function ownOpener(db: AppDeps['db'], userId: string) {
-  const key = (await subjectKeys(db, [userId], false)).get(userId);
+async function ownOpener(deps: Pick<AppDeps, 'db' | 'config'>, userId: string) {
+  const key = (await subjectKeys(deps.db, deps.config.keyring, [userId], false)).get(userId);
   return (site: string, collection: string, id: string) => (field: string, sealed: string) =>
     personalSubject(sealed) === userId ? openPersonal(key, sealed, placeOf(site, collection, id, field)) : undefined;
 }
 
 /** The items a person created and the revisions they made, on each of the subject's sites, under its tenancy. */
-export function itemsPersonalData(deps: Pick<AppDeps, 'db'>): PersonalDataPart[] {
+export function itemsPersonalData(deps: Pick<AppDeps, 'db' | 'config'>): PersonalDataPart[] {
   return [
     {
       name: 'items',
       async write(subject, out) {
-        const own = await ownOpener(deps.db, subject.userId);
+        const own = await ownOpener(deps, subject.userId);
         for (const site of subject.siteIds) {
           let after: ItemCursor | null = null;
           for (;;) {
@@ -53,7 +53,7 @@ export function itemsPersonalData(deps: Pick<AppDeps, 'db'>): PersonalDataPart[]
     {
       name: 'revisions',
       async write(subject, out) {
-        const own = await ownOpener(deps.db, subject.userId);
+        const own = await ownOpener(deps, subject.userId);
         for (const site of subject.siteIds) {
           let after: { collection: string; itemId: string; version: number } | null = null;
           for (;;) {

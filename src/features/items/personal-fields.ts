@@ -30,7 +30,7 @@ const personalFields = (s: CollectionSchema): FieldDef[] => s.fields.filter((f) 
  * keeps its subject. A collection without personal fields costs nothing.
  */
 export async function sealPersonalValues(
-  deps: Pick<AppDeps, 'db'>,
+  deps: Pick<AppDeps, 'db' | 'config'>,
   siteId: string,
   actor: ActorRef,
   s: CollectionSchema,
@@ -59,7 +59,7 @@ export async function sealPersonalValues(
   }
   if (problems.length) throw new InvalidValues(problems);
   const wanted = subjects.filter((x): x is string => x !== null);
-  const keys = await subjectKeys(deps.db, wanted, true);
+  const keys = await subjectKeys(deps.db, deps.config.keyring, wanted, true);
   return targets.map((t, i) => {
     const subject = subjects[i];
     const fieldsGiven = given(t);

@@ -47,7 +47,7 @@ async function noteWithSealedValue(actorId: string, sealedFor: string, value: st
     [
       {
         type: 'TestNoteWritten',
-        data: { about: label, note: await seal(t.deps.db, sealedFor, value), at },
+        data: { about: label, note: await seal(t.deps.db, t.deps.config.keyring, sealedFor, value), at },
         metadata: {
           siteId: '_system',
           actor: { type: 'user', id: actorId },

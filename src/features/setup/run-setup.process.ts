@@ -46,9 +46,9 @@ export async function runSetup(
     siteId: input.siteId,
     siteName: input.siteName,
     adminUserId: userId,
-    email: await seal(deps.db, userId, email),
+    email: await seal(deps.db, deps.config.keyring, userId, email),
     emailHash: deps.addresses.hash(email),
-    passwordHash: await seal(deps.db, userId, await hashPassword(input.password)),
+    passwordHash: await seal(deps.db, deps.config.keyring, userId, await hashPassword(input.password)),
     adminPath,
   };
   const now = deps.clock.now().toISOString();

@@ -75,7 +75,7 @@ export async function sendDelivery(deps: Deps, siteId: string, deliveryId: strin
   const record = (command: DeliveryCommand) =>
     handleCommand(deps.store, deliveryDecider, streamId, command, { metadata: senderMetadata(siteId, state, now) });
   const webhook = (await siteWebhooks(deps.store, siteId)).webhooks.find((w) => w.id === state.webhookId);
-  const secret = webhook?.enabled ? await unseal(deps.db, webhook.id, webhook.secret) : null;
+  const secret = webhook?.enabled ? await unseal(deps.db, deps.config.keyring, webhook.id, webhook.secret) : null;
   if (!webhook || !webhook.enabled || secret === null) {
     const reason = webhook?.enabled === false ? 'webhook_disabled' : 'webhook_deleted';
     await record({ type: 'AbandonDelivery', data: { deliveryId, reason, now: now.toISOString() } });

@@ -5,6 +5,7 @@ import type { EventStore } from '../../kernel/es/event-store.ts';
 import { handleCommand, readState, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
+import type { Keyring } from '../../kernel/crypto/keyring.ts';
 import { seal, shred } from '../../kernel/privacy/pii.ts';
 import type { WebhookRecord } from '../../../projections/webhooks/index.ts';
 import {
@@ -19,7 +20,7 @@ import { webhooksStream, type WebhookDefinition, type WebhookEvent } from './web
 import { generateSecret, type WebhookConfig, type WebhookCreate, type WebhookPatch } from './webhook.schema.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
-type Deps = Pick<AppDeps, 'db' | 'store'>;
+type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;
 
 /** A folded webhook as the API shows it: the secret stays behind. */
 export const recordOf = (w: WebhookEntry): WebhookRecord => ({
@@ -61,7 +62,7 @@ export async function createWebhook(
   const { secret, ...definition } = body;
   const webhookId = newId();
   const plain = secret ?? generateSecret();
-  const sealed = await seal(deps.db, webhookId, plain);
+  const sealed = await seal(deps.db, deps.config.keyring, webhookId, plain);
   const r = await send(deps, ctx, change(ctx, { creates: [{ webhookId, definition, secret: sealed }] }));
   return { record: recordOf(entryOf(r.state, webhookId)), secret: secret === undefined ? plain : null };
 }
@@ -72,7 +73,8 @@ export async function updateWebhook(deps: Deps, ctx: Ctx, input: { webhookId: st
   // Known before anything is sealed under the id the request names.
   entryOf(await siteWebhooks(deps.store, ctx.siteId), webhookId);
   const { secret, ...rest } = patch;
-  const changes = secret === undefined ? rest : { ...rest, secret: await seal(deps.db, webhookId, secret) };
+  const changes =
+    secret === undefined ? rest : { ...rest, secret: await seal(deps.db, deps.config.keyring, webhookId, secret) };
   const r = await send(deps, ctx, change(ctx, { updates: [{ webhookId, changes }] }));
   return recordOf(entryOf(r.state, webhookId));
 }
@@ -106,6 +108,7 @@ const asDefinition = (c: WebhookConfig): WebhookDefinition => ({
  */
 export async function webhookConfigCommand(
   db: Db,
+  ring: Keyring,
   siteId: string,
   changes: { create: WebhookConfig[]; update: WebhookConfig[]; delete: string[] },
   now: string,
@@ -118,7 +121,7 @@ export async function webhookConfigCommand(
       const webhookId = newId();
       const secret = generateSecret();
       secrets.push({ name: c.name, secret });
-      return { webhookId, definition: asDefinition(c), secret: await seal(db, webhookId, secret) };
+      return { webhookId, definition: asDefinition(c), secret: await seal(db, ring, webhookId, secret) };
     }),
   );
   const byName = (state: WebhooksState, name: string) => {

@@ -227,6 +227,7 @@ describe('configuration exports', () => {
     const now = new Date(asOf.getTime() + 1000).toISOString();
     const cmd = await webhookConfigCommand(
       t.deps.db,
+      t.deps.config.keyring,
       'other',
       {
         create: [
@@ -251,13 +252,28 @@ describe('configuration exports', () => {
     expect(after.find((w) => w.name === first!.name)!.enabled).toBe(false);
     expect(await webhookConfigs(t.deps.store, 'other', asOf)).toEqual(before);
     expect(
-      await webhookConfigCommand(t.deps.db, 'other', { create: [], update: [], delete: [] }, now, 'test'),
+      await webhookConfigCommand(
+        t.deps.db,
+        t.deps.config.keyring,
+        'other',
+        { create: [], update: [], delete: [] },
+        now,
+        'test',
+      ),
     ).toBeNull();
-    const same = await webhookConfigCommand(t.deps.db, 'other', { create: [], update: after, delete: [] }, now, 'test');
+    const same = await webhookConfigCommand(
+      t.deps.db,
+      t.deps.config.keyring,
+      'other',
+      { create: [], update: after, delete: [] },
+      now,
+      'test',
+    );
     const r = await handleCommands(t.deps.store, [same!.command], { metadata: { ...meta, occurredAt: now } });
     expect(r[0]!.events).toEqual([]);
     const unknown = await webhookConfigCommand(
       t.deps.db,
+      t.deps.config.keyring,
       'other',
       { create: [], update: [], delete: ['ghost'] },
       now,

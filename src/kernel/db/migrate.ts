@@ -177,6 +177,15 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
         on events (site_id, (metadata -> 'actor' ->> 'id'), global_position)`.execute(db);
     },
   },
+  {
+    id: '012_subject_key_wrap',
+    up: async (db) => {
+      // The instance key a subject key is wrapped under (ENCRYPTION_KEY: `v0`); null: the key is stored in clear.
+      // The index answers the start's "which keys are wrapped under what" without reading every key.
+      await sql`alter table subject_keys add column key_id text`.execute(db);
+      await sql`create index subject_keys_key_id on subject_keys (key_id)`.execute(db);
+    },
+  },
 ];
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */

@@ -6,7 +6,7 @@ import type { DB } from '../db/database.ts';
 import type { GlobalLog } from './event-store.ts';
 import { applyAll } from './projection-engine.ts';
 import { withSystem } from '../tenancy/site.ts';
-import type { Projector } from './projector.ts';
+import { liveTable, noInstanceKey, type ProjectionContext, type Projector } from './projector.ts';
 
 const BATCH = 500;
 
@@ -19,7 +19,12 @@ class CheckpointMoved extends Error {}
  * winner may have read a shorter batch than this one and the caller must look again before it calls the
  * projection drained.
  */
-export async function catchUpOnce(db: Kysely<DB>, events: GlobalLog, p: Projector): Promise<number> {
+export async function catchUpOnce(
+  db: Kysely<DB>,
+  events: GlobalLog,
+  p: Projector,
+  ctx: ProjectionContext = noInstanceKey,
+): Promise<number> {
   // Projectors read the whole log and write every site's rows: instance-level work.
   const state = await projectionState(db, p.name);
   if (!state || state.status !== 'live') return 0;
@@ -28,7 +33,7 @@ export async function catchUpOnce(db: Kysely<DB>, events: GlobalLog, p: Projecto
   const next = batch[batch.length - 1]!.checkpoint;
   try {
     await withSystem(db, async (trx) => {
-      await applyAll(trx, p, batch);
+      await applyAll(trx, p, batch, liveTable, ctx);
       const moved = await trx
         .updateTable('projection_state')
         .set({ checkpoint: next, updated_at: new Date() })
@@ -63,6 +68,8 @@ export interface AsyncRunnerOptions {
   projectors: readonly Projector[];
   log: Logger;
   pollMs?: number;
+  /** What the projectors' `apply` gets (the instance keyring); none configured when left out. */
+  context?: ProjectionContext;
 }
 
 /**
@@ -78,7 +85,7 @@ export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promi
 
   const drain = async (): Promise<void> => {
     if (!(await lock.acquire())) return;
-    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, opts.events, p)) > 0);
+    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, opts.events, p, opts.context)) > 0);
   };
 
   const tick = (): void => {

@@ -19,7 +19,7 @@ import {
 } from './event-store.ts';
 import { GroupCommitter } from './group-commit.ts';
 import { asSystem, scopeTo, withSystem } from '../tenancy/site.ts';
-import { handlesEvent, liveTable, type Projector } from './projector.ts';
+import { handlesEvent, liveTable, noInstanceKey, type ProjectionContext, type Projector } from './projector.ts';
 import { upcasters as serviceUpcasters, type Upcasters } from './upcast.ts';
 
 const PAGE = 500;
@@ -59,11 +59,15 @@ export class PgEventStore implements EventStore {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly inline: readonly Projector[] = [],
-    opts: { upcasters?: Upcasters } = {},
+    opts: { upcasters?: Upcasters; context?: ProjectionContext } = {},
   ) {
     this.committer = new GroupCommitter(db);
     this.upcasters = opts.upcasters ?? serviceUpcasters;
+    this.context = opts.context ?? noInstanceKey;
   }
+
+  /** What the inline projectors' `apply` gets (the instance keyring). */
+  private readonly context: ProjectionContext;
 
   private readonly committer: GroupCommitter;
   private readonly listeners = new AppendListeners();
@@ -95,7 +99,7 @@ export class PgEventStore implements EventStore {
           const inserted = await appendRows(trx, siteId, streamId, stamped, expectedVersion);
           const last = inserted.at(-1)!.streamVersion;
           const stored = inserted.map((e) => this.upcasters.upcast(e));
-          for (const p of this.inline) await applyInline(trx, p, stored);
+          for (const p of this.inline) await applyInline(trx, p, stored, this.context);
           results.push({ nextExpectedVersion: last, events: stored });
         }
         return results;
@@ -181,11 +185,16 @@ export class PgEventStore implements EventStore {
   async close(): Promise<void> {}
 }
 
-async function applyInline(trx: Transaction<DB>, p: Projector, stored: StoredEvent[]): Promise<void> {
+async function applyInline(
+  trx: Transaction<DB>,
+  p: Projector,
+  stored: StoredEvent[],
+  ctx: ProjectionContext,
+): Promise<void> {
   const mine = stored.filter((e) => handlesEvent(p, e.type));
   if (mine.length === 0) return;
   const run = async () => {
-    for (const e of mine) await p.apply(trx, e, liveTable);
+    for (const e of mine) await p.apply(trx, e, liveTable, ctx);
   };
   await (p.instanceWide ? asSystem(trx, run) : run());
 }

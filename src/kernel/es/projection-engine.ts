@@ -6,7 +6,14 @@ import { withSystem } from '../tenancy/site.ts';
 import type { StoredEvent } from './event.ts';
 import type { GlobalLog } from './event-store.ts';
 import { isRefusal } from './projection-subscription.ts';
-import { handlesEvent, liveTable, type Projector, type TableName } from './projector.ts';
+import {
+  handlesEvent,
+  liveTable,
+  noInstanceKey,
+  type ProjectionContext,
+  type Projector,
+  type TableName,
+} from './projector.ts';
 
 const BATCH = 500;
 const NEXT = '__next';
@@ -34,6 +41,8 @@ export interface ProjectionEngineOptions {
   inlineInAppends?: boolean;
   /** Where a rebuild in the subscription mode reports the events it skips. */
   log?: Logger;
+  /** What rebuilds hand the projectors (the instance keyring); none configured when left out. */
+  context?: ProjectionContext;
 }
 
 /**
@@ -47,6 +56,7 @@ export class ProjectionEngine {
   private readonly events: GlobalLog;
   private readonly inlineInAppends: boolean;
   private readonly log: Logger | undefined;
+  private readonly context: ProjectionContext;
   /** `db` is the owner's connection (tables, rebuilds, swaps). */
   constructor(
     private readonly db: Kysely<DB>,
@@ -59,6 +69,7 @@ export class ProjectionEngine {
     this.events = opts.events;
     this.inlineInAppends = opts.inlineInAppends ?? true;
     this.log = opts.log;
+    this.context = opts.context ?? noInstanceKey;
   }
 
   get(name: string): Projector | undefined {
@@ -143,10 +154,10 @@ export class ProjectionEngine {
    * appends a refused event was never committed, so there a refusal is an error.
    */
   private async replay(trx: Transaction<DB>, p: Projector, batch: StoredEvent[], t: TableName): Promise<void> {
-    if (this.inlineInAppends) return applyAll(trx, p, batch, t);
-    if (!(await refusedInSavepoint(trx, () => applyAll(trx, p, batch, t)))) return;
+    if (this.inlineInAppends) return applyAll(trx, p, batch, t, this.context);
+    if (!(await refusedInSavepoint(trx, () => applyAll(trx, p, batch, t, this.context)))) return;
     for (const e of batch) {
-      const refused = await refusedInSavepoint(trx, () => applyAll(trx, p, [e], t));
+      const refused = await refusedInSavepoint(trx, () => applyAll(trx, p, [e], t, this.context));
       if (refused)
         this.log?.error(
           { err: refused.err, projector: p.name, eventId: e.eventId, type: e.type, stream: e.streamId },
@@ -199,8 +210,9 @@ export async function applyAll(
   p: Projector,
   events: StoredEvent[],
   t: TableName = liveTable,
+  ctx: ProjectionContext = noInstanceKey,
 ): Promise<void> {
-  for (const e of events) if (handlesEvent(p, e.type)) await p.apply(trx, e, t);
+  for (const e of events) if (handlesEvent(p, e.type)) await p.apply(trx, e, t, ctx);
 }
 
 async function swapIn(trx: Transaction<DB>, live: string, next: string): Promise<void> {

@@ -4,7 +4,7 @@ import type { DB } from '../db/database.ts';
 import { asSystem, scopeTo, SYSTEM_SITE, withSystem } from '../tenancy/site.ts';
 import type { StoredEvent } from './event.ts';
 import type { EventStore, GlobalLog, GlobalPosition } from './event-store.ts';
-import { handlesEvent, liveTable, type Projector } from './projector.ts';
+import { handlesEvent, liveTable, noInstanceKey, type ProjectionContext, type Projector } from './projector.ts';
 
 const BATCH = 500;
 
@@ -19,6 +19,8 @@ export interface SubscriptionOptions {
   log: Logger;
   /** How often to look for events appended by other nodes (this node's own appends wake it at once). */
   pollMs: number;
+  /** What the projectors' `apply` gets (the instance keyring); none configured when left out. */
+  context?: ProjectionContext;
 }
 
 interface State {
@@ -153,12 +155,12 @@ export class ProjectionSubscription {
     for (const e of batch) {
       if (this.opts.events.comparePositions(e.checkpoint, checkpoint) <= 0 || !handlesEvent(p, e.type)) continue;
       if (!careful) {
-        await applyOne(trx, p, e);
+        await applyOne(trx, p, e, this.opts.context ?? noInstanceKey);
         continue;
       }
       await sql`savepoint projection_event`.execute(trx);
       try {
-        await applyOne(trx, p, e);
+        await applyOne(trx, p, e, this.opts.context ?? noInstanceKey);
         await sql`release savepoint projection_event`.execute(trx);
       } catch (err) {
         if (!isRefusal(err)) throw err;
@@ -188,9 +190,10 @@ export class ProjectionSubscription {
 }
 
 /** As inside an append: under the event's site, or under `_system` for an instance-wide projector. */
-async function applyOne(trx: Transaction<DB>, p: Projector, e: StoredEvent): Promise<void> {
+async function applyOne(trx: Transaction<DB>, p: Projector, e: StoredEvent, ctx: ProjectionContext): Promise<void> {
   await scopeTo(trx, e.siteId);
-  await (p.instanceWide ? asSystem(trx, () => p.apply(trx, e, liveTable)) : p.apply(trx, e, liveTable));
+  const apply = () => p.apply(trx, e, liveTable, ctx);
+  await (p.instanceWide ? asSystem(trx, apply) : apply());
 }
 
 /** PostgreSQL data exceptions (22…) and integrity violations (23…): this event is refused, not the database down. */

@@ -6,11 +6,23 @@ import {
   type RootOperationNode,
   type Transaction,
 } from 'kysely';
+import type { Keyring } from '../crypto/keyring.ts';
 import type { Db, DB } from '../db/database.ts';
 import type { DomainEvent, StoredEvent } from './event.ts';
 
 /** Physical name of a read-model table: the live one, or the one a rebuild fills before the swap. */
 export type TableName = (logical: string) => string;
+
+/**
+ * What every runner of projectors (the inline store, the rebuilding engine, the async worker, the subscription)
+ * hands `apply` besides the transaction: the instance keyring, which opens the subject keys of personal data.
+ */
+export interface ProjectionContext {
+  keyring: Keyring;
+}
+
+/** The context of a runner given none: no instance key, so subject keys are expected in clear. */
+export const noInstanceKey: ProjectionContext = { keyring: { keys: new Map(), activeKeyId: null } };
 
 /** A stored event of one of E's types: a union over them, so `switch (e.type)` narrows `e.data`. */
 export type StoredEventOf<E extends DomainEvent> = E extends DomainEvent ? StoredEvent<E> : never;
@@ -35,7 +47,7 @@ interface ProjectorBase {
 export interface Projector extends ProjectorBase {
   /** Event types it applies ('*' for all); others are skipped without a call. */
   handles: readonly string[] | '*';
-  apply: (trx: Transaction<DB>, event: StoredEvent, t: TableName) => Promise<void>;
+  apply: (trx: Transaction<DB>, event: StoredEvent, t: TableName, ctx: ProjectionContext) => Promise<void>;
 }
 
 /** A projector as a read model declares it: the events it takes are its slices' union types. */
@@ -44,9 +56,9 @@ export interface ProjectorSpec<E extends DomainEvent> extends ProjectorBase {
   handles: readonly E['type'][] | (DomainEvent extends E ? '*' : never);
   /**
    * `trx` writes the tables by their logical names (`trx.insertInto('pages')`), also during a rebuild; `t` gives
-   * the physical name for raw SQL.
+   * the physical name for raw SQL; `ctx` carries the instance keyring (for `unseal`).
    */
-  apply: (trx: Transaction<DB>, event: StoredEventOf<E>, t: TableName) => Promise<void>;
+  apply: (trx: Transaction<DB>, event: StoredEventOf<E>, t: TableName, ctx: ProjectionContext) => Promise<void>;
 }
 
 export const liveTable: TableName = (logical) => logical;
@@ -60,7 +72,7 @@ export function defineProjector<E extends DomainEvent = never>(spec: ProjectorSp
   const apply = spec.apply as Projector['apply'];
   return {
     ...spec,
-    apply: (trx, event, t) => apply(physicalTables(trx, spec.tables, t), event, t),
+    apply: (trx, event, t, ctx) => apply(physicalTables(trx, spec.tables, t), event, t, ctx),
   };
 }
 

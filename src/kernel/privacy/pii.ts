@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
+import { unwrapKey, wrapKey } from '../crypto/key-wrap.ts';
+import type { Keyring } from '../crypto/keyring.ts';
 import { asSystem } from '../tenancy/site.ts';
 import type { Db } from '../db/database.ts';
 import { defineError } from '../http/errors.ts';
@@ -9,8 +11,8 @@ export type Sealed = string;
 const PREFIX = 'pii:';
 
 /**
- * An erased subject's row keeps no key but this mark (zero bytes), so that no key is ever made for them again: a
- * write that raced their erasure cannot seal their data under a fresh key that would then stay readable.
+ * An erased subject's row keeps no key but this mark (zero bytes, never wrapped), so that no key is ever made for
+ * them again: a write that raced their erasure cannot seal their data under a fresh key that would then stay readable.
  */
 const ERASED = Buffer.alloc(0);
 
@@ -22,29 +24,64 @@ export const SubjectErased = defineError(
   () => ({ extensions: { reason: 'erased' } }),
 );
 
-async function subjectKey(db: Db, subjectId: string, create: boolean): Promise<Buffer | null> {
-  // Subjects are accounts, which are instance-wide: their keys are reached only under `_system`.
-  return asSystem(db, async (db) => {
-    if (create) {
-      // The primary key decides between this and a concurrent erasure: whichever commits first, the other sees it.
-      await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${randomBytes(32)})
-              on conflict (subject_id) do nothing`.execute(db);
-    }
-    const r = await sql<{ key: Buffer }>`select key from subject_keys where subject_id = ${subjectId}`.execute(db);
-    const key = r.rows[0]?.key ?? null;
-    if (key?.length === 0) {
-      if (create) throw new SubjectErased();
-      return null;
-    }
-    return key;
-  });
+/** A row of `subject_keys`: the key in clear (`key_id` null, no instance key configured) or wrapped under `key_id`. */
+export interface StoredSubjectKey {
+  key: Buffer;
+  key_id: string | null;
 }
 
-/** Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use, never after erasure. */
-export async function seal(db: Db, subjectId: string, value: string): Promise<Sealed> {
-  let key = await subjectKey(db, subjectId, true);
+/** What binds a wrapped subject key to its subject: swapped into another subject's row it does not open. */
+export const subjectKeyAad = (subjectId: string): string => `subject_keys:${subjectId}`;
+
+/** The subject key to store: wrapped under the active instance key when one is configured, else in clear. */
+export function storedSubjectKey(ring: Keyring, subjectId: string, key: Buffer): StoredSubjectKey {
+  if (!ring.activeKeyId) return { key, key_id: null };
+  const { keyId, wrapped } = wrapKey(ring, key, subjectKeyAad(subjectId));
+  return { key: wrapped, key_id: keyId };
+}
+
+/** The subject key itself; throws when it is wrapped under a key that is not configured (never "erased"). */
+export function openSubjectKey(ring: Keyring, subjectId: string, row: StoredSubjectKey): Buffer {
+  if (row.key_id === null) return row.key;
+  return unwrapKey(ring, { keyId: row.key_id, wrapped: row.key }, subjectKeyAad(subjectId));
+}
+
+/** Whether a stored row is the erased mark. */
+const isErasedMark = (row: StoredSubjectKey) => row.key_id === null && row.key.length === 0;
+
+/**
+ * The subject's key, read from the database at every call: nothing is cached, so a key destroyed by an erasure
+ * opens nothing from the next call on, in this process and every other. Creating one for an erased subject throws.
+ */
+async function subjectKey(db: Db, ring: Keyring, subjectId: string, create: boolean): Promise<Buffer | null> {
+  // Subjects are accounts, which are instance-wide: their keys are reached only under `_system`.
+  const row = await asSystem(db, async (db) => {
+    if (create) {
+      // The primary key decides between this and a concurrent erasure: whichever commits first, the other sees it.
+      const fresh = storedSubjectKey(ring, subjectId, randomBytes(32));
+      await sql`insert into subject_keys (subject_id, key, key_id) values (${subjectId}, ${fresh.key}, ${fresh.key_id})
+              on conflict (subject_id) do nothing`.execute(db);
+    }
+    const r = await sql<StoredSubjectKey>`
+      select key, key_id from subject_keys where subject_id = ${subjectId}`.execute(db);
+    return r.rows[0];
+  });
+  if (!row) return null;
+  if (isErasedMark(row)) {
+    if (create) throw new SubjectErased();
+    return null;
+  }
+  return openSubjectKey(ring, subjectId, row);
+}
+
+/**
+ * Seals values for one subject (crypto-shredding, DESIGN §3); its key is created on first use (stored wrapped under
+ * the ring's active key when one is configured), never after erasure.
+ */
+export async function seal(db: Db, ring: Keyring, subjectId: string, value: string): Promise<Sealed> {
+  let key = await subjectKey(db, ring, subjectId, true);
   // An erasure that was cut short (key deleted, no mark yet) or a shred (not for good) between the two statements.
-  key ??= await subjectKey(db, subjectId, true);
+  key ??= await subjectKey(db, ring, subjectId, true);
   if (!key) throw new SubjectErased();
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', key, iv);
@@ -53,10 +90,10 @@ export async function seal(db: Db, subjectId: string, value: string): Promise<Se
 }
 
 /** Opens a sealed value; null once the subject's key was destroyed (erased). */
-export async function unseal(db: Db, subjectId: string, sealed: Sealed | null): Promise<string | null> {
+export async function unseal(db: Db, ring: Keyring, subjectId: string, sealed: Sealed | null): Promise<string | null> {
   if (sealed === null) return null;
   if (!sealed.startsWith(PREFIX)) throw new Error('not a sealed value');
-  const key = await subjectKey(db, subjectId, false);
+  const key = await subjectKey(db, ring, subjectId, false);
   if (!key) return null;
   const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64');
   const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
@@ -70,6 +107,7 @@ export async function shred(db: Db, subjectId: string): Promise<void> {
 }
 
 /**
+/**
  * Erasure of a person: their key is destroyed and replaced by the mark that no key may be made for them again.
  * Idempotent; answers once the mark is there (a key created concurrently before the mark is destroyed with it).
  */
@@ -77,7 +115,7 @@ export async function shredForGood(db: Db, subjectId: string): Promise<void> {
   for (;;) {
     await asSystem(db, async (db) => {
       await sql`delete from subject_keys where subject_id = ${subjectId} and length(key) > 0`.execute(db);
-      await sql`insert into subject_keys (subject_id, key) values (${subjectId}, ${ERASED})
+      await sql`insert into subject_keys (subject_id, key, key_id) values (${subjectId}, ${ERASED}, null)
                 on conflict (subject_id) do nothing`.execute(db);
     });
     const r = await asSystem(db, (db) =>
@@ -87,9 +125,12 @@ export async function shredForGood(db: Db, subjectId: string): Promise<void> {
   }
 }
 
-/** A fingerprint of the subject's key (the proof of an erasure names the key it destroyed), or null without one. */
-export async function subjectKeyFingerprint(db: Db, subjectId: string): Promise<string | null> {
-  const key = await subjectKey(db, subjectId, false);
+/**
+ * A fingerprint of the subject's key (the proof of an erasure names the key it destroyed), or null without one: of
+ * the key itself, so wrapping or rewrapping it under an instance key does not change it.
+ */
+export async function subjectKeyFingerprint(db: Db, ring: Keyring, subjectId: string): Promise<string | null> {
+  const key = await subjectKey(db, ring, subjectId, false);
   return key ? createHash('sha256').update(key).digest('hex').slice(0, 32) : null;
 }
 
@@ -97,8 +138,12 @@ export async function subjectKeyFingerprint(db: Db, subjectId: string): Promise<
  * Opens values sealed for one subject, with one read of their key: the sealed value in clear, or null when it is
  * not theirs (sealed for someone else), not sealed, or their key is gone. For exports that meet many sealed values.
  */
-export async function subjectOpener(db: Db, subjectId: string): Promise<(value: string) => string | null> {
-  const key = await subjectKey(db, subjectId, false);
+export async function subjectOpener(
+  db: Db,
+  ring: Keyring,
+  subjectId: string,
+): Promise<(value: string) => string | null> {
+  const key = await subjectKey(db, ring, subjectId, false);
   return (value) => {
     if (!key || !value.startsWith(PREFIX)) return null;
     const raw = Buffer.from(value.slice(PREFIX.length), 'base64');
@@ -131,20 +176,31 @@ export function personalSubject(value: unknown): string | null {
  * The keys of several subjects in one statement (created for those that have none when `create`); an erased
  * subject has none, and none is created for them.
  */
-export async function subjectKeys(db: Db, subjectIds: string[], create: boolean): Promise<Map<string, Buffer>> {
+export async function subjectKeys(
+  db: Db,
+  ring: Keyring,
+  subjectIds: string[],
+  create: boolean,
+): Promise<Map<string, Buffer>> {
   const ids = [...new Set(subjectIds)];
   if (!ids.length) return new Map();
-  return asSystem(db, async (db) => {
+  const rows = await asSystem(db, async (db) => {
     if (create) {
-      const rows = ids.map((id) => sql`(${id}, ${randomBytes(32)})`);
-      await sql`insert into subject_keys (subject_id, key) values ${sql.join(rows)}
+      const fresh = ids.map((id) => {
+        const k = storedSubjectKey(ring, id, randomBytes(32));
+        return sql`(${id}, ${k.key}, ${k.key_id})`;
+      });
+      await sql`insert into subject_keys (subject_id, key, key_id) values ${sql.join(fresh)}
                 on conflict (subject_id) do nothing`.execute(db);
     }
-    const r = await sql<{ subject_id: string; key: Buffer }>`
-      select subject_id, key from subject_keys where subject_id = any(${ids}::text[])`.execute(db);
-    // An erased subject's row holds the zero-length mark: no key, and none is made again.
-    return new Map(r.rows.filter((row) => row.key.length > 0).map((row) => [row.subject_id, row.key]));
+    const r = await sql<StoredSubjectKey & { subject_id: string }>`
+      select subject_id, key, key_id from subject_keys where subject_id = any(${ids}::text[])`.execute(db);
+    return r.rows;
   });
+  // An erased subject's row holds the mark: no key, and none is made again.
+  return new Map(
+    rows.filter((row) => !isErasedMark(row)).map((row) => [row.subject_id, openSubjectKey(ring, row.subject_id, row)]),
+  );
 }
 
 /** Seals one personal value (its JSON) for a subject with that subject's key. */

@@ -242,7 +242,9 @@ describe('a challenge that outlives the enrollment', () => {
 describe('seed key missing', () => {
   it('fails closed with 409 TFA_KEY_UNAVAILABLE for codes, while recovery codes still work', async () => {
     const { secret, recoveryCodes } = await enrolled('lost@example.com');
-    await t.restart({ ENCRYPTION_KEY: KEY_B });
+    // A rotation to v1 that dropped v0 too early: the subjects' keys were rewrapped under v1, the seed was not.
+    await t.restart({ ENCRYPTION_KEY: KEY_A, ENCRYPTION_KEY_V1: KEY_B, ENCRYPTION_ACTIVE_KEY_ID: 'v1' });
+    await t.restart({ ENCRYPTION_KEY_V1: KEY_B });
     try {
       const c = (await login('lost@example.com')).json().data.challengeToken;
       const withCode = await post('/api/v1/auth/verify-totp', { challengeToken: c, code: code(secret) });
@@ -273,7 +275,7 @@ describe('seed key missing', () => {
       });
       expect(off.statusCode, off.body).toBe(200);
     } finally {
-      await t.restart({ ENCRYPTION_KEY: KEY_A });
+      await t.restart({ ENCRYPTION_KEY: KEY_A, ENCRYPTION_KEY_V1: KEY_B, ENCRYPTION_ACTIVE_KEY_ID: 'v0' });
     }
   });
 });

@@ -44,7 +44,7 @@ export const suppressionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, dep
       const data = await Promise.all(
         rows.map(async ({ emailSealed, ...r }) => ({
           ...r,
-          email: await openAddress(deps.db, siteId, r.emailHash, emailSealed),
+          email: await openAddress(deps.db, deps.config.keyring, siteId, r.emailHash, emailSealed),
         })),
       );
       return { data, meta: { total, limit, offset } };
