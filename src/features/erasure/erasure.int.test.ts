@@ -3,6 +3,10 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { tablesHolding } from '../../../test/support/table-scan.ts';
+
+/** Where the person could still be read: every text, JSON and byte column of every table. */
+const traces = (needles: string[]) => tablesHolding(t.deps.database.owner, needles);
 import { newId } from '../../kernel/ids.ts';
 import { shredForGood } from '../../kernel/privacy/pii.ts';
 import { erasureStream } from './erasure.events.ts';
@@ -36,26 +40,6 @@ const ok = async (method: Method, url: string, as: string, payload?: unknown, si
   expect(res.statusCode, res.body).toBeLessThan(300);
   return res.json().data;
 };
-
-/** Every text, JSON and byte column of every table, searched for the needles: where a person could still be read. */
-async function traces(needles: string[]): Promise<string[]> {
-  const db = t.deps.database.owner;
-  const cols = await sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables x on x.table_schema = c.table_schema and x.table_name = c.table_name
-    where c.table_schema = current_schema() and x.table_type = 'BASE TABLE'
-      and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'bytea')`.execute(db);
-  const found: string[] = [];
-  for (const { table_name, column_name } of cols.rows)
-    for (const needle of needles) {
-      const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table_name)}
-        where position(lower(${needle}) in lower(convert_from(convert_to(${sql.ref(column_name)}::text, 'UTF8'), 'UTF8'))) > 0`.execute(
-        db,
-      );
-      if (r.rows[0]!.n > 0) found.push(`${table_name}.${column_name}: ${needle}`);
-    }
-  return found;
-}
 
 describe('erasure by crypto-shredding', () => {
   it('leaves no readable trace of the person in any table, keeps what they wrote, and proves it', async () => {
@@ -217,26 +201,6 @@ describe('erasure by crypto-shredding', () => {
   });
 });
 
-/** Every needle found in any text, JSON or byte column of any table: one statement per column. */
-async function tracesOfAny(needles: string[]): Promise<string[]> {
-  const db = t.deps.database.owner;
-  const cols = await sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables x on x.table_schema = c.table_schema and x.table_name = c.table_name
-    where c.table_schema = current_schema() and x.table_type = 'BASE TABLE'
-      and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'bytea')`.execute(db);
-  const lowered = needles.map((n) => `%${n.toLowerCase()}%`);
-  const found: string[] = [];
-  for (const { table_name, column_name } of cols.rows) {
-    const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table_name)}
-      where lower(convert_from(convert_to(${sql.ref(column_name)}::text, 'UTF8'), 'UTF8')) like any(${lowered}::text[])`.execute(
-      db,
-    );
-    if (r.rows[0]!.n > 0) found.push(`${table_name}.${column_name}`);
-  }
-  return found;
-}
-
 describe('erasure racing the person’s own writes', () => {
   it('answers each write precisely, leaves nothing readable and no new key, and completes its proof', async () => {
     const needles: string[] = [];
@@ -301,9 +265,9 @@ describe('erasure racing the person’s own writes', () => {
         where subject_id = ${userId}`.execute(t.deps.database.owner);
       expect(keys.rows).toEqual([{ n: 0 }]);
     }
-    expect(await tracesOfAny(needles)).toEqual([]);
+    expect(await traces(needles)).toEqual([]);
     for (const name of ['users', 'sessions']) await t.deps.engine.rebuild(name);
-    expect(await tracesOfAny(needles)).toEqual([]);
+    expect(await traces(needles)).toEqual([]);
     // Every kind of write was tried in each round (the answers vary with the interleaving).
     expect([...outcomes.values()].every((s) => s.length === ROUNDS)).toBe(true);
   });

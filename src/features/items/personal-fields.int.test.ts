@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { tablesHolding } from '../../../test/support/table-scan.ts';
 
 let t: TestApp;
 let admin: string;
@@ -22,22 +22,7 @@ const refused = async (method: Method, url: string, payload: unknown, status: nu
   return res.json().errors[0];
 };
 
-/** Where a string can still be read: every text, JSON and byte column of every table. */
-async function traces(needle: string): Promise<string[]> {
-  const db = t.deps.database.owner;
-  const cols = await sql<{ table_name: string; column_name: string }>`
-    select c.table_name, c.column_name from information_schema.columns c
-    join information_schema.tables x on x.table_schema = c.table_schema and x.table_name = c.table_name
-    where c.table_schema = current_schema() and x.table_type = 'BASE TABLE'
-      and c.data_type in ('text', 'character varying', 'jsonb', 'json', 'bytea')`.execute(db);
-  const found: string[] = [];
-  for (const { table_name, column_name } of cols.rows) {
-    const r = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(table_name)}
-      where position(lower(${needle}) in lower(${sql.ref(column_name)}::text)) > 0`.execute(db);
-    if (r.rows[0]!.n > 0) found.push(`${table_name}.${column_name}`);
-  }
-  return found;
-}
+const traces = (needle: string) => tablesHolding(t.deps.database.owner, [needle]);
 
 beforeAll(async () => {
   t = await createTestApp();
