@@ -83,3 +83,18 @@ export const RunAsAboveCaller = defineError<{ callerRole: string; runAs: string 
   (d) => `a ${d.callerRole} may not manage a flow that runs as ${d.runAs}`,
   (d) => ({ path: ['runAs'], extensions: { reason: 'run_as_above_caller', runAs: d.runAs } }),
 );
+
+/** Only an active flow runs (a draft or an inactive flow is kept, not run). */
+export const FlowNotActive = defineError<{ flowId: string; status: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `flow ${d.flowId} is ${d.status}: only an active flow runs`,
+  (d) => ({ path: ['status'], extensions: { reason: 'flow_not_active', status: d.status } }),
+);
+
+/** No run of this flow has the id. */
+export const FlowRunNotFound = defineError<{ runId: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `run ${d.runId} not found`,
+);
