@@ -98,3 +98,17 @@ export const FlowRunNotFound = defineError<{ runId: string }>(
   'not_found',
   (d) => `run ${d.runId} not found`,
 );
+
+/** The webhook flow has no token yet (POST /flows/:id/token issues one): nothing can authenticate a call. */
+export const WebhookNotConfigured = defineError(
+  'WEBHOOK_NOT_CONFIGURED',
+  'unauthenticated',
+  () => 'this flow has no webhook token yet',
+);
+
+/** The webhook call carried no token, or not the flow's. */
+export const WebhookTokenInvalid = defineError(
+  'UNAUTHENTICATED',
+  'unauthenticated',
+  () => 'a valid flow token is required (header x-flow-token, or Authorization: Bearer)',
+);

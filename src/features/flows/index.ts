@@ -5,6 +5,7 @@ import { flowsProjector } from '../../../projections/flows/index.ts';
 import { flowRunsProjector } from '../../../projections/flow-runs/index.ts';
 import { flowsRoutes } from './http/flows.routes.ts';
 import { flowRunsRoutes } from './http/flow-runs.routes.ts';
+import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
 import { FLOW_WORKER, runDueFlows } from './runs/flow-run.worker.ts';
 
 /**
@@ -35,6 +36,7 @@ export { flowGuard } from './flow.guard.ts';
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(flowsRoutes, deps);
   await app.register(flowRunsRoutes, deps);
+  await app.register(flowWebhookRoutes, deps);
 };
 
 /** Flows: automation graphs per site, their runs (each a stream) and the worker that advances them. */

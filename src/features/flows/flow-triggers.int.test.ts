@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../kernel/clock.ts';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { createUser } from '../../../test/setup/users.ts';
+import { runDueFlows } from './runs/flow-run.worker.ts';
+
+const clock = new ManualClock(new Date('2026-04-01T08:00:00Z'));
+let t: TestApp;
+let admin: string;
+let otherAdmin: string;
+
+beforeAll(async () => {
+  t = await createTestApp({ clock });
+  admin = await t.setup();
+  expect((await call('POST', '/api/v1/sites', { id: 'other', name: 'Other' })).statusCode).toBe(201);
+  otherAdmin = await createUser(t, 'otheradmin@example.com', 'Long-enough-pass-1!', { other: 'admin' });
+  await call('POST', '/api/v1/collections', { name: 'posts' });
+  await call('POST', '/api/v1/fields/posts', { field: 'title', type: 'string' });
+});
+afterAll(() => t.close());
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+const call = (
+  method: Method,
+  url: string,
+  payload?: unknown,
+  opts: { as?: string | null; site?: string; headers?: Record<string, string> } = {},
+) =>
+  t.call({
+    method,
+    url,
+    ...(opts.as === null ? {} : { as: opts.as ?? admin }),
+    site: opts.site ?? 'main',
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
+const logGraph = { nodes: [{ id: 'a', operation: 'log', options: { message: '{{ $trigger.body.n }}' } }], edges: [] };
+const createFlow = async (body: object) => {
+  const res = await call('POST', '/api/v1/flows', { name: 'f', status: 'active', graph: logGraph, ...body });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().data.id as string;
+};
+const runs = async (flowId: string) => (await call('GET', `/api/v1/flows/${flowId}/runs`)).json().data;
+
+describe('POST /api/v1/flows/:id/trigger', () => {
+  let flowId: string;
+  let token: string;
+  const trigger = (
+    headers: Record<string, string>,
+    payload: unknown = { n: 1 },
+    url = `/api/v1/flows/${flowId}/trigger`,
+  ) => call('POST', url, payload, { as: null, headers });
+
+  beforeAll(async () => {
+    flowId = await createFlow({ trigger: 'webhook' });
+  });
+
+  it('answers WEBHOOK_NOT_CONFIGURED (401) before a token is issued', async () => {
+    const res = await trigger({ 'x-flow-token': 'svcf_whatever' });
+    expect(res.statusCode).toBe(401);
+    expect(res.json().errors[0].code).toBe('WEBHOOK_NOT_CONFIGURED');
+  });
+
+  it('starts a run with the token in x-flow-token or as Bearer; input { body, headers, query } without credentials', async () => {
+    token = (await call('POST', `/api/v1/flows/${flowId}/token`)).json().data.token;
+    const a = await trigger(
+      { 'x-flow-token': token, 'x-custom': 'yes', cookie: 'sid=secret' },
+      { n: 1 },
+      `/api/v1/flows/${flowId}/trigger?src=cms`,
+    );
+    expect(a.statusCode, a.body).toBe(202);
+    const b = await trigger({ authorization: `Bearer ${token}` }, { n: 2 });
+    expect(b.statusCode, b.body).toBe(202);
+    await runDueFlows(t.deps);
+    const all = await runs(flowId);
+    expect(all).toHaveLength(2);
+    const first = all.find((r: { id: string }) => r.id === a.json().data.runId);
+    expect(first).toMatchObject({
+      status: 'succeeded',
+      trigger: 'webhook',
+      input: { body: { n: 1 }, query: { src: 'cms' } },
+    });
+    expect(first.input.headers['x-custom']).toBe('yes');
+    for (const r of all)
+      for (const h of ['authorization', 'cookie', 'x-flow-token'])
+        expect(Object.keys(r.input.headers)).not.toContain(h);
+    expect(JSON.stringify(all)).not.toContain(token);
+  });
+
+  it('answers UNAUTHENTICATED (401) without a token or with a wrong one, and after rotation for the old one', async () => {
+    const wrong: Record<string, string>[] = [
+      {},
+      { 'x-flow-token': 'svcf_wrong' },
+      { authorization: 'Bearer svcf_wrong' },
+    ];
+    for (const headers of wrong) {
+      const res = await trigger(headers);
+      expect(res.statusCode).toBe(401);
+      expect(res.json().errors[0].code).toBe('UNAUTHENTICATED');
+    }
+    const fresh = (await call('POST', `/api/v1/flows/${flowId}/token`)).json().data.token;
+    expect((await trigger({ 'x-flow-token': token })).statusCode).toBe(401);
+    expect((await trigger({ 'x-flow-token': fresh })).statusCode).toBe(202);
+    token = fresh;
+  });
+
+  it('answers 404 for a flow that is not a webhook flow, not active, or of another site', async () => {
+    const manual = await createFlow({ trigger: 'manual' });
+    expect((await trigger({ 'x-flow-token': token }, {}, `/api/v1/flows/${manual}/trigger`)).statusCode).toBe(404);
+    expect((await call('PATCH', `/api/v1/flows/${flowId}`, { status: 'inactive' })).statusCode).toBe(200);
+    expect((await trigger({ 'x-flow-token': token })).statusCode).toBe(404);
+    expect((await call('PATCH', `/api/v1/flows/${flowId}`, { status: 'active' })).statusCode).toBe(200);
+    const elsewhere = await call(
+      'POST',
+      `/api/v1/flows/${flowId}/trigger`,
+      {},
+      { as: null, site: 'other', headers: { 'x-flow-token': token } },
+    );
+    expect(elsewhere.statusCode).toBe(404);
+    expect(
+      (await call('GET', `/api/v1/flows/${flowId}/runs`, undefined, { as: otherAdmin, site: 'other' })).statusCode,
+    ).toBe(404);
+  });
+});
