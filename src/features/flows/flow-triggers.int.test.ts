@@ -3,6 +3,7 @@ import { ManualClock } from '../../kernel/clock.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { runDueFlows } from './runs/flow-run.worker.ts';
+import { tickSchedules } from './runs/flow-schedule.ts';
 
 const clock = new ManualClock(new Date('2026-04-01T08:00:00Z'));
 let t: TestApp;
@@ -120,5 +121,43 @@ describe('POST /api/v1/flows/:id/trigger', () => {
     expect(
       (await call('GET', `/api/v1/flows/${flowId}/runs`, undefined, { as: otherAdmin, site: 'other' })).statusCode,
     ).toBe(404);
+  });
+});
+
+describe('schedule trigger', () => {
+  it('starts the run <flowId>@<firing> exactly once under two racing ticks, then moves to the next firing', async () => {
+    clock.set('2026-04-01T08:10:00Z');
+    const flowId = await createFlow({ trigger: 'schedule', triggerOptions: { cron: '0 * * * *' } });
+    const before = (await call('GET', `/api/v1/flows/${flowId}`)).json().data;
+    expect(before.nextRunAt).toBe('2026-04-01T09:00:00.000Z');
+    await Promise.all([tickSchedules(t.deps), tickSchedules(t.deps)]);
+    expect(await runs(flowId)).toEqual([]);
+
+    clock.set('2026-04-01T09:00:30Z');
+    const started = await Promise.all([tickSchedules(t.deps), tickSchedules(t.deps)]);
+    expect(started.flat()).toEqual([`${flowId}@2026-04-01T09:00:00.000Z`]);
+    await runDueFlows(t.deps);
+    const all = await runs(flowId);
+    expect(all).toHaveLength(1);
+    expect(all[0]).toMatchObject({
+      id: `${flowId}@2026-04-01T09:00:00.000Z`,
+      trigger: 'schedule',
+      status: 'succeeded',
+      input: { scheduledFor: '2026-04-01T09:00:00.000Z' },
+    });
+    const after = (await call('GET', `/api/v1/flows/${flowId}`)).json().data;
+    expect(after).toMatchObject({ nextRunAt: '2026-04-01T10:00:00.000Z', updatedAt: before.updatedAt });
+    // Saves only: the schedule's bookkeeping is no revision.
+    expect((await call('GET', `/api/v1/flows/${flowId}/revisions`)).json().meta.total).toBe(1);
+    expect(await tickSchedules(t.deps)).toEqual([]);
+  });
+
+  it('runs a firing missed while no node ran once, and skips to the next one after now', async () => {
+    clock.set('2026-04-02T00:00:00Z');
+    const flowId = await createFlow({ trigger: 'schedule', triggerOptions: { cron: '30 * * * *' } });
+    clock.set('2026-04-02T05:45:00Z');
+    const started = await tickSchedules(t.deps);
+    expect(started.filter((id) => id.startsWith(flowId))).toEqual([`${flowId}@2026-04-02T00:30:00.000Z`]);
+    expect((await call('GET', `/api/v1/flows/${flowId}`)).json().data.nextRunAt).toBe('2026-04-02T06:30:00.000Z');
   });
 });
