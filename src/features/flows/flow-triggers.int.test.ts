@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { runDueFlows } from './runs/flow-run.worker.ts';
 import { tickSchedules } from './runs/flow-schedule.ts';
+import { FLOW_EVENT_TRIGGER, flowEventTrigger } from './runs/flow-event.reactor.ts';
 
 const clock = new ManualClock(new Date('2026-04-01T08:00:00Z'));
 let t: TestApp;
@@ -20,7 +21,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 const call = (
   method: Method,
   url: string,
@@ -159,5 +160,61 @@ describe('schedule trigger', () => {
     const started = await tickSchedules(t.deps);
     expect(started.filter((id) => id.startsWith(flowId))).toEqual([`${flowId}@2026-04-02T00:30:00.000Z`]);
     expect((await call('GET', `/api/v1/flows/${flowId}`)).json().data.nextRunAt).toBe('2026-04-02T06:30:00.000Z');
+  });
+});
+
+describe('event trigger', () => {
+  const drain = () => t.deps.drainReactors(FLOW_EVENT_TRIGGER);
+
+  it('starts one run per matching item event, with the event as input, never twice for one event', async () => {
+    const flowId = await createFlow({
+      trigger: 'event',
+      triggerOptions: { events: ['items.create', 'items.update'], collections: ['posts'] },
+      graph: {
+        nodes: [{ id: 'a', operation: 'log', options: { message: '{{ $trigger.event }} {{ $trigger.id }}' } }],
+        edges: [],
+      },
+    });
+    const elsewhere = await createFlow({
+      trigger: 'event',
+      triggerOptions: { events: ['items.create'], collections: ['pages'] },
+    });
+    expect((await call('POST', '/api/v1/items/posts', { id: 'e1', title: 'one' })).statusCode).toBe(201);
+    expect((await call('PATCH', '/api/v1/items/posts/e1', { title: 'two' })).statusCode).toBe(200);
+    expect((await call('DELETE', '/api/v1/items/posts/e1')).statusCode).toBe(204);
+    await drain();
+    await runDueFlows(t.deps);
+    const all = await runs(flowId);
+    expect(all.map((r: { input: { event: string } }) => r.input.event).sort()).toEqual([
+      'items.create',
+      'items.update',
+    ]);
+    const update = all.find((r: { input: { event: string } }) => r.input.event === 'items.update');
+    expect(update).toMatchObject({
+      status: 'succeeded',
+      trigger: 'event',
+      input: { collection: 'posts', id: 'e1', fields: ['title'] },
+    });
+    expect(update.steps[0].output.message).toBe('items.update e1');
+    expect(await runs(elsewhere)).toEqual([]);
+
+    // Delivered again (a crash before the checkpoint moved): the run ids are the events', nothing starts twice.
+    const log = await t.deps.store.readAll({ limit: 10_000 });
+    const reactor = flowEventTrigger(t.deps);
+    for (const e of log.filter((x) => x.type === 'ItemCreated' || x.type === 'ItemUpdated')) await reactor.handle(e);
+    expect(await runs(flowId)).toHaveLength(2);
+  });
+
+  it('starts no run for the records or the account of a person who restricted processing', async () => {
+    const flowId = await createFlow({ trigger: 'event', triggerOptions: { events: ['items.create', 'items.update'] } });
+    const rita = await createUser(t, 'rita@example.com', 'Long-enough-pass-1!', { main: 'editor' });
+    const res = await call('PUT', '/api/v1/me/restriction', { restricted: true }, { as: rita });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await call('POST', '/api/v1/items/posts', { id: 'r1', title: 'mine' }, { as: rita })).statusCode).toBe(201);
+    expect((await call('PATCH', '/api/v1/items/posts/r1', { title: 'by admin' })).statusCode).toBe(200);
+    expect((await call('POST', '/api/v1/items/posts', { id: 'a1', title: 'admin' })).statusCode).toBe(201);
+    await drain();
+    const all = await runs(flowId);
+    expect(all.map((r: { input: { id: string } }) => r.input.id)).toEqual(['a1']);
   });
 });

@@ -7,6 +7,7 @@ import { flowsRoutes } from './http/flows.routes.ts';
 import { flowRunsRoutes } from './http/flow-runs.routes.ts';
 import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
 import { FLOW_WORKER, runDueFlows } from './runs/flow-run.worker.ts';
+import { flowEventTrigger } from './runs/flow-event.reactor.ts';
 
 /**
  * For the runs and triggers of flows (and any slice that starts one):
@@ -44,6 +45,7 @@ export const flowsFeature: Feature = {
   name: 'flows',
   projectors: [flowsProjector, flowRunsProjector],
   routes,
+  reactors: (deps) => [flowEventTrigger(deps)],
   loops: (deps) => [
     {
       name: FLOW_WORKER,
