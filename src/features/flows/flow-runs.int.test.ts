@@ -237,3 +237,46 @@ describe('POST /api/v1/flows/:id/run', () => {
     expect((await call('GET', `/api/v1/flows/${flowId}/runs/nope`)).statusCode).toBe(404);
   });
 });
+
+describe('POST /api/v1/flows/:id/runs/:runId/retry', () => {
+  it('re-runs a failed run from the failed step with the recorded outputs of the steps before it', async () => {
+    const make = node('make', 'transform', { template: { n: '{{ $trigger.n }}' } });
+    const graph = (last: object) => ({ nodes: [make, last], edges: [edge('make', 'last')] });
+    const flowId = await activeFlow(graph(node('last', 'throw', { message: 'not yet' })));
+    const failed = await start(flowId, { n: 5 });
+    await runDueFlows(t.deps);
+    expect((await runOf(flowId, failed.id)).status).toBe('failed');
+    const running = await start(flowId, { n: 6 });
+    const early = await call('POST', `/api/v1/flows/${flowId}/runs/${running.id}/retry`, {});
+    expect(early.statusCode).toBe(400);
+    expect(early.json().errors[0].extensions.reason).toBe('run_not_ended');
+    await runDueFlows(t.deps);
+
+    const fixed = await call('PATCH', `/api/v1/flows/${flowId}`, {
+      graph: graph(node('last', 'log', { message: 'n={{ make.n }}' })),
+    });
+    expect(fixed.statusCode, fixed.body).toBe(200);
+    const res = await call('POST', `/api/v1/flows/${flowId}/runs/${failed.id}/retry`, {});
+    expect(res.statusCode, res.body).toBe(202);
+    expect(res.json().data).toMatchObject({ trigger: 'retry', retryOf: failed.id, input: { n: 5 } });
+    await runDueFlows(t.deps);
+    const again = await runOf(flowId, res.json().data.id);
+    expect(again.status).toBe('succeeded');
+    expect(again.steps.map((s: { nodeId: string }) => s.nodeId)).toEqual(['last']);
+    expect(again.steps[0].output).toEqual({ level: 'info', message: 'n=5' });
+
+    const all = await call('POST', `/api/v1/flows/${flowId}/runs/${failed.id}/retry`, { fromStep: 'make' });
+    await runDueFlows(t.deps);
+    expect((await runOf(flowId, all.json().data.id)).steps.map((s: { nodeId: string }) => s.nodeId)).toEqual([
+      'make',
+      'last',
+    ]);
+    const unknown = await call('POST', `/api/v1/flows/${flowId}/runs/${failed.id}/retry`, { fromStep: 'ghost' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.json().errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['fromStep'] });
+    const url = `/api/v1/flows/${flowId}/runs/${failed.id}/retry`;
+    expect((await call('POST', url, {}, { as: otherAdmin, site: 'other' })).statusCode).toBe(404);
+    expect((await call('POST', url, {}, { as: null })).statusCode).toBe(401);
+    expect((await call('POST', url, {}, { as: editor })).statusCode).toBe(403);
+  });
+});

@@ -112,3 +112,11 @@ export const WebhookTokenInvalid = defineError(
   'unauthenticated',
   () => 'a valid flow token is required (header x-flow-token, or Authorization: Bearer)',
 );
+
+/** A retry that cannot be made: the run has not ended, or the step is no node of the flow. */
+export const RetryInvalid = defineError<{ message: string; path: string[]; reason: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => d.message,
+  (d) => ({ path: d.path, extensions: { reason: d.reason } }),
+);

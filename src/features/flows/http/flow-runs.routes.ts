@@ -9,8 +9,9 @@ import { loadFlow } from '../flow.commands.ts';
 import { FlowNotActive, FlowNotFound, FlowRunNotFound } from '../flow.errors.ts';
 import { flowGuard } from '../flow.guard.ts';
 import { startRun } from '../runs/flow-run.commands.ts';
+import { retryRun } from '../runs/flow-run.retry.ts';
 import { FlowParams } from './flows.schemas.ts';
-import { FlowRunBody, RunInputBody, RunListMeta, RunListQuery, RunParams } from './flow-runs.schemas.ts';
+import { FlowRunBody, RetryBody, RunInputBody, RunListMeta, RunListQuery, RunParams } from './flow-runs.schemas.ts';
 
 const BASE = '/api/v1/flows';
 const SITE_ADMIN = { caller: 'site-admin' as const };
@@ -26,6 +27,45 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     if (!found) throw new FlowRunNotFound({ runId });
     return found;
   };
+
+  /** The flow to run: live, not above the caller's rank, and active. */
+  const runnable = async (req: FastifyRequest, flowId: string) => {
+    guard.manage(req);
+    const { state, version } = await loadFlow(deps.store, siteOf(req), flowId);
+    if (state.status !== 'present') throw new FlowNotFound({ flowId });
+    await guard.mayChange(req, state.flow.definition.runAs);
+    const { status } = state.flow.definition;
+    if (status !== 'active') throw new FlowNotActive({ flowId, status });
+    return { flow: state.flow, flowVersion: version };
+  };
+
+  app.post(
+    `${BASE}/:id/runs/:runId/retry`,
+    {
+      config: SITE_ADMIN,
+      schema: {
+        tags,
+        summary: 'Re-run an ended run from a step (default: the one that failed) with its recorded inputs',
+        params: RunParams,
+        body: RetryBody,
+        response: { 202: dataEnvelope(FlowRunBody, 'Accepted: the worker runs it') },
+      },
+    },
+    async (req, reply) => {
+      const { flow, flowVersion } = await runnable(req, req.params.id);
+      const fromStep = req.body?.fromStep;
+      const runId = await retryRun(deps, {
+        siteId: siteOf(req),
+        flow,
+        flowVersion,
+        runId: req.params.runId,
+        ...(fromStep ? { fromStep } : {}),
+        now: deps.clock.now(),
+      });
+      reply.status(202);
+      return { data: await run(req, req.params.id, runId) };
+    },
+  );
 
   app.post(
     `${BASE}/:id/run`,

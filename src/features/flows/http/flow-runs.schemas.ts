@@ -55,3 +55,9 @@ export const RunListMeta = z.object({ total: z.number().int(), page: z.number().
 
 /** The input of a manual run: any JSON value (the body), `$trigger` of the run. */
 export const RunInputBody = z.unknown().describe("any JSON value: the run's $trigger");
+
+/** POST /flows/:id/runs/:runId/retry: the node to start from (default: the one that failed the run, else the first). */
+export const RetryBody = z
+  .strictObject({ fromStep: z.string().min(1).max(64).optional() })
+  .optional()
+  .meta({ id: 'FlowRunRetry' });
