@@ -218,3 +218,65 @@ describe('event trigger', () => {
     expect(all.map((r: { input: { id: string } }) => r.input.id)).toEqual(['a1']);
   });
 });
+
+describe('POST /api/v1/flows/:id/backtest', () => {
+  it('plays a draft event flow against past events in dry-run mode: would-be runs, nothing written or sent', async () => {
+    expect((await call('POST', '/api/v1/items/posts', { id: 'b1', title: 'go' })).statusCode).toBe(201);
+    expect((await call('POST', '/api/v1/items/posts', { id: 'b2', title: 'stay' })).statusCode).toBe(201);
+    const res = await call('POST', '/api/v1/flows', {
+      name: 'draft',
+      trigger: 'event',
+      triggerOptions: { events: ['items.create'], collections: ['posts'] },
+      runAs: 'editor',
+      graph: {
+        nodes: [
+          { id: 'go', operation: 'condition', options: { filter: { '$trigger.data.title': { _eq: 'go' } } } },
+          {
+            id: 'save',
+            operation: 'item.update',
+            options: { collection: 'posts', id: '{{ $trigger.id }}', data: { title: 'done' } },
+          },
+          {
+            id: 'tell',
+            operation: 'mail',
+            options: { to: 'desk@example.com', subject: 'done {{ $trigger.id }}', body: 'x' },
+          },
+          { id: 'ping', operation: 'request', options: { url: 'http://127.0.0.1:9/never' } },
+        ],
+        edges: [
+          { from: 'go', to: 'save', on: 'resolve' },
+          { from: 'save', to: 'tell', on: 'resolve' },
+          { from: 'tell', to: 'ping', on: 'resolve' },
+        ],
+      },
+    });
+    const flowId = res.json().data.id as string;
+    const window = {
+      from: new Date(clock.now().getTime() - 60_000).toISOString(),
+      to: new Date(clock.now().getTime() + 60_000).toISOString(),
+    };
+    const bt = await call('POST', `/api/v1/flows/${flowId}/backtest`, window);
+    expect(bt.statusCode, bt.body).toBe(200);
+    const runsById = new Map(bt.json().data.map((r: { input: { id: string } }) => [r.input.id, r]));
+    const b1 = runsById.get('b1') as { status: string; steps: { nodeId: string; output: Record<string, unknown> }[] };
+    expect(b1.status).toBe('succeeded');
+    expect(b1.steps.map((s) => s.nodeId)).toEqual(['go', 'save', 'tell', 'ping']);
+    expect(b1.steps[1]!.output).toMatchObject({ wouldHave: 'updated an item', id: 'b1', changes: { title: 'done' } });
+    expect(b1.steps[2]!.output).toMatchObject({ wouldHave: 'queued a mail', to: 'desk@example.com' });
+    expect(b1.steps[3]!.output).toMatchObject({ wouldHave: 'sent a request' });
+    const b2 = runsById.get('b2') as { steps: { nodeId: string; edge: string }[] };
+    expect(b2.steps).toEqual([expect.objectContaining({ nodeId: 'go', edge: 'reject' })]);
+    expect((await call('GET', '/api/v1/items/posts/b1')).json().data.title).toBe('go');
+    expect(await runs(flowId)).toEqual([]);
+    const outbox = await call('GET', '/api/v1/admin/outbox');
+    expect(JSON.stringify(outbox.json())).not.toContain('done b1');
+
+    const manual = await createFlow({ trigger: 'manual' });
+    expect((await call('POST', `/api/v1/flows/${manual}/backtest`, window)).statusCode).toBe(400);
+    const bad = await call('POST', `/api/v1/flows/${flowId}/backtest`, { from: 'yesterday', to: window.to });
+    expect(bad.statusCode).toBe(400);
+    const url = `/api/v1/flows/${flowId}/backtest`;
+    expect((await call('POST', url, window, { as: otherAdmin, site: 'other' })).statusCode).toBe(404);
+    expect((await call('POST', url, window, { as: null })).statusCode).toBe(401);
+  });
+});

@@ -113,8 +113,8 @@ export const WebhookTokenInvalid = defineError(
   () => 'a valid flow token is required (header x-flow-token, or Authorization: Bearer)',
 );
 
-/** A retry that cannot be made: the run has not ended, or the step is no node of the flow. */
-export const RetryInvalid = defineError<{ message: string; path: string[]; reason: string }>(
+/** A retry or backtest that cannot be made: the run has not ended, no such step, not an event flow, a bad window. */
+export const RunRequestInvalid = defineError<{ message: string; path: string[]; reason: string }>(
   'VALIDATION_FAILED',
   'invalid',
   (d) => d.message,

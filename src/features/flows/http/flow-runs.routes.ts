@@ -10,8 +10,19 @@ import { FlowNotActive, FlowNotFound, FlowRunNotFound } from '../flow.errors.ts'
 import { flowGuard } from '../flow.guard.ts';
 import { startRun } from '../runs/flow-run.commands.ts';
 import { retryRun } from '../runs/flow-run.retry.ts';
+import { backtestFlow } from '../runs/flow-backtest.ts';
 import { FlowParams } from './flows.schemas.ts';
-import { FlowRunBody, RetryBody, RunInputBody, RunListMeta, RunListQuery, RunParams } from './flow-runs.schemas.ts';
+import {
+  BacktestBody,
+  BacktestMeta,
+  BacktestRunBody,
+  FlowRunBody,
+  RetryBody,
+  RunInputBody,
+  RunListMeta,
+  RunListQuery,
+  RunParams,
+} from './flow-runs.schemas.ts';
 
 const BASE = '/api/v1/flows';
 const SITE_ADMIN = { caller: 'site-admin' as const };
@@ -64,6 +75,30 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       });
       reply.status(202);
       return { data: await run(req, req.params.id, runId) };
+    },
+  );
+
+  app.post(
+    `${BASE}/:id/backtest`,
+    {
+      config: SITE_ADMIN,
+      schema: {
+        tags,
+        summary: "Play an event flow (a draft too) against the past's events in dry-run mode: the would-be runs",
+        params: FlowParams,
+        body: BacktestBody,
+        response: { 200: listEnvelope(BacktestRunBody, BacktestMeta) },
+      },
+    },
+    async (req) => {
+      guard.manage(req);
+      const siteId = siteOf(req);
+      const { state } = await loadFlow(deps.store, siteId, req.params.id);
+      if (state.status !== 'present') throw new FlowNotFound({ flowId: req.params.id });
+      await guard.mayChange(req, state.flow.definition.runAs);
+      const window = { from: new Date(req.body.from), to: new Date(req.body.to) };
+      const r = await backtestFlow(deps, siteId, state.flow, window);
+      return { data: r.runs, meta: { total: r.runs.length, scanned: r.scanned, truncated: r.truncated } };
     },
   );
 

@@ -61,3 +61,35 @@ export const RetryBody = z
   .strictObject({ fromStep: z.string().min(1).max(64).optional() })
   .optional()
   .meta({ id: 'FlowRunRetry' });
+
+const Iso = z.iso.datetime({ offset: true });
+/** POST /flows/:id/backtest: the window of past events to play the flow against. */
+export const BacktestBody = z.strictObject({ from: Iso, to: Iso }).meta({ id: 'FlowBacktest' });
+
+/** One would-be run: the event that would have started it, and each step played in dry-run mode. */
+export const BacktestRunBody = z
+  .object({
+    eventId: z.string(),
+    event: z.string(),
+    at: z.string(),
+    input: z.unknown(),
+    status: z.enum(['succeeded', 'failed']),
+    error: StepError.nullable(),
+    steps: z.array(
+      z.object({
+        nodeId: z.string(),
+        operation: z.string(),
+        status: z.enum(['succeeded', 'failed']),
+        edge: z.string(),
+        input: z.unknown(),
+        output: z.unknown().describe('side effects appear as { wouldHave, … }'),
+        error: z.unknown(),
+      }),
+    ),
+  })
+  .meta({ id: 'FlowBacktestRun' });
+export const BacktestMeta = z.object({
+  total: z.number().int(),
+  scanned: z.number().int().describe('events of the log read'),
+  truncated: z.boolean().describe('a bound was reached (100 runs, 100 000 events)'),
+});

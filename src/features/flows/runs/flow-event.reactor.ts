@@ -32,7 +32,7 @@ export type TriggerEvent =
   | ItemReverted
   | ItemVersionPromoted
   | ReleasePublished;
-const TRIGGER_EVENT_TYPES = [
+export const TRIGGER_EVENT_TYPES = [
   'ItemCreated',
   'ItemUpdated',
   'ItemReplaced',
@@ -83,7 +83,7 @@ export function flowTakes(f: Pick<FlowRecord, 'triggerOptions'>, event: string, 
  * Whether the event is a restricted person's (GDPR Art. 18), as the webhook dispatcher asks it: their own act, or
  * a change to an item they created. No flow runs on their records or account.
  */
-async function touchesRestricted(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<boolean> {
+export async function touchesRestricted(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<boolean> {
   if (e.type === 'ReleasePublished') return false;
   const people = new Set<string>();
   if (e.metadata.actor.type === 'user') people.add(e.metadata.actor.id);

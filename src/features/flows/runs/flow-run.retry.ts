@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../../deps.ts';
 import { entryNodes } from '../flow-graph.ts';
 import type { FlowEntry } from '../flow.decider.ts';
-import { FlowRunNotFound, RetryInvalid } from '../flow.errors.ts';
+import { FlowRunNotFound, RunRequestInvalid } from '../flow.errors.ts';
 import { flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
 import { startRun } from './flow-run.commands.ts';
 import { evolveRun, initialRunState } from './flow-run.state.ts';
@@ -29,11 +29,11 @@ export async function retryRun(
   }
   if (state.status === 'absent' || state.flowId !== input.flow.id) throw new FlowRunNotFound({ runId: input.runId });
   if (state.status !== 'succeeded' && state.status !== 'failed')
-    throw new RetryInvalid({ message: 'only a run that ended can be retried', path: [], reason: 'run_not_ended' });
+    throw new RunRequestInvalid({ message: 'only a run that ended can be retried', path: [], reason: 'run_not_ended' });
   const graph = input.flow.definition.graph;
   const fromStep = input.fromStep ?? failedNode ?? entryNodes(graph)[0];
   if (!fromStep || !graph.nodes.some((n) => n.id === fromStep))
-    throw new RetryInvalid({
+    throw new RunRequestInvalid({
       message: `the flow has no node ${JSON.stringify(fromStep)}`,
       path: ['fromStep'],
       reason: 'unknown_node',
