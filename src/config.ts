@@ -114,6 +114,12 @@ const EnvSchema = z.object({
   SVC_WEBHOOK_ALLOW_PRIVATE: bool(false),
   /** How often one node sends the webhook deliveries that are due (0: never). */
   SVC_WEBHOOK_INTERVAL_MS: z.coerce.number().int().min(0).default(1000),
+  /** Lets flows' `request` steps reach private, loopback and link-local addresses (development and tests only). */
+  SVC_FLOW_ALLOW_PRIVATE: bool(false),
+  /** How often one node runs the flow worker: due runs, sleeping runs that woke, retries and schedules (0: never). */
+  SVC_FLOW_INTERVAL_MS: z.coerce.number().int().min(0).default(250),
+  /** Runs of one site the flow worker advances at once (the others wait for the next round). */
+  SVC_FLOW_SITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Proxies in front of the service: a hop count, or a comma list of addresses/CIDRs; unset trusts none. */
   SVC_TRUST_PROXY: z.string().optional(),
   /** Whole request (headers and body) must arrive within this time; a trickling client is cut off. */

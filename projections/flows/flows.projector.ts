@@ -78,6 +78,10 @@ export const flowsProjector = defineProjector<FlowEvent>({
       case 'FlowTokenRotated':
         await newer(row().set({ has_token: true, version: e.streamVersion, updated_at: e.data.at }));
         return;
+      case 'FlowScheduleAdvanced':
+        // The version moves (If-Match sees the stream), the update time does not: nobody saved the flow.
+        await newer(row().set({ next_run_at: e.data.nextRunAt, version: e.streamVersion }));
+        return;
       case 'FlowDeleted':
         await trx.deleteFrom('flows').where('site_id', '=', e.siteId).where('flow_id', '=', e.data.flowId).execute();
         return;

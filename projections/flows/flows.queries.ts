@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { FlowGraph, FlowStatus, FlowTrigger } from '../../src/features/flows/flow.events.ts';
 
@@ -116,4 +118,33 @@ export async function listFlows(
     .execute();
   const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
   return { rows: rows.map(toRecord), total: Number(count.n) };
+}
+
+/** Active schedule flows of every site whose next firing has come (the schedule tick's list), oldest first. */
+export async function dueScheduledFlows(
+  db: Db,
+  now: Date,
+  limit: number,
+): Promise<{ siteId: string; flowId: string; nextRunAt: string }[]> {
+  const r = await asSystem(db, (db) =>
+    sql<{ site_id: string; flow_id: string; next_run_at: Date }>`
+      select site_id, flow_id, next_run_at from flows
+      where status = 'active' and trigger = 'schedule' and next_run_at <= ${now}
+      order by next_run_at limit ${limit}`.execute(db),
+  );
+  return r.rows.map((x) => ({ siteId: x.site_id, flowId: x.flow_id, nextRunAt: iso(x.next_run_at) }));
+}
+
+/** A site's active event flows that existed at `at` (a flow made later hears none of the past). */
+export async function activeEventFlows(db: Db, siteId: string, at: Date): Promise<FlowRecord[]> {
+  const rows = await db
+    .selectFrom('flows')
+    .select(COLUMNS)
+    .where('site_id', '=', siteId)
+    .where('status', '=', 'active')
+    .where('trigger', '=', 'event')
+    .where('created_at', '<=', at)
+    .orderBy('flow_id')
+    .execute();
+  return rows.map(toRecord);
 }

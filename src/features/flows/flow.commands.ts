@@ -133,7 +133,8 @@ export async function flowRevisions(
   let state: FlowState = flowDecider.initialState();
   for await (const e of store.readStream<FlowEvent>(flowStream(siteId, flowId))) {
     state = flowDecider.evolve(state, { type: e.type, data: e.data } as FlowEvent);
-    if (state.status === 'absent') continue;
+    // A schedule's firing is the worker's bookkeeping, not a save.
+    if (state.status === 'absent' || e.type === 'FlowScheduleAdvanced') continue;
     const changed =
       e.type === 'FlowUpdated'
         ? (e.data as FlowUpdated['data']).changed

@@ -25,7 +25,12 @@ export type UpdateFlow = { type: 'UpdateFlow'; data: Meta & { changes: Partial<F
 export type DeleteFlow = { type: 'DeleteFlow'; data: Meta };
 /** Record a new webhook token's hash (the token is generated, hashed and shown by the command). */
 export type RotateFlowToken = { type: 'RotateFlowToken'; data: Meta & { tokenHash: string } };
-export type FlowCommand = CreateFlow | UpdateFlow | DeleteFlow | RotateFlowToken;
+/** Move an active schedule past the firing it ran; nothing when it has moved already (another tick, another node). */
+export type AdvanceSchedule = {
+  type: 'AdvanceSchedule';
+  data: { flowId: string; now: string; firedFor: string; nextRunAt: string | null };
+};
+export type FlowCommand = CreateFlow | UpdateFlow | DeleteFlow | RotateFlowToken | AdvanceSchedule;
 
 /** The definition's keys, in a fixed order: a changed key is named from this list, never from the request. */
 export const DEFINITION_KEYS = [
@@ -64,6 +69,11 @@ function present(s: FlowState, flowId: string): FlowEntry {
 }
 
 function decide(cmd: FlowCommand, s: FlowState): FlowEvent[] {
+  if (cmd.type === 'AdvanceSchedule') {
+    const { flowId, now: at, firedFor, nextRunAt } = cmd.data;
+    if (s.status !== 'present' || s.flow.nextRunAt !== firedFor) return [];
+    return [{ type: 'FlowScheduleAdvanced', data: { flowId, firedFor, nextRunAt, at } }];
+  }
   const { flowId, now: at, by } = cmd.data;
   switch (cmd.type) {
     case 'CreateFlow': {
@@ -111,6 +121,8 @@ function evolve(s: FlowState, e: FlowEvent): FlowState {
       return s.status === 'absent'
         ? s
         : { ...s, flow: { ...s.flow, tokenHash: e.data.tokenHash, updatedAt: e.data.at } };
+    case 'FlowScheduleAdvanced':
+      return s.status === 'present' ? { ...s, flow: { ...s.flow, nextRunAt: e.data.nextRunAt } } : s;
     default:
       return assertNever(e);
   }

@@ -83,3 +83,40 @@ export const RunAsAboveCaller = defineError<{ callerRole: string; runAs: string 
   (d) => `a ${d.callerRole} may not manage a flow that runs as ${d.runAs}`,
   (d) => ({ path: ['runAs'], extensions: { reason: 'run_as_above_caller', runAs: d.runAs } }),
 );
+
+/** Only an active flow runs (a draft or an inactive flow is kept, not run). */
+export const FlowNotActive = defineError<{ flowId: string; status: string }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `flow ${d.flowId} is ${d.status}: only an active flow runs`,
+  (d) => ({ path: ['status'], extensions: { reason: 'flow_not_active', status: d.status } }),
+);
+
+/** No run of this flow has the id. */
+export const FlowRunNotFound = defineError<{ runId: string }>(
+  'NOT_FOUND',
+  'not_found',
+  (d) => `run ${d.runId} not found`,
+);
+
+/** The webhook flow has no token yet (POST /flows/:id/token issues one): nothing can authenticate a call. */
+export const WebhookNotConfigured = defineError(
+  'WEBHOOK_NOT_CONFIGURED',
+  'unauthenticated',
+  () => 'this flow has no webhook token yet',
+);
+
+/** The webhook call carried no token, or not the flow's. */
+export const WebhookTokenInvalid = defineError(
+  'UNAUTHENTICATED',
+  'unauthenticated',
+  () => 'a valid flow token is required (header x-flow-token, or Authorization: Bearer)',
+);
+
+/** A retry or backtest that cannot be made: the run has not ended, no such step, not an event flow, a bad window. */
+export const RunRequestInvalid = defineError<{ message: string; path: string[]; reason: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => d.message,
+  (d) => ({ path: d.path, extensions: { reason: d.reason } }),
+);

@@ -68,8 +68,23 @@ export type FlowTokenRotated = DomainEvent<
   { flowId: string; tokenHash: string; at: string; by: string }
 >;
 
-export type FlowEvent = FlowCreated | FlowUpdated | FlowDeleted | FlowTokenRotated;
-export const FLOW_EVENT_TYPES = ['FlowCreated', 'FlowUpdated', 'FlowDeleted', 'FlowTokenRotated'] as const;
+/**
+ * The schedule fired for `firedFor` (its run is `<flowId>@<firedFor>`); `nextRunAt` is the next firing after the
+ * tick's time (firings missed while no node ran are not made up, the one due is run once).
+ */
+export type FlowScheduleAdvanced = DomainEvent<
+  'FlowScheduleAdvanced',
+  { flowId: string; firedFor: string; nextRunAt: string | null; at: string }
+>;
+
+export type FlowEvent = FlowCreated | FlowUpdated | FlowDeleted | FlowTokenRotated | FlowScheduleAdvanced;
+export const FLOW_EVENT_TYPES = [
+  'FlowCreated',
+  'FlowUpdated',
+  'FlowDeleted',
+  'FlowTokenRotated',
+  'FlowScheduleAdvanced',
+] as const;
 
 /** One stream per flow per site. */
 export const flowStream = (siteId: string, flowId: string) => `${siteId}/flow/${flowId}`;

@@ -17,8 +17,8 @@ import {
 } from './flow.errors.ts';
 import type { FlowDefinition, FlowTrigger } from './flow.events.ts';
 
-/** The item events an event-triggered flow may listen to. */
-export const FLOW_ITEM_EVENTS = ['items.create', 'items.update', 'items.delete'] as const;
+/** The events of the log an event-triggered flow may listen to: item changes and release publishes. */
+export const FLOW_ITEM_EVENTS = ['items.create', 'items.update', 'items.delete', 'release.published'] as const;
 
 const Collection = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/);
 /** triggerOptions per trigger (checked whatever the status): unknown keys are refused. */
@@ -27,7 +27,7 @@ export const TRIGGER_OPTIONS: ReadonlyMap<FlowTrigger, z.ZodType> = new Map<Flow
   [
     'event',
     z.strictObject({
-      events: z.array(z.enum(FLOW_ITEM_EVENTS)).max(3).optional(),
+      events: z.array(z.enum(FLOW_ITEM_EVENTS)).max(4).optional(),
       collections: z.array(Collection).max(100).nullable().optional(),
     }),
   ],

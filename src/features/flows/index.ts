@@ -1,6 +1,13 @@
 import type { Feature } from '../../deps.ts';
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppDeps } from '../../deps.ts';
 import { flowsProjector } from '../../../projections/flows/index.ts';
+import { flowRunsProjector } from '../../../projections/flow-runs/index.ts';
 import { flowsRoutes } from './http/flows.routes.ts';
+import { flowRunsRoutes } from './http/flow-runs.routes.ts';
+import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
+import { FLOW_WORKER, runDueFlows } from './runs/flow-run.worker.ts';
+import { flowEventTrigger } from './runs/flow-event.reactor.ts';
 
 /**
  * For the runs and triggers of flows (and any slice that starts one):
@@ -27,9 +34,23 @@ export {
 } from './operations/registry.ts';
 export { flowGuard } from './flow.guard.ts';
 
-/** Flows: automation graphs per site, defined here; their runs, triggers and worker plug in through the exports above. */
+const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
+  await app.register(flowsRoutes, deps);
+  await app.register(flowRunsRoutes, deps);
+  await app.register(flowWebhookRoutes, deps);
+};
+
+/** Flows: automation graphs per site, their runs (each a stream) and the worker that advances them. */
 export const flowsFeature: Feature = {
   name: 'flows',
-  projectors: [flowsProjector],
-  routes: flowsRoutes,
+  projectors: [flowsProjector, flowRunsProjector],
+  routes,
+  reactors: (deps) => [flowEventTrigger(deps)],
+  loops: (deps) => [
+    {
+      name: FLOW_WORKER,
+      intervalMs: deps.config.SVC_FLOW_INTERVAL_MS,
+      run: async () => void (await runDueFlows(deps)),
+    },
+  ],
 };

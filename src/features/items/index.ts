@@ -19,6 +19,7 @@ export { itemReader } from './item.reader.ts';
 export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
 export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
+export { readItemsAs } from './item.principal-reads.ts';
 export {
   ItemBody,
   ItemListBody,

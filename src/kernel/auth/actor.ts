@@ -3,8 +3,8 @@ import { own } from '../safe/keys.ts';
 
 /** The authenticated principal of a request (request.actor): a user, or an API key acting with its role. */
 export interface Actor {
-  /** `scim`: the provisioning client holding SCIM_TOKEN, valid on /scim/v2/ only. */
-  type: 'user' | 'apiKey' | 'scim';
+  /** `scim`: the provisioning client holding SCIM_TOKEN, valid on /scim/v2/ only; `flow`: a flow acting with its runAs role (never a request's caller). */
+  type: 'user' | 'apiKey' | 'scim' | 'flow';
   id: string;
   email: string;
   /** Admin of every site (the setup user). */

@@ -37,7 +37,7 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     if (!req.routeOptions.url) return;
     const config = req.routeOptions.config ?? {};
     const caller = config.caller ?? 'bearer';
-    const token = bearer(req);
+    const token = config.ownCredential && caller === 'public' ? null : bearer(req);
     const named = siteFromRequest(req.headers, req.headers.host);
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
     const path = req.url.split('?')[0]!;

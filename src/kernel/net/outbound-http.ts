@@ -13,7 +13,7 @@ export interface OutboundOptions {
   timeoutMs?: number;
   /** Largest response body; a larger one fails the request. */
   maxBytes?: number;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   headers?: Record<string, string>;
   body?: string;
 }

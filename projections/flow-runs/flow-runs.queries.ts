@@ -1,0 +1,114 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import { asSystem } from '../../src/kernel/tenancy/site.ts';
+import type { RunStepRow } from './flow-runs.table.ts';
+
+/** A run as the history shows it. */
+export interface FlowRunRecord {
+  id: string;
+  flowId: string;
+  status: 'running' | 'sleeping' | 'succeeded' | 'failed';
+  trigger: string;
+  input: unknown;
+  depth: number;
+  error: { code: string; message: string } | null;
+  failedNode: string | null;
+  retryOf: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+  durationMs: number | null;
+  steps: RunStepRow[];
+}
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+type Row = {
+  run_id: string;
+  flow_id: string;
+  status: string;
+  trigger: string;
+  input: unknown;
+  depth: number;
+  steps: RunStepRow[];
+  error: { code: string; message: string } | null;
+  failed_node: string | null;
+  retry_of: string | null;
+  started_at: Date;
+  finished_at: Date | null;
+};
+const COLUMNS = [
+  'run_id',
+  'flow_id',
+  'status',
+  'trigger',
+  'input',
+  'depth',
+  'steps',
+  'error',
+  'failed_node',
+  'retry_of',
+  'started_at',
+  'finished_at',
+] as const;
+
+const toRecord = (r: Row): FlowRunRecord => ({
+  id: r.run_id,
+  flowId: r.flow_id,
+  status: r.status as FlowRunRecord['status'],
+  trigger: r.trigger,
+  input: r.input,
+  depth: r.depth,
+  error: r.error,
+  failedNode: r.failed_node,
+  retryOf: r.retry_of,
+  startedAt: iso(r.started_at),
+  finishedAt: r.finished_at && iso(r.finished_at),
+  durationMs: r.finished_at ? r.finished_at.getTime() - r.started_at.getTime() : null,
+  steps: r.steps,
+});
+
+/** One run of a flow of the site, or null. */
+export async function findFlowRun(
+  db: Db,
+  siteId: string,
+  flowId: string,
+  runId: string,
+): Promise<FlowRunRecord | null> {
+  const r = await db
+    .selectFrom('flow_runs')
+    .select(COLUMNS)
+    .where('site_id', '=', siteId)
+    .where('flow_id', '=', flowId)
+    .where('run_id', '=', runId)
+    .executeTakeFirst();
+  return r ? toRecord(r) : null;
+}
+
+/** A page of a flow's runs, newest first, filtered by status, with the count of all that match. */
+export async function listFlowRuns(
+  db: Db,
+  siteId: string,
+  flowId: string,
+  o: { status?: string; limit: number; offset: number },
+): Promise<{ rows: FlowRunRecord[]; total: number }> {
+  let q = db.selectFrom('flow_runs').where('site_id', '=', siteId).where('flow_id', '=', flowId);
+  if (o.status) q = q.where('status', '=', o.status);
+  const rows = await q
+    .select(COLUMNS)
+    .orderBy('started_at', 'desc')
+    .orderBy('run_id', 'desc')
+    .limit(o.limit)
+    .offset(o.offset)
+    .execute();
+  const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return { rows: rows.map(toRecord), total: Number(count.n) };
+}
+
+/** Runs of every site that are due now (started, woken, to retry), oldest first: the flow worker's list. */
+export async function dueFlowRuns(db: Db, now: Date, limit: number): Promise<{ siteId: string; runId: string }[]> {
+  const r = await asSystem(db, (db) =>
+    sql<{ site_id: string; run_id: string }>`
+      select site_id, run_id from flow_runs where next_at is not null and next_at <= ${now}
+      order by next_at limit ${limit}`.execute(db),
+  );
+  return r.rows.map((x) => ({ siteId: x.site_id, runId: x.run_id }));
+}

@@ -1,0 +1,141 @@
+import type { AppDeps } from '../../../deps.ts';
+import type { StoredEventOf } from '../../../kernel/es/projector.ts';
+import { defineReactor, type Reactor } from '../../../kernel/es/reactor.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
+import { findItem } from '../../../../projections/item-documents/index.ts';
+import { activeEventFlows, type FlowRecord } from '../../../../projections/flows/index.ts';
+import { restrictedPeople } from '../../consents/index.ts';
+import type {
+  ItemCreated,
+  ItemDeleted,
+  ItemReplaced,
+  ItemRestored,
+  ItemReverted,
+  ItemUpdated,
+  ItemVersionPromoted,
+} from '../../items/item.events.ts';
+import type { ReleasePublished } from '../../releases/release.events.ts';
+import { loadFlow } from '../flow.commands.ts';
+import { MAX_TRIGGER_DEPTH } from '../operations/registry.ts';
+import { eventRunId } from './flow-run.events.ts';
+import { loadRun, startRun } from './flow-run.commands.ts';
+
+export const FLOW_EVENT_TRIGGER = 'flow-event-trigger';
+
+/** The log's events an event flow hears of. */
+export type TriggerEvent =
+  | ItemCreated
+  | ItemUpdated
+  | ItemReplaced
+  | ItemDeleted
+  | ItemRestored
+  | ItemReverted
+  | ItemVersionPromoted
+  | ReleasePublished;
+export const TRIGGER_EVENT_TYPES = [
+  'ItemCreated',
+  'ItemUpdated',
+  'ItemReplaced',
+  'ItemDeleted',
+  'ItemRestored',
+  'ItemReverted',
+  'ItemVersionPromoted',
+  'ReleasePublished',
+] as const satisfies readonly TriggerEvent['type'][];
+
+const NAME = new Map<TriggerEvent['type'], string>([
+  ['ItemCreated', 'items.create'],
+  ['ItemRestored', 'items.create'],
+  ['ItemUpdated', 'items.update'],
+  ['ItemReplaced', 'items.update'],
+  ['ItemReverted', 'items.update'],
+  ['ItemVersionPromoted', 'items.update'],
+  ['ItemDeleted', 'items.delete'],
+  ['ReleasePublished', 'release.published'],
+]);
+
+/** A run's input (`$trigger`) for an event: its name, the collection and id, and the values it recorded. */
+export function triggerInput(e: StoredEventOf<TriggerEvent>): { event: string; collections: string[]; input: unknown } {
+  const event = NAME.get(e.type)!;
+  if (e.type === 'ReleasePublished') {
+    const items = e.data.outcomes.map((o) => ({ collection: o.collection, id: o.itemId, outcome: o.outcome }));
+    const input = { event, releaseId: e.data.releaseId, status: e.data.status, items, at: e.data.at };
+    return { event, collections: [...new Set(items.map((i) => i.collection))], input };
+  }
+  const d = e.data as { collection: string; id: string; at: string; values?: unknown; changes?: unknown };
+  // Values as the log holds them: a personal value stays sealed (item.read reads it as the runAs role may).
+  const data = d.changes ?? d.values ?? null;
+  const fields = data && typeof data === 'object' ? Object.keys(data).sort() : [];
+  const input = { event, collection: d.collection, id: d.id, fields, data, at: d.at };
+  return { event, collections: [d.collection], input };
+}
+
+/** Whether an event flow takes the event (pure): it names the event, and all collections or one it touches. */
+export function flowTakes(f: Pick<FlowRecord, 'triggerOptions'>, event: string, collections: string[]): boolean {
+  const o = f.triggerOptions;
+  const events = Object.hasOwn(o, 'events') && Array.isArray(o.events) ? (o.events as unknown[]) : [];
+  const only = Object.hasOwn(o, 'collections') && Array.isArray(o.collections) ? (o.collections as unknown[]) : null;
+  if (!events.includes(event)) return false;
+  return !only?.length || collections.some((c) => only.includes(c));
+}
+
+/**
+ * Whether the event is a restricted person's (GDPR Art. 18), as the webhook dispatcher asks it: their own act, or
+ * a change to an item they created. No flow runs on their records or account.
+ */
+export async function touchesRestricted(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<boolean> {
+  if (e.type === 'ReleasePublished') return false;
+  const people = new Set<string>();
+  if (e.metadata.actor.type === 'user') people.add(e.metadata.actor.id);
+  const item = await readAsSite(deps.db, e.siteId, (db) => findItem(db, e.siteId, e.data.collection, e.data.id));
+  if (item?.created_by) people.add(item.created_by);
+  return (await restrictedPeople(deps, e.siteId, [...people])).size > 0;
+}
+
+/** How deep the event's cause is: a flow's own write continues its run's depth, anything else starts at 0. */
+async function depthOf(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<number> {
+  const m = /^flow-run:(.+)$/.exec(e.metadata.correlationId);
+  if (e.metadata.actor.type !== 'flow' || !m) return 0;
+  const { state } = await loadRun(deps, e.siteId, m[1]!);
+  return state.status === 'absent' ? 0 : state.depth + 1;
+}
+
+type StartFor = { type: 'StartEventRun'; flowId: string; depth: number };
+
+/**
+ * The event trigger: for each item change or release publish, one run of every active event flow of the site that
+ * takes it. The run id is `<flowId>~<eventId>` and its stream new (`no_stream`), so an event handled again after
+ * a crash, or by another node, starts nothing twice. Events of a person under restriction start nothing, and a
+ * flow's own writes start runs one level deeper, up to MAX_TRIGGER_DEPTH.
+ */
+export function flowEventTrigger(deps: AppDeps): Reactor {
+  return defineReactor<TriggerEvent, { flows: string[]; depth: number }, StartFor>({
+    name: FLOW_EVENT_TRIGGER,
+    handles: TRIGGER_EVENT_TYPES,
+    load: async (e) => {
+      const { event, collections } = triggerInput(e);
+      const all = await readAsSite(deps.db, e.siteId, (db) => activeEventFlows(db, e.siteId, e.createdAt));
+      const flows = all.filter((f) => flowTakes(f, event, collections)).map((f) => f.id);
+      if (!flows.length) return { flows, depth: 0 };
+      if (await touchesRestricted(deps, e)) return { flows: [], depth: 0 };
+      return { flows, depth: await depthOf(deps, e) };
+    },
+    react: (_e, s) =>
+      s.depth > MAX_TRIGGER_DEPTH ? [] : s.flows.map((flowId) => ({ type: 'StartEventRun', flowId, depth: s.depth })),
+    send: async (cmd, e) => {
+      const { state, version } = await loadFlow(deps.store, e.siteId, cmd.flowId);
+      if (state.status !== 'present' || state.flow.definition.status !== 'active') return;
+      await startRun(deps, {
+        siteId: e.siteId,
+        flow: state.flow,
+        flowVersion: version,
+        trigger: 'event',
+        input: triggerInput(e).input,
+        depth: cmd.depth,
+        runId: eventRunId(cmd.flowId, e.eventId),
+        causationId: e.eventId,
+        now: deps.clock.now(),
+      });
+    },
+  });
+}
