@@ -4,6 +4,7 @@ import { loadFlow } from '../flow.commands.ts';
 import { MAX_SLEEP_MS } from '../operations/registry.ts';
 import { childRunId, flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
 import { loadRun, runMetadata, startRun } from './flow-run.commands.ts';
+import { stepCause } from './flow-run.item-ops.ts';
 import {
   failureOf,
   retryDelayMs,
@@ -25,7 +26,8 @@ export interface ExecOptions {
 
 /** The context of one step of a run: the runAs role's principal, the flow as the actor of what it writes. */
 function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): StepContext {
-  const metadata = runMetadata(o.siteId, s.flowId, s.runId, now);
+  // What a step writes names the step as its cause: a try after a crash finds its own earlier write by it.
+  const metadata = runMetadata(o.siteId, s.flowId, s.runId, now, stepCause(s.runId, nodeId));
   return {
     deps: o.deps,
     siteId: o.siteId,

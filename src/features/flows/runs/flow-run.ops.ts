@@ -5,21 +5,13 @@ import type { Principal } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { outboundRequest, OutboundError } from '../../../kernel/net/outbound-http.ts';
 import { dictFrom } from '../../../kernel/safe/keys.ts';
-import {
-  createItems,
-  deleteItem,
-  itemGuard,
-  readItemsAs,
-  updateItem,
-  withNullFields,
-  writtenRecord,
-} from '../../items/index.ts';
 import { queueMarketingMail } from '../../email/index.ts';
 import { compileCondition } from '../flow-condition.ts';
 import { renderTemplate, TemplateError, type DataChain } from '../flow-template.ts';
 import type { EdgeKind, FlowNode } from '../flow.events.ts';
 import { MAX_TRIGGER_DEPTH, OPERATIONS } from '../operations/registry.ts';
 import type { StepError } from './flow-run.events.ts';
+import { itemHandlers as item } from './flow-run.item-ops.ts';
 
 /** A step's failure: its code and message, and whether another try may succeed (a timeout, a network error). */
 export class StepFailure extends Error {
@@ -108,47 +100,6 @@ export function failureOf(err: unknown): StepFailure {
 }
 
 type Handler = (c: StepContext, o: Record<string, unknown>, chain: DataChain) => Promise<StepResult>;
-
-const item = {
-  create: (async (c, o) => {
-    const guard = itemGuard(c.deps);
-    const s = await guard.collection(c.principal, String(o.collection));
-    const items = await guard.authorizeCreate(c.principal, s, [values(o.data)], false);
-    if (c.dryRun) return resolve({ wouldHave: 'created an item', collection: o.collection, values: items[0]?.values });
-    const created = await createItems(c.deps, c.command, { schema: s, items, bulk: false });
-    return resolve(created.records[0] ?? null);
-  }) satisfies Handler,
-  read: (async (c, o) => {
-    const rows = await readItemsAs(c.deps, c.principal, String(o.collection), {
-      ...(o.id !== undefined ? { id: str(o.id) } : {}),
-      ...(o.filter ? { filter: values(o.filter) } : {}),
-      limit: Number(o.limit ?? 25),
-    });
-    return resolve(o.id !== undefined ? (rows[0] ?? null) : rows);
-  }) satisfies Handler,
-  update: (async (c, o) => {
-    const guard = itemGuard(c.deps);
-    const s = await guard.collection(c.principal, String(o.collection));
-    const id = str(o.id);
-    const changes = values(o.data);
-    delete changes.id;
-    await guard.authorizeUpdate(c.principal, s, id, changes, (current) => ({ ...current, ...changes }));
-    if (c.dryRun) return resolve({ wouldHave: 'updated an item', collection: o.collection, id, changes });
-    const res = await updateItem(c.deps, c.command, { schema: s, id, changes });
-    const record = writtenRecord(id, res.state);
-    return resolve(record ? withNullFields(s, record) : { id });
-  }) satisfies Handler,
-  delete: (async (c, o) => {
-    const guard = itemGuard(c.deps);
-    const s = await guard.collection(c.principal, String(o.collection));
-    const id = str(o.id);
-    await guard.authorizeWrite(c.principal, s, 'delete', id);
-    await guard.refuseIfHeldUp(c.principal, s, id);
-    if (c.dryRun) return resolve({ wouldHave: 'deleted an item', collection: o.collection, id });
-    await deleteItem(c.deps, c.command, { schema: s, id });
-    return resolve({ id, deleted: true });
-  }) satisfies Handler,
-};
 
 const HANDLERS = new Map<string, Handler>([
   [
