@@ -1,15 +1,13 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
-import { handleCommand } from '../../kernel/es/handle-command.ts';
-import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { newId } from '../../kernel/ids.ts';
 import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { itemSubjectId } from '../schema/index.ts';
-import { erasureStream, type ErasureCompleted } from './erasure.events.ts';
+import type { ErasureCompleted } from './erasure.events.ts';
+import { recordProof, startErasure } from './erasure.record.ts';
 import { ItemSubjectNotFound, NothingSealed } from './erasure.errors.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store' | 'schemas' | 'clock' | 'config'>;
@@ -40,15 +38,7 @@ export async function eraseItemSubject(
     return { erasureId: open.erasureId, siteId: open.siteId, resumed: true };
   }
   if (!(await subjectKeyFingerprint(deps.db, deps.config.keyring, subjectId))) throw new NothingSealed();
-  const erasureId = newId();
-  const started = { erasureId, subjectId, reason, by: ctx.actor.id, at: ctx.now.toISOString() };
-  await handleCommand(
-    deps.store,
-    { initialState: () => null, evolve: (s) => s, decide: () => [{ type: 'ErasureStarted', data: started }] },
-    erasureStream(ctx.siteId, erasureId),
-    null,
-    { metadata: ctx.metadata, fresh: true },
-  );
+  const erasureId = await startErasure(deps.store, ctx, { subjectId, reason });
   await completeItemErasure(deps, { siteId: ctx.siteId, erasureId, subjectId }, ctx.metadata);
   return { erasureId, siteId: ctx.siteId, resumed: false };
 }
@@ -73,14 +63,5 @@ export async function completeItemErasure(
     shredded: [`subject:${subjectId}`],
     at: deps.clock.now().toISOString(),
   };
-  try {
-    await deps.store.append(
-      erasureStream(siteId, erasureId),
-      [{ type: 'ErasureCompleted', data: proof, metadata: { ...metadata, siteId } }],
-      { expectedVersion: 1 },
-    );
-  } catch (err) {
-    // Another run (asked again, the resuming loop) recorded the proof first: it stands.
-    if (!(err instanceof WrongExpectedVersion)) throw err;
-  }
+  await recordProof(deps.store, siteId, proof, metadata);
 }

@@ -2,10 +2,8 @@ import type { AppDeps } from '../../deps.ts';
 import { roleOn, type Actor } from '../../kernel/auth/actor.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { newId } from '../../kernel/ids.ts';
 import { scrubOutbox } from '../../kernel/mail/outbox.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
-import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
 import { readAsSite, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { findUserByEmail, findUserById, type UserRow } from '../../../projections/users/index.ts';
@@ -17,6 +15,7 @@ import { shredSuppressedAddress } from '../email/index.ts';
 import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
 import type { UserErased, UserEvent } from '../auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
+import { recordProof, startErasure } from './erasure.record.ts';
 import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
 import { AlreadyErased, ErasureNotFound, SubjectElsewhere, SubjectNotFound } from './erasure.errors.ts';
 
@@ -84,21 +83,7 @@ export async function eraseSubject(
   const state = (await readState(deps.store, userDecider, userStream(user.userId))).state;
   if (state.exists && state.erased) throw new AlreadyErased();
   mayErase(caller, user, ctx.siteId);
-  const erasureId = newId();
-  const started = {
-    erasureId,
-    subjectId: user.userId,
-    reason: input.reason,
-    by: ctx.actor.id,
-    at: ctx.now.toISOString(),
-  };
-  await handleCommand(
-    deps.store,
-    { initialState: () => null, evolve: (s) => s, decide: () => [{ type: 'ErasureStarted', data: started }] },
-    erasureStream(ctx.siteId, erasureId),
-    null,
-    { metadata: ctx.metadata, fresh: true },
-  );
+  const erasureId = await startErasure(deps.store, ctx, { subjectId: user.userId, reason: input.reason });
   await runErasure(deps, { siteId: ctx.siteId, erasureId, userId: user.userId }, ctx.metadata);
   return { erasureId, siteId: ctx.siteId, resumed: false };
 }
@@ -177,16 +162,7 @@ async function runErasure(
     shredded: [`subject:${user.userId}`, ...shreddedSuppressions],
     at: now().toISOString(),
   };
-  try {
-    await deps.store.append(
-      erasureStream(e.siteId, e.erasureId),
-      [{ type: 'ErasureCompleted', data: proof, metadata }],
-      { expectedVersion: 1 },
-    );
-  } catch (err) {
-    // Another run (the request asked again, the resuming loop) recorded the proof first: it stands.
-    if (!(err instanceof WrongExpectedVersion)) throw err;
-  }
+  await recordProof(deps.store, e.siteId, proof, metadata);
 }
 
 /** The `UserErased` of the person's stream, if any. */
