@@ -23,7 +23,8 @@ beforeAll(async () => {
     req.on('end', () => {
       received.push({ method: req.method!, url: req.url!, body });
       res.writeHead(answers.shift() ?? 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ ok: true }));
+      // A body the log cannot hold: a NUL character inside a JSON string.
+      res.end(req.url === '/nul' ? '{"x":"a\\u0000b"}' : JSON.stringify({ ok: true }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -212,6 +213,53 @@ describe('POST /api/v1/flows/:id/run', () => {
       output: { status: 200, body: { ok: true } },
     });
     expect(received.filter((r) => r.url === '/hook').map((r) => JSON.parse(r.body))).toEqual([{ n: 7 }, { n: 7 }]);
+  });
+
+  it('fails a step whose output the log cannot hold, for good, instead of sending it again every round', async () => {
+    const flowId = await activeFlow({
+      nodes: [node('call', 'request', { method: 'POST', url: `${base}/nul` })],
+      edges: [],
+    });
+    const run = await start(flowId);
+    await runDueFlows(t.deps);
+    await runDueFlows(t.deps);
+    const done = await runOf(flowId, run.id);
+    expect(done).toMatchObject({ status: 'failed' });
+    expect(done.steps).toEqual([
+      expect.objectContaining({ error: expect.objectContaining({ code: 'OUTPUT_UNSTORABLE' }) }),
+    ]);
+    expect(received.filter((r) => r.url === '/nul')).toHaveLength(1);
+  });
+
+  it('starts no flow that runs as a role above its own (trigger)', async () => {
+    const adminFlow = await activeFlow({ nodes: [node('note', 'log', { message: 'as admin' })], edges: [] }, 'admin');
+    const flowId = await activeFlow(
+      { nodes: [node('go', 'trigger', { flow: adminFlow, payload: { x: 1 } })], edges: [] },
+      'editor',
+    );
+    const run = await start(flowId);
+    await runDueFlows(t.deps);
+    const done = await runOf(flowId, run.id);
+    expect(done).toMatchObject({ status: 'failed', error: { code: 'PERMISSION_DENIED' } });
+    const children = await call('GET', `/api/v1/flows/${adminFlow}/runs`);
+    expect(children.json().data).toEqual([]);
+  });
+
+  it('reads items without their personal values (a run history is out of erasure’s reach)', async () => {
+    await call('POST', '/api/v1/collections', { name: 'people', subject: { from: 'item' } });
+    await call('POST', '/api/v1/fields/people', { field: 'email', type: 'string', personal: true });
+    await call('POST', '/api/v1/fields/people', { field: 'city', type: 'string' });
+    await call('POST', '/api/v1/items/people', { id: 'pp1', email: 'someone@flows.test', city: 'Leeds' });
+    const flowId = await activeFlow({
+      nodes: [node('read', 'item.read', { collection: 'people', id: 'pp1' })],
+      edges: [],
+    });
+    const run = await start(flowId);
+    await runDueFlows(t.deps);
+    const done = await runOf(flowId, run.id);
+    expect(done.status).toBe('succeeded');
+    expect(JSON.stringify(done.steps)).toContain('Leeds');
+    expect(JSON.stringify(done.steps)).not.toContain('someone@flows.test');
   });
 
   it('refuses a draft flow (409), and keeps each site to its own flows and runs', async () => {

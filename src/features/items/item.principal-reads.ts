@@ -8,8 +8,8 @@ import { parseItemQuery } from './http/item-query.params.ts';
 
 /**
  * Items of a collection as a principal may read them (its read rule's rows and fields), by id or by a filter of the
- * list language, for process managers that act for a role (flows' `item.read`). 403 without the read right; a
- * malformed filter is the list route's 400.
+ * list language, for process managers that act for a role (flows' `item.read`), without personal fields. 403 without
+ * the read right; a malformed filter is the list route's 400.
  */
 export async function readItemsAs(
   deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' | 'config'>,
@@ -28,5 +28,11 @@ export async function readItemsAs(
   const siteId = siteOf(caller);
   const query = { ...base, locale: null, guard: readGuard, ...(q.id ? { id: q.id, single: true } : {}) };
   const res = await readAsSite(deps.db, siteId, (trx) => listItems(trx, siteId, collection, query, s.schema));
-  return present(deps, caller, s, res.data as Record<string, unknown>[]);
+  // Never the personal values: what a process reads goes into its own records (a flow's run history), out of the
+  // reach of the subject's erasure.
+  const personal = s.fields.filter((f) => f.personal).map((f) => f.field);
+  const records = (res.data as Record<string, unknown>[]).map((r) =>
+    personal.length ? Object.fromEntries(Object.entries(r).filter(([k]) => !personal.includes(k))) : r,
+  );
+  return present(deps, caller, s, records);
 }

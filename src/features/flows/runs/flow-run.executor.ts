@@ -1,4 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
+import { roleBase } from '../../access/index.ts';
+import { ranksAbove } from '../flow.guard.ts';
 import { WrongExpectedVersion } from '../../../kernel/es/event-store.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { MAX_SLEEP_MS } from '../operations/registry.ts';
@@ -43,6 +45,19 @@ function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): St
       if (state.status !== 'present' || state.flow.definition.status !== 'active')
         throw new StepFailure(
           { code: 'FLOW_NOT_FOUND', message: `flow ${flowId} is no active flow of the site` },
+          false,
+        );
+      // A flow starts no flow that acts with more rights than its own runAs role (as a person may not run one).
+      const [childBase, ownBase] = await Promise.all([
+        roleBase(o.deps, o.siteId, state.flow.definition.runAs),
+        roleBase(o.deps, o.siteId, s.runAs),
+      ]);
+      if (childBase === null || ownBase === null || ranksAbove(childBase, ownBase))
+        throw new StepFailure(
+          {
+            code: 'PERMISSION_DENIED',
+            message: `flow ${flowId} runs as ${state.flow.definition.runAs}, above this run's ${s.runAs}`,
+          },
           false,
         );
       const child = await startRun(o.deps, {
@@ -119,6 +134,20 @@ async function step(o: ExecOptions, s: RunState, node: RunState['graph']['nodes'
   }
 }
 
+/** The final failure of a step whose record could not be stored, without its input and output; null for other events. */
+function unstorableStep(events: FlowRunEvent[]): FlowRunEvent[] | null {
+  const e = events[0];
+  if (events.length !== 1 || !e || (e.type !== 'FlowStepCompleted' && e.type !== 'FlowStepFailed')) return null;
+  const { runId, nodeId, operation, attempt, startedAt, at } = e.data;
+  const error = { code: 'OUTPUT_UNSTORABLE', message: 'the step ran, but its input or output cannot be recorded' };
+  return [
+    {
+      type: 'FlowStepFailed',
+      data: { runId, nodeId, operation, input: null, error, attempt, final: true, retryAt: null, startedAt, at },
+    },
+  ] as FlowRunEvent[];
+}
+
 /**
  * Advances one run as far as it goes now: each action's events appended at the stream's version, so two workers
  * never both record a step (the second's append conflicts and it stops). Returns the time the run wants to be
@@ -137,18 +166,29 @@ export async function advanceRun(
     const action = nextAction(state, now);
     if (action.kind === 'none') return { state, wakeAt: null };
     if (action.kind === 'wait') return { state, wakeAt: action.until };
-    const events = await perform(o, state, action, now);
+    let events = await perform(o, state, action, now);
     const metadata = runMetadata(o.siteId, state.flowId, runId, now);
-    try {
-      const r = await o.deps.store.append(
+    const append = (list: FlowRunEvent[]) =>
+      o.deps.store.append(
         flowRunStream(o.siteId, runId),
-        events.map((e) => ({ type: e.type, data: e.data, metadata })),
+        list.map((e) => ({ type: e.type, data: e.data, metadata })),
         { expectedVersion: version },
       );
-      version = r.nextExpectedVersion;
+    try {
+      version = (await append(events)).nextExpectedVersion;
     } catch (err) {
       if (err instanceof WrongExpectedVersion) return { state, wakeAt: null };
-      throw err;
+      // A step whose input or output the log cannot hold (a NUL character, a lone surrogate, too large): it fails
+      // for good, recorded without them, instead of being tried again every round.
+      const unstorable = unstorableStep(events);
+      if (!unstorable) throw err;
+      events = unstorable;
+      try {
+        version = (await append(events)).nextExpectedVersion;
+      } catch (again) {
+        if (again instanceof WrongExpectedVersion) return { state, wakeAt: null };
+        throw again;
+      }
     }
     for (const e of events) state = evolveRun(state, e);
   }

@@ -28,12 +28,16 @@ export async function runDueFlows(deps: AppDeps, opts: { maxActions?: number } =
   const bySite = new Map<string, string[]>();
   for (const r of due) bySite.set(r.siteId, [...(bySite.get(r.siteId) ?? []), r.runId]);
   const limit = deps.config.SVC_FLOW_SITE_CONCURRENCY;
+  const failures: unknown[] = [];
   await Promise.all(
     [...bySite].map(([siteId, runs]) =>
       pool(runs, limit, async (runId) => {
-        await advanceRun({ deps, siteId }, runId, opts);
+        // One run's unexpected failure (the database gone) leaves it due; the others of the round go on, and the
+        // first failure is the round's (the loop logs it).
+        await advanceRun({ deps, siteId }, runId, opts).catch((err: unknown) => void failures.push(err));
       }),
     ),
   );
+  if (failures.length) throw failures[0];
   return due.length;
 }
