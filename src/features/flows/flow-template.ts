@@ -110,9 +110,13 @@ export function renderTemplate(template: unknown, chain: DataChain): unknown {
         charge(size);
         return value;
       }
-      const out = v.replace(EXPR, (_, expr: string) => text(resolve(expr)));
-      charge(out.length);
-      return out;
+      // Charged piece by piece, so a string of many references to a large value stops before it is built.
+      charge(v.length);
+      return v.replace(EXPR, (_, expr: string) => {
+        const piece = text(resolve(expr));
+        charge(piece.length);
+        return piece;
+      });
     }
     if (Array.isArray(v)) return v.map((x) => render(x, depth + 1));
     if (v !== null && typeof v === 'object') {
