@@ -97,6 +97,8 @@ describe('ProjectionEngine', () => {
       catchUpOnce(t.deps.db, t.deps.store, siteActivityProjector),
       catchUpOnce(t.deps.db, t.deps.store, siteActivityProjector),
     ]);
+    // When the app's runner won, its commit may still be under way: catching up once more settles it.
+    await t.deps.drainAsync();
     expect((await status()).lag).toBe(0);
     const after = await snapshot('site_activity');
     const count = (rows: Record<string, unknown>[]) => Number(rows.find((r) => r.site_id === 'main')!.event_count);
