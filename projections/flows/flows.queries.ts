@@ -1,19 +1,11 @@
 import { sql } from 'kysely';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { FlowGraph, FlowStatus, FlowTrigger } from '../../src/features/flows/flow.events.ts';
+import type { FlowDefinition, FlowGraph, FlowStatus, FlowTrigger } from '../../src/features/flows/flow.events.ts';
 
-/** A flow as the API shows it: never its webhook token, only whether it has one. */
-export interface FlowRecord {
+/** A flow as the API shows it: its definition, never its webhook token (only whether it has one). */
+export interface FlowRecord extends FlowDefinition {
   id: string;
-  name: string;
-  description: string | null;
-  status: FlowStatus;
-  trigger: FlowTrigger;
-  triggerOptions: Record<string, unknown>;
-  graph: FlowGraph;
-  runAs: string;
-  options: Record<string, unknown>;
   nextRunAt: string | null;
   hasToken: boolean;
   version: number;

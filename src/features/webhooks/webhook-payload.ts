@@ -53,6 +53,10 @@ const NAME = new Map<SourceEvent['type'], WebhookEventName>([
   ['ItemDeleted', 'items.delete'],
 ]);
 
+/** The public name of a source event (`items.create`, …, `release.published`), as webhooks and flows hear it. */
+export const sourceEventName = (type: SourceEvent['type']): WebhookEventName =>
+  type === 'ReleasePublished' ? 'release.published' : NAME.get(type)!;
+
 /**
  * The payload of a source event (pure). Items: their site, collection and id, the source event's type and the
  * names of the fields it set (never values: a value may be sealed personal data or encrypted). Releases: the

@@ -5,16 +5,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findItem } from '../../../../projections/item-documents/index.ts';
 import { activeEventFlows, type FlowRecord } from '../../../../projections/flows/index.ts';
 import { restrictedPeople } from '../../consents/index.ts';
-import type {
-  ItemCreated,
-  ItemDeleted,
-  ItemReplaced,
-  ItemRestored,
-  ItemReverted,
-  ItemUpdated,
-  ItemVersionPromoted,
-} from '../../items/item.events.ts';
-import type { ReleasePublished } from '../../releases/release.events.ts';
+import { SOURCE_EVENT_TYPES, sourceEventName, type SourceEvent } from '../../webhooks/index.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { MAX_TRIGGER_DEPTH } from '../operations/registry.ts';
 import { eventRunId } from './flow-run.events.ts';
@@ -22,41 +13,13 @@ import { loadRun, startRun } from './flow-run.commands.ts';
 
 export const FLOW_EVENT_TRIGGER = 'flow-event-trigger';
 
-/** The log's events an event flow hears of. */
-export type TriggerEvent =
-  | ItemCreated
-  | ItemUpdated
-  | ItemReplaced
-  | ItemDeleted
-  | ItemRestored
-  | ItemReverted
-  | ItemVersionPromoted
-  | ReleasePublished;
-export const TRIGGER_EVENT_TYPES = [
-  'ItemCreated',
-  'ItemUpdated',
-  'ItemReplaced',
-  'ItemDeleted',
-  'ItemRestored',
-  'ItemReverted',
-  'ItemVersionPromoted',
-  'ReleasePublished',
-] as const satisfies readonly TriggerEvent['type'][];
-
-const NAME = new Map<TriggerEvent['type'], string>([
-  ['ItemCreated', 'items.create'],
-  ['ItemRestored', 'items.create'],
-  ['ItemUpdated', 'items.update'],
-  ['ItemReplaced', 'items.update'],
-  ['ItemReverted', 'items.update'],
-  ['ItemVersionPromoted', 'items.update'],
-  ['ItemDeleted', 'items.delete'],
-  ['ReleasePublished', 'release.published'],
-]);
+/** The log's events an event flow hears of: those a webhook hears of, under the same names. */
+export type TriggerEvent = SourceEvent;
+export const TRIGGER_EVENT_TYPES = SOURCE_EVENT_TYPES;
 
 /** A run's input (`$trigger`) for an event: its name, the collection and id, and the values it recorded. */
 export function triggerInput(e: StoredEventOf<TriggerEvent>): { event: string; collections: string[]; input: unknown } {
-  const event = NAME.get(e.type)!;
+  const event = sourceEventName(e.type);
   if (e.type === 'ReleasePublished') {
     const items = e.data.outcomes.map((o) => ({ collection: o.collection, id: o.itemId, outcome: o.outcome }));
     const input = { event, releaseId: e.data.releaseId, status: e.data.status, items, at: e.data.at };
