@@ -186,7 +186,40 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       await sql`create index subject_keys_key_id on subject_keys (key_id)`.execute(db);
     },
   },
+  {
+    id: '013_text_extensions',
+    up: async (db) => {
+      // unaccent and pg_trgm (trusted extensions since PostgreSQL 13; PGlite loads both) serve full-text search and the
+      // translation memory. One database holds each once, whatever the schemas in it: they go to `public` unless
+      // already installed elsewhere, under a database-wide lock so two schemas migrating at once do not collide.
+      await sql`select pg_advisory_xact_lock(hashtext('content-service:extensions'))`.execute(db);
+      await sql`create extension if not exists unaccent schema public`.execute(db);
+      await sql`create extension if not exists pg_trgm schema public`.execute(db);
+      const ext = await extensionSchema(db, 'unaccent');
+      // unaccent() is STABLE (its dictionary could change), so no index may use it: this wrapper names the dictionary
+      // and is declared IMMUTABLE, the documented way to index unaccented text. It lives in the service's schema and
+      // reaches the extension by its schema, so it works whatever the search_path.
+      await sql`
+        create or replace function svc_unaccent(text) returns text
+        language sql immutable strict parallel safe
+        as ${sql.lit(`select ${quoteIdent(ext)}.unaccent('${quoteIdent(ext)}.unaccent'::regdictionary, $1)`)}`.execute(
+        db,
+      );
+    },
+  },
 ];
+
+const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** The schema an installed extension's objects live in (qualifies its operators and operator classes). */
+export async function extensionSchema(db: Kysely<DB>, name: 'unaccent' | 'pg_trgm'): Promise<string> {
+  const r = await sql<{ schema: string }>`
+    select n.nspname as schema from pg_extension e join pg_namespace n on n.oid = e.extnamespace
+    where e.extname = ${name}`.execute(db);
+  const schema = r.rows[0]?.schema;
+  if (!schema) throw new Error(`the PostgreSQL extension ${name} is not installed`);
+  return schema;
+}
 
 /** Applies the kernel migrations once, under a transaction-scoped advisory lock. */
 export async function migrate(db: Kysely<DB>): Promise<void> {
