@@ -4,6 +4,7 @@ import { consentsRoutes } from './http/consents.routes.ts';
 import { consentsPersonalData } from './personal-data.ts';
 
 export { restrictedPeople } from './consent.commands.ts';
+export { concernsRestricted } from './restricted-event.ts';
 export { CONSENT_TYPES, type ConsentType } from './consent.events.ts';
 
 /** Consents per site and person, and restriction of processing. */

@@ -213,9 +213,19 @@ describe('event trigger', () => {
     expect((await call('POST', '/api/v1/items/posts', { id: 'r1', title: 'mine' }, { as: rita })).statusCode).toBe(201);
     expect((await call('PATCH', '/api/v1/items/posts/r1', { title: 'by admin' })).statusCode).toBe(200);
     expect((await call('POST', '/api/v1/items/posts', { id: 'a1', title: 'admin' })).statusCode).toBe(201);
+    // An item about her (its subject field names her), written by the admin: hers too, so no run.
+    const ritaId = (await call('GET', '/api/v1/auth/me', undefined, { as: rita })).json().data.id as string;
+    const adminId = (await call('GET', '/api/v1/auth/me')).json().data.id as string;
+    await call('POST', '/api/v1/collections', { name: 'cases' });
+    await call('POST', '/api/v1/fields/cases', { field: 'person', type: 'string' });
+    await call('POST', '/api/v1/fields/cases', { field: 'note', type: 'string' });
+    const subject = await call('PATCH', '/api/v1/collections/cases', { subject: { from: 'field', field: 'person' } });
+    expect(subject.statusCode, subject.body).toBe(200);
+    expect((await call('POST', '/api/v1/items/cases', { id: 'c1', person: ritaId, note: 'x' })).statusCode).toBe(201);
+    expect((await call('POST', '/api/v1/items/cases', { id: 'c2', person: adminId, note: 'y' })).statusCode).toBe(201);
     await drain();
     const all = await runs(flowId);
-    expect(all.map((r: { input: { id: string } }) => r.input.id)).toEqual(['a1']);
+    expect(all.map((r: { input: { id: string } }) => r.input.id).sort()).toEqual(['a1', 'c2']);
   });
 });
 

@@ -1,7 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { findItem } from '../../../projections/item-documents/index.ts';
-import { restrictedPeople } from '../consents/index.ts';
+import { concernsRestricted } from '../consents/index.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
@@ -48,16 +46,12 @@ async function webhooksAt(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise
 }
 
 /**
- * Whether the event is a restricted person's (GDPR Art. 18): their own act, or a change to an item they created.
- * Their data is then stored and nothing else: no webhook carries it.
+ * Whether the event concerns a person under restriction (GDPR Art. 18): their data is then stored and nothing else,
+ * so no webhook carries it. Flows ask the same check.
  */
-async function touchesRestricted(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<boolean> {
-  if (e.type === 'ReleasePublished') return false;
-  const people = new Set<string>();
-  if (e.metadata.actor.type === 'user') people.add(e.metadata.actor.id);
-  const item = await readAsSite(deps.db, e.siteId, (db) => findItem(db, e.siteId, e.data.collection, e.data.id));
-  if (item?.created_by) people.add(item.created_by);
-  return (await restrictedPeople(deps, e.siteId, [...people])).size > 0;
+export function touchesRestricted(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<boolean> {
+  if (e.type === 'ReleasePublished') return Promise.resolve(false);
+  return concernsRestricted(deps, e.siteId, e.metadata.actor, { collection: e.data.collection, id: e.data.id });
 }
 
 const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata => ({

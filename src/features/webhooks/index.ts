@@ -17,7 +17,7 @@ import { webhooksRoutes } from './http/webhooks.routes.ts';
 export { WebhookConfigSchema, type WebhookConfig } from './webhook.schema.ts';
 export { shredDeletedSecrets, webhookConfigCommand, webhookConfigs } from './webhook.commands.ts';
 export { sendDueDeliveries } from './delivery.sender.ts';
-export { WEBHOOK_DISPATCHER } from './delivery.reactor.ts';
+export { touchesRestricted, WEBHOOK_DISPATCHER } from './delivery.reactor.ts';
 export { SOURCE_EVENT_TYPES, sourceEventName, type SourceEvent } from './webhook-payload.ts';
 
 /** Outbound webhooks: settings per site, deliveries recorded from the log by a reactor and sent by a loop. */

@@ -2,10 +2,8 @@ import type { AppDeps } from '../../../deps.ts';
 import type { StoredEventOf } from '../../../kernel/es/projector.ts';
 import { defineReactor, type Reactor } from '../../../kernel/es/reactor.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { findItem } from '../../../../projections/item-documents/index.ts';
 import { activeEventFlows, type FlowRecord } from '../../../../projections/flows/index.ts';
-import { restrictedPeople } from '../../consents/index.ts';
-import { SOURCE_EVENT_TYPES, sourceEventName, type SourceEvent } from '../../webhooks/index.ts';
+import { SOURCE_EVENT_TYPES, sourceEventName, touchesRestricted, type SourceEvent } from '../../webhooks/index.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { MAX_TRIGGER_DEPTH } from '../operations/registry.ts';
 import { eventRunId } from './flow-run.events.ts';
@@ -40,19 +38,6 @@ export function flowTakes(f: Pick<FlowRecord, 'triggerOptions'>, event: string, 
   const only = Object.hasOwn(o, 'collections') && Array.isArray(o.collections) ? (o.collections as unknown[]) : null;
   if (!events.includes(event)) return false;
   return !only?.length || collections.some((c) => only.includes(c));
-}
-
-/**
- * Whether the event is a restricted person's (GDPR Art. 18), as the webhook dispatcher asks it: their own act, or
- * a change to an item they created. No flow runs on their records or account.
- */
-export async function touchesRestricted(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<boolean> {
-  if (e.type === 'ReleasePublished') return false;
-  const people = new Set<string>();
-  if (e.metadata.actor.type === 'user') people.add(e.metadata.actor.id);
-  const item = await readAsSite(deps.db, e.siteId, (db) => findItem(db, e.siteId, e.data.collection, e.data.id));
-  if (item?.created_by) people.add(item.created_by);
-  return (await restrictedPeople(deps, e.siteId, [...people])).size > 0;
 }
 
 /** How deep the event's cause is: a flow's own write continues its run's depth, anything else starts at 0. */
