@@ -247,5 +247,13 @@ describe('personal fields: a user subject', () => {
     expect(await ok('PATCH', `/api/v1/items/tickets/${empty.id}`, admin, { owner: memberId })).toMatchObject({
       owner: memberId,
     });
+    // A bulk write: each row's subject checked (one lookup per person), the refusal names the row that failed.
+    const rows = [0, 1, 2].map((i) => ({ owner: memberId, phone: `+44 4${i}` }));
+    const bulk = await call('POST', '/api/v1/items/tickets', admin, [...rows, { owner: strangerId, phone: '+44 5' }]);
+    expect(bulk.statusCode).toBe(400);
+    expect(bulk.json().errors.map((e: { path: unknown[] }) => e.path)).toEqual([['3', 'owner']]);
+    const made = await call('POST', '/api/v1/items/tickets', admin, rows);
+    expect(made.statusCode, made.body).toBe(201);
+    expect(made.json().data.map((r: { phone: string }) => r.phone)).toEqual(['+44 40', '+44 41', '+44 42']);
   });
 });

@@ -45,6 +45,13 @@ export async function sealPersonalValues(
   const problem = (t: PersonalTarget, field: string, message: string, reason: string) =>
     problems.push({ code: 'VALIDATION_FAILED', message, path: [...t.path, field], extensions: { reason } });
   const subjects: (string | null)[] = [];
+  // A bulk write names the same few people many times: each is looked up once.
+  const members = new Map<string, Promise<boolean>>();
+  const isMember = (userId: string) => {
+    let known = members.get(userId);
+    if (!known) members.set(userId, (known = memberOf(deps, siteId, userId)));
+    return known;
+  };
   for (const t of targets) {
     for (const f of given(t)) {
       // The value as given, before the short cut that lets an already sealed value through.
@@ -52,7 +59,7 @@ export async function sealPersonalValues(
       if (p) problem(t, f.field, `${f.field} ${p}`, 'type');
     }
     subjects.push(
-      await subjectFor(deps, siteId, actor, s, t, given(t).length > 0, (field, message) =>
+      await subjectFor(deps, siteId, actor, s, t, given(t).length > 0, isMember, (field, message) =>
         problem(t, field, message, 'subject'),
       ),
     );
@@ -104,6 +111,7 @@ async function subjectFor(
   s: CollectionSchema,
   t: PersonalTarget,
   writesPersonal: boolean,
+  isMember: (userId: string) => Promise<boolean>,
   refuse: (field: string, message: string) => void,
 ): Promise<string | null> {
   const subject = s.collection.subject;
@@ -128,12 +136,16 @@ async function subjectFor(
     refuse(field, `personal values need a subject: ${field} names none`);
     return null;
   }
-  const user = await findUserById(deps.db, userId);
-  if (!user || !Object.hasOwn(user.roles, siteId)) {
+  if (!(await isMember(userId))) {
     refuse(field, `${field} must name a member of the site to hold personal values about them`);
     return null;
   }
   return userId;
+}
+
+async function memberOf(deps: Pick<AppDeps, 'db'>, siteId: string, userId: string): Promise<boolean> {
+  const user = await findUserById(deps.db, userId);
+  return !!user && Object.hasOwn(user.roles, siteId);
 }
 
 const holdsPersonal = (s: CollectionSchema, data: Record<string, unknown>) =>
