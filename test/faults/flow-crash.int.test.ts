@@ -7,10 +7,11 @@ import { startServer, type ServerProcess } from '../support/server-process.ts';
  * SIGKILL while a flow's runs are under way, then a restart: every run completes, each of its steps is recorded once,
  * and each item step's write happened once (one item made per run, one update of it), whatever step the kill hit.
  */
-const RUNS = 60;
+const RUNS = 120;
 const NODES = ['make', 'touch', 'note'];
 const store = processStore('flowcrash');
-const serverEnv = () => ({ ...store.env(), ...adminEnv, SVC_FLOW_INTERVAL_MS: '50' });
+// Two runs at a time: the backlog drains slowly enough for the kill to meet runs in flight.
+const serverEnv = () => ({ ...store.env(), ...adminEnv, SVC_FLOW_INTERVAL_MS: '50', SVC_FLOW_SITE_CONCURRENCY: '2' });
 const servers: ServerProcess[] = [];
 afterAll(async () => {
   for (const s of servers) await kill(s);
@@ -59,13 +60,20 @@ describe('SIGKILL during flow runs', () => {
     });
     expect(flow.status, JSON.stringify(flow.body)).toBe(201);
     const flowId = (flow.body.data as { id: string }).id;
-    for (let n = 0; n < RUNS; n++) expect((await call('POST', `/api/v1/flows/${flowId}/run`, { n })).status).toBe(202);
-    // Kill once the worker is under way: some steps recorded (on a fast machine the runs may all be done already;
-    // the checks below hold either way).
-    await eventually('a step recorded', 60_000, async () =>
-      (await runsOf(call, flowId)).some((r) => r.steps.length > 0) ? true : null,
+    // All asked at once, so the worker meets a backlog rather than keeping pace with one request after another.
+    const asked = await Promise.all(
+      Array.from({ length: RUNS }, (_, n) => call('POST', `/api/v1/flows/${flowId}/run`, { n })),
     );
+    expect(asked.map((r) => r.status)).toEqual(Array(RUNS).fill(202));
+    // Kill once the worker is under way: some steps recorded while runs are still open, so the kill meets work in
+    // flight (the last look before the kill saw unfinished runs; they cannot have ended by themselves since).
+    const seen = await eventually('a step recorded', 60_000, async () => {
+      const all = await runsOf(call, flowId);
+      return all.some((r) => r.steps.length > 0) ? all : null;
+    });
     await kill(first);
+    const open = seen.filter((r) => r.status !== 'succeeded' && r.status !== 'failed');
+    expect(open.length, 'runs still under way when the process was killed').toBeGreaterThan(0);
 
     const again = await start();
     const call2 = await flowClient(again);
