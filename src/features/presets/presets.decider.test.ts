@@ -108,7 +108,8 @@ describe('Ownership of a preset body', () => {
     expect(resolveOwner({ scope: 'global' }, null, 'me')).toEqual({ userId: null, roleId: null });
   });
   it('keeps the owner of an update that names none, and clearing the owner makes it global', () => {
-    expect(resolveOwner({}, { userId: 'u', roleId: null }, 'me')).toEqual({ userId: 'u', roleId: null });
+    const current = { userId: 'u', roleId: null, bookmark: 'kept elsewhere' };
+    expect(resolveOwner({}, current, 'me')).toEqual({ userId: 'u', roleId: null });
     expect(resolveOwner({ userId: null }, { userId: 'u', roleId: null }, 'me')).toEqual({ userId: null, roleId: null });
   });
   it('refuses contradictions with VALIDATION_FAILED', () => {

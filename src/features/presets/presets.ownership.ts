@@ -21,7 +21,7 @@ export function resolveOwner(input: OwnershipInput, current: Owner | null, self:
   const roleId = input.roleId ?? null;
   if (userId !== null && roleId !== null) throw bad('a preset has a user or a role, not both', 'roleId');
   const named = input.scope !== undefined || input.userId !== undefined || input.roleId !== undefined;
-  if (!named && current) return current;
+  if (!named && current) return { userId: current.userId, roleId: current.roleId };
   const scope = input.scope ?? (roleId !== null ? 'role' : userId !== null ? 'user' : current ? 'global' : 'user');
   switch (scope) {
     case 'user': {
