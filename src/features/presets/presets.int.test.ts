@@ -61,7 +61,8 @@ beforeAll(async () => {
   otherAdmin = await createUser(t, 'eve@example.com', 'Eve-pass-1618!', { other: 'admin' });
   otherEditor = await createUser(t, 'mallory@example.com', 'Mallory-pass-1618!', { other: 'editor' });
   aliceId = (await ok('GET', '/api/v1/auth/me', undefined, { as: alice })).id;
-});
+  // Two sites, a role chain and five accounts (each a password hash and a login): generous on a busy machine.
+}, 180_000);
 afterAll(() => t.close());
 
 describe('GET /api/v1/presets/effective', () => {
@@ -91,7 +92,7 @@ describe('GET /api/v1/presets/effective', () => {
     await ok('DELETE', `/api/v1/presets/${grand.id}`);
     expect(await effective(alice)).toMatchObject({ id: global.id, sourceScope: 'global' });
     await ok('DELETE', `/api/v1/presets/${global.id}`);
-  });
+  }, 120_000);
 
   it('refuses a second default of one scope and collection with 409 CONFLICT', async () => {
     const first = await preset({ collection: 'posts' }, bob);
@@ -293,7 +294,7 @@ describe('when the schema changes', () => {
 
     const fixed = await ok('PATCH', `/api/v1/presets/${filtered.id}`, { query: { fields: ['title'] } });
     expect(fixed).toMatchObject({ stale: false, staleFields: [], query: { fields: ['title'], filter: null } });
-  });
+  }, 120_000);
 
   it("flags a deleted collection's presets stale", async () => {
     await ok('POST', '/api/v1/collections', { name: 'drafts' });
@@ -325,7 +326,7 @@ describe('across sites', () => {
     const main = await ok('GET', '/api/v1/presets?limit=200');
     expect(main.map((p: { id: string }) => p.id)).not.toContain(b.id);
     expect(main.find((p: { id: string }) => p.id === a.id)).toMatchObject({ layout: null });
-  });
+  }, 120_000);
 
   it('answers a non-member as the rest of the API does (403)', async () => {
     const ours = await call('GET', '/api/v1/presets', undefined, { as: otherAdmin });
