@@ -6,13 +6,15 @@ import { pgSearchIndex } from '../../../projections/search/index.ts';
 import { itemGuard, itemReader } from '../items/index.ts';
 import { SearchQueryRequired, SearchQueryTooLong } from './search.errors.ts';
 import { searchScopes } from './search.scopes.ts';
+import { typesenseOf } from './typesense.ts';
 import type { SearchHit, SearchIndex } from './search.types.ts';
 
 /** The longest search, in characters after trimming (longer is a 400, never a slow query). */
 export const MAX_QUERY_CHARS = 1000;
 
-/** The engine behind the search route: PostgreSQL full-text search (Typesense would be chosen here). */
-export const searchIndexOf = (deps: Pick<AppDeps, 'db'>): SearchIndex => pgSearchIndex(deps.db);
+/** The engine behind the search route: Typesense when configured, else PostgreSQL full-text search. */
+export const searchIndexOf = (deps: Pick<AppDeps, 'db' | 'config'>): SearchIndex =>
+  typesenseOf(deps)?.index ?? pgSearchIndex(deps.db);
 
 /** The caller's words as every engine receives them: trimmed, NFC, at most MAX_QUERY_CHARS. */
 export function searchWords(q: string): string {
