@@ -130,6 +130,8 @@ const ESCAPES = new Map([
 /** The snippet as safe HTML: the text escaped, each match in <mark>. */
 function markup(snippet: string): string {
   return snippet
+    .replace(/\s+/g, ' ')
+    .trim()
     .replace(/[&<>"']/g, (c) => ESCAPES.get(c)!)
     .replaceAll(MARK_START, '<mark>')
     .replaceAll(MARK_STOP, '</mark>');
