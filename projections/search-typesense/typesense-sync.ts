@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { Errors } from 'typesense';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { asSystem, readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { searchDocument, type SearchSchema } from '../search/index.ts';
@@ -40,6 +41,7 @@ export async function indexItem(
   siteId: string,
   collection: string,
   id: string,
+  now: () => Date,
 ): Promise<void> {
   const alias = aliasOf(prefix, siteId, collection);
   const rows = await readAsSite(db, siteId, async (trx) => {
@@ -51,7 +53,13 @@ export async function indexItem(
   const row = rows[0];
   const doc = row ? searchDocument(await schemaOf(db, siteId, collection), collection, { ...row.data, id }) : null;
   if (!doc?.fields.length) return writer.remove(alias, [id]);
-  await writer.upsert(alias, [doc]);
+  try {
+    await writer.upsert(alias, [doc]);
+  } catch (err) {
+    // No alias yet (Typesense configured after the collection was made, or emptied): index it whole.
+    if (!(err instanceof Errors.ObjectNotFound)) throw err;
+    await reindexCollection(db, writer, prefix, siteId, collection, now);
+  }
 }
 
 /**

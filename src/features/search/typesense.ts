@@ -91,7 +91,7 @@ export function typesenseIndexer(deps: AppDeps, engine: Engine): Reactor {
     react: (e) => indexCommands(e),
     send: async (cmd, e) => {
       if (cmd.kind === 'item')
-        return indexItem(deps.db, engine.writer, engine.prefix, e.siteId, cmd.collection, cmd.id);
+        return indexItem(deps.db, engine.writer, engine.prefix, e.siteId, cmd.collection, cmd.id, now);
       if (cmd.kind === 'drop') return dropCollection(engine.writer, engine.prefix, e.siteId, cmd.collection);
       await reindexCollection(deps.db, engine.writer, engine.prefix, e.siteId, cmd.collection, now);
     },
