@@ -23,6 +23,16 @@ const EnvSchema = z.object({
   EVENTSTORE_URL: z.string().optional(),
   /** Put before every stream name in EventStoreDB, so several instances can share one server. */
   EVENTSTORE_STREAM_PREFIX: z.string().default(''),
+  /** Full-text search in Typesense instead of PostgreSQL (both or neither, DESIGN §2). */
+  TYPESENSE_URL: z.string().url('TYPESENSE_URL must be a URL such as http://127.0.0.1:8108').optional(),
+  TYPESENSE_API_KEY: z.string().min(1).optional(),
+  /** Put before every Typesense alias and collection name, so several instances can share one server. */
+  TYPESENSE_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_]{0,32}$/, 'TYPESENSE_PREFIX is up to 32 characters: a-z, 0-9 and _')
+    .default('svc_'),
+  /** How often the leader makes sure every collection has its Typesense alias (indexed afresh when missing). */
+  SVC_TYPESENSE_SWEEP_MS: z.coerce.number().int().min(1000).default(60_000),
   /**
    * Where inline projectors run: `inline` inside each append (PostgreSQL/PGlite only), `subscription` from a
    * checkpointed reader of the log (the only mode with EVENTSTORE_URL). Unset: inline, or subscription with EVENTSTORE_URL.
@@ -201,6 +211,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (r.data.SVC_WORKERS > 1 && r.data.SVC_REQUIRE_SETUP_TOKEN && !r.data.SVC_SETUP_TOKEN)
     throw new Error(
       'invalid configuration:\n  SVC_SETUP_TOKEN: with SVC_WORKERS > 1 and SVC_REQUIRE_SETUP_TOKEN, give the token: each process would make its own',
+    );
+  if (!r.data.TYPESENSE_URL !== !r.data.TYPESENSE_API_KEY)
+    throw new Error(
+      `invalid configuration:\n  ${r.data.TYPESENSE_URL ? 'TYPESENSE_API_KEY' : 'TYPESENSE_URL'}: Typesense needs both TYPESENSE_URL and TYPESENSE_API_KEY`,
     );
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
