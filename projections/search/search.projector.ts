@@ -7,7 +7,7 @@ import { isSearchable, type FieldDef } from '../../src/features/schema/schema.ty
 import type { ItemEvent } from '../../src/features/items/item.events.ts';
 import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
 import { listFields } from '../schema/index.ts';
-import { searchDocument, searchableFields, type SearchSchema } from './search-document.ts';
+import { searchableFields, valueText, type SearchSchema } from './search-document.ts';
 
 const ITEM_TYPES = [
   'ItemCreated',
@@ -72,7 +72,7 @@ export const searchProjector = defineProjector<IndexedItemEvent | IndexedSchemaE
         await rows(trx, e.siteId, e.data.name).execute();
         return;
       default:
-        return applyItemEvent(trx, e);
+        return applyItemEvent(trx, e, t);
     }
   },
 });
@@ -86,47 +86,45 @@ async function schemaOf(trx: Transaction<DB>, siteId: string, collection: string
   return { fields: new Map([[collection, new Map(defs.map((f) => [f.field, f]))]]) };
 }
 
-async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<IndexedItemEvent>): Promise<void> {
+/** The collection's searchable fields in SQL: `isSearchable` over the schema read model's definitions. */
+const SEARCHABLE = sql`(f.definition ->> 'type') in ('string', 'text', 'csv', 'enum')
+  and coalesce((f.definition ->> 'encrypted')::boolean, false) = false
+  and coalesce((f.definition ->> 'personal')::boolean, false) = false
+  and coalesce((f.definition ->> 'searchable')::boolean, (f.definition ->> 'type') in ('string', 'text'))`;
+
+/**
+ * An item's rows, without a read in the append's transaction (its writes ride with the next statement, `later`):
+ * the values' texts (`valueText`, as `searchDocument` takes them) go to SQL, which keeps those of searchable fields
+ * and weighs them by the schema read model, as `searchableFields` does.
+ */
+async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<IndexedItemEvent>, t: TableName): Promise<void> {
   const d = e.data;
   const item = rows(trx, e.siteId, d.collection).where('item_id', '=', d.id).where('version', '<', e.streamVersion);
   if (e.type === 'ItemPurged') return later(trx, rows(trx, e.siteId, d.collection).where('item_id', '=', d.id));
-  const schema = await schemaOf(trx, e.siteId, d.collection);
   const values = e.type === 'ItemUpdated' ? e.data.changes : e.data.values;
-  const doc = searchDocument(schema, d.collection, { ...values, id: d.id });
+  const keys = Object.keys(values);
   // A replacement drops every field it leaves empty; an update only the fields it names.
-  const touched = searchableFields(schema, d.collection)
-    .map((f) => f.field)
-    .filter((f) => e.type !== 'ItemUpdated' || Object.hasOwn(values, f));
-  const kept = new Set(doc.fields.map((f) => f.field));
-  const emptied = touched.filter((f) => !kept.has(f));
-  if (emptied.length) await later(trx, item.where('field', 'in', emptied));
-  if (!doc.fields.length) return;
-  await later(
-    trx,
-    trx
-      .insertInto('search_fields')
-      .values(
-        doc.fields.map((f) => ({
-          site_id: e.siteId,
-          collection: d.collection,
-          item_id: d.id,
-          field: f.field,
-          text: f.text,
-          weight: f.weight,
-          version: e.streamVersion,
-        })),
-      )
-      .onConflict((oc) =>
-        oc
-          .columns(['site_id', 'collection', 'item_id', 'field'])
-          .doUpdateSet((eb) => ({
-            text: eb.ref('excluded.text'),
-            weight: eb.ref('excluded.weight'),
-            version: eb.ref('excluded.version'),
-          }))
-          .whereRef('search_fields.version', '<', 'excluded.version'),
-      ),
-  );
+  await later(trx, e.type === 'ItemUpdated' ? item.where('field', 'in', keys.length ? keys : ['']) : item);
+  const texts = keys.flatMap((k) => {
+    const text = valueText(values[k]);
+    return text === null ? [] : [{ field: k, text }];
+  });
+  if (!texts.length) return;
+  const title = sql`(select f.field from schema_fields f where f.site_id = ${e.siteId}
+    and f.collection = ${d.collection} and (f.definition ->> 'type') = 'string' and ${SEARCHABLE}
+    order by (f.definition ->> 'sort')::int nulls last, f.position limit 1)`;
+  const table = sql.table(t('search_fields'));
+  const insert = sql`
+    insert into ${table} (site_id, collection, item_id, field, text, weight, version)
+    select ${e.siteId}, ${d.collection}, ${d.id}, c.field, c.text,
+           case when c.field = ${title} then 'A' else 'B' end, ${e.streamVersion}::int
+    from unnest(${texts.map((x) => x.field)}::text[], ${texts.map((x) => x.text)}::text[]) as c(field, text)
+    join schema_fields f on f.site_id = ${e.siteId} and f.collection = ${d.collection} and f.field = c.field
+    where ${SEARCHABLE}
+    on conflict (site_id, collection, item_id, field) do update
+      set text = excluded.text, weight = excluded.weight, version = excluded.version
+      where ${table}.version < excluded.version`;
+  await later(trx, { compile: () => insert.compile(trx) });
 }
 
 /**
