@@ -20,18 +20,26 @@ interface Unit {
   variants: { lang: string; text: string }[];
 }
 
+/** The variant in the source language: that tag exactly, else (for a bare language such as en) one of its regions. */
+function sourceVariant(unit: Unit, src: string) {
+  const exact = unit.variants.find((v) => canonicalLanguage(v.lang) === src);
+  if (exact || src.includes('-')) return exact;
+  return unit.variants.find((v) => canonicalLanguage(v.lang)?.split('-')[0] === src);
+}
+
 /** The entries of one unit: its source segment to each other language, or why each pair is skipped. */
 function entriesOf(unit: Unit, headerSrc: string | null): { entries: EntryInput[]; skipped: number } {
   const srcRaw = unit.srcLang ?? headerSrc;
-  const src = srcRaw && srcRaw !== '*all*' ? canonicalLanguage(srcRaw) : null;
-  const targets = unit.variants.filter((v) => canonicalLanguage(v.lang) !== src);
-  const source = src ? unit.variants.find((v) => canonicalLanguage(v.lang) === src) : undefined;
+  const declared = srcRaw && srcRaw !== '*all*' ? canonicalLanguage(srcRaw) : null;
+  const source = declared ? sourceVariant(unit, declared) : undefined;
+  const src = source ? canonicalLanguage(source.lang) : null;
+  const targets = unit.variants.filter((v) => v !== source);
   if (!src || !source || !usable(source.text)) return { entries: [], skipped: Math.max(1, targets.length) };
   const entries: EntryInput[] = [];
   let skipped = 0;
   for (const v of targets) {
     const lang = canonicalLanguage(v.lang);
-    if (!lang || !usable(v.text)) skipped++;
+    if (!lang || lang === src || !usable(v.text)) skipped++;
     else
       entries.push({ sourceLang: src, targetLang: lang, source: source.text, target: v.text, entrySource: 'import' });
   }

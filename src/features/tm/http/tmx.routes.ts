@@ -22,7 +22,8 @@ export const tmxRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const may = (req: FastifyRequest, action: Action) => deps.authorizer.require(req, RESOURCES.tm, action);
   const maxBytes = deps.config.SVC_TMX_MAX_BYTES;
-  // The document reaches the handler as the request's stream: the parser reads it as it arrives.
+  // The document reaches the handler as the request's stream: the parser reads it as it arrives. Other types: 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(TMX_TYPES, (_req, payload, done) => done(null, payload));
 
   app.post(
