@@ -24,6 +24,7 @@ import { emailFeature } from './email/index.ts';
 import { flowsFeature } from './flows/index.ts';
 import { presetsFeature } from './presets/index.ts';
 import { searchFeature } from './search/index.ts';
+import { tmFeature } from './tm/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -52,6 +53,7 @@ export const features: Feature[] = [
   flowsFeature,
   presetsFeature,
   searchFeature,
+  tmFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);
