@@ -29,7 +29,7 @@ const EnvSchema = z.object({
   /** Put before every Typesense alias and collection name, so several instances can share one server. */
   TYPESENSE_PREFIX: z
     .string()
-    .regex(/^[a-z0-9_]{0,32}$/, 'TYPESENSE_PREFIX is up to 32 characters: a-z, 0-9 and _')
+    .regex(/^[a-z0-9]{1,31}_$/, 'TYPESENSE_PREFIX is 2–32 characters: a-z and 0-9, ending with _')
     .default('svc_'),
   /** How often the leader makes sure every collection has its Typesense alias (indexed afresh when missing). */
   SVC_TYPESENSE_SWEEP_MS: z.coerce.number().int().min(1000).default(60_000),

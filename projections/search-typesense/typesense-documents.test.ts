@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   aliasOf,
+  aliasParts,
   generationOf,
+  isGenerationOf,
   highlightsOf,
   markup,
   MARK_START,
@@ -55,7 +57,18 @@ describe('Typesense documents', () => {
   it('names aliases per site and collection, and generations per alias', () => {
     expect(aliasOf('svc_', 'main', 'articles')).toBe('svc_main__articles');
     expect(aliasOf('svc_', 'a-b', 'c_d')).not.toBe(aliasOf('svc_', 'a', 'b_c_d'));
-    expect(generationOf('svc_main__articles', 36 ** 3)).toBe('svc_main__articles__g1000');
+    expect(generationOf('svc_main__articles', 36 ** 3)).toBe('svc_main__articles-g1000');
+    // A generation of `posts` is never taken for one of `posts__gallery`, nor the other way round.
+    expect(isGenerationOf('svc_main__posts', 'svc_main__posts-g1000')).toBe(true);
+    expect(isGenerationOf('svc_main__posts', 'svc_main__posts__gallery-g1000')).toBe(false);
+    expect(isGenerationOf('svc_main__posts', 'svc_main__posts')).toBe(false);
+  });
+
+  it('reads back only the aliases its own prefix names, never those of another instance', () => {
+    expect(aliasParts('svc_', 'svc_main__articles')).toEqual({ siteId: 'main', collection: 'articles' });
+    expect(aliasParts('svc_', 'svc_b_site1__posts')).toBeNull();
+    expect(aliasParts('svc_', 'other_main__articles')).toBeNull();
+    expect(aliasParts('svc_', 'svc_main__articles-g1000')).toBeNull();
   });
 
   it('escapes snippets and marks matches, only for visible fields, preferring the copy as written', () => {

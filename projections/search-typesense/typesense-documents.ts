@@ -10,8 +10,22 @@ import type { SearchDocument, SearchHighlight, SearchWeight } from '../../src/fe
 export const aliasOf = (prefix: string, siteId: string, collection: string): string =>
   `${prefix}${siteId}__${collection}`;
 
-/** A new physical collection behind an alias: a rebuild fills one while the alias still serves the old one. */
-export const generationOf = (alias: string, now: number): string => `${alias}__g${now.toString(36)}`;
+/**
+ * A new physical collection behind an alias: a rebuild fills one while the alias still serves the old one. The `-`
+ * cannot occur in a collection name, so no other collection's alias starts with `<alias>-g`.
+ */
+export const generationOf = (alias: string, now: number): string => `${alias}-g${now.toString(36)}`;
+
+/** Whether a name is one of the alias's generations. */
+export const isGenerationOf = (alias: string, name: string): boolean =>
+  /^-g[0-9a-z]+$/.test(name.slice(alias.length)) && name.startsWith(alias);
+
+/** The site and collection an alias of this prefix names, or null for a name this instance did not make. */
+export function aliasParts(prefix: string, alias: string): { siteId: string; collection: string } | null {
+  if (!alias.startsWith(prefix)) return null;
+  const m = /^([a-z0-9][a-z0-9-]{1,62})__([a-z][a-z0-9_]{0,62})$/.exec(alias.slice(prefix.length));
+  return m ? { siteId: m[1]!, collection: m[2]! } : null;
+}
 
 export const writtenField = (field: string): string => `t_${field}`;
 export const plainField = (field: string): string => `u_${field}`;

@@ -4,7 +4,7 @@ import type { Db } from '../../src/kernel/db/database.ts';
 import { asSystem, readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { searchDocument, type SearchSchema } from '../search/index.ts';
 import { listFields } from '../schema/index.ts';
-import { aliasOf, generationOf } from './typesense-documents.ts';
+import { aliasOf, aliasParts, generationOf, isGenerationOf } from './typesense-documents.ts';
 import type { TypesenseWriter } from './typesense-index.ts';
 
 /**
@@ -97,7 +97,7 @@ export async function reindexCollection(
   const n = await fill(target, null);
   const { collections } = await writer.listed();
   await writer.pointAlias(alias, target);
-  for (const c of collections) if (c !== target && c.startsWith(`${alias}__g`)) await writer.dropCollection(c);
+  for (const c of collections) if (c !== target && isGenerationOf(alias, c)) await writer.dropCollection(c);
   await fill(alias, started.toISOString());
   return n;
 }
@@ -107,7 +107,7 @@ export async function dropCollection(writer: TypesenseWriter, prefix: string, si
   const alias = aliasOf(prefix, siteId, collection);
   const { collections } = await writer.listed();
   await writer.dropAlias(alias);
-  for (const c of collections) if (c.startsWith(`${alias}__g`)) await writer.dropCollection(c);
+  for (const c of collections) if (isGenerationOf(alias, c)) await writer.dropCollection(c);
 }
 
 /**
@@ -127,7 +127,9 @@ export async function sweepTypesense(db: Db, writer: TypesenseWriter, prefix: st
       await reindexCollection(db, writer, prefix, c.site_id, c.name, now);
   for (const alias of aliases.keys()) {
     if (wanted.has(alias)) continue;
-    const cut = alias.slice(prefix.length).split('__');
-    if (cut.length === 2) await dropCollection(writer, prefix, cut[0]!, cut[1]!);
+    // Only what this instance names: another instance's prefix may begin with ours.
+    const parts = aliasParts(prefix, alias);
+    if (parts && aliasOf(prefix, parts.siteId, parts.collection) === alias)
+      await dropCollection(writer, prefix, parts.siteId, parts.collection);
   }
 }

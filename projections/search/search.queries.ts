@@ -28,7 +28,7 @@ function scopeMatches(siteId: string, scope: SearchScope, schema: SiteSchema): R
     cross join sq
     join item_documents a0 on a0.site_id = s.site_id and a0.collection = s.collection and a0.id = s.item_id
     where s.site_id = ${siteId} and s.collection = ${scope.collection} and s.field = any(${[...scope.fields]}::text[])
-      and s.tsv @@ sq.q and a0.deleted_at is null and ${rows}`;
+      and s.tsv @@ sq.q and not (''::tsvector @@ sq.q) and a0.deleted_at is null and ${rows}`;
 }
 
 interface HitRow {
@@ -80,6 +80,12 @@ export function pgSearchIndex(db: Db): SearchIndex {
   };
 }
 
+/**
+ * How much of a field highlights read: a snippet comes from its first part (a match further in still counts, it just
+ * shows no snippet), so a page of long texts costs a bounded amount of work.
+ */
+const HIGHLIGHT_CHARS = 20_000;
+
 const HEADLINE = `StartSel="${MARK_START}", StopSel="${MARK_STOP}", MaxWords=25, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "`;
 
 /**
@@ -96,7 +102,7 @@ async function highlights(db: Db, siteId: string, q: string, hits: HitRow[]) {
     with terms as materialized (
       select coalesce(tsvector_to_array(to_tsvector('simple', svc_unaccent(lower(${terms}::text)))), '{}') as lx)
     select s.collection, s.item_id, s.field,
-           ts_headline('simple', s.text, coalesce(h.q, ''::tsquery), ${HEADLINE}) as snippet
+           ts_headline('simple', left(s.text, ${HIGHLIGHT_CHARS}), coalesce(h.q, ''::tsquery), ${HEADLINE}) as snippet
     from search_fields s
     join unnest(${wanted.map((w) => w.collection)}::text[], ${wanted.map((w) => w.id)}::text[],
                 ${wanted.map((w) => w.field)}::text[]) as k(collection, item_id, field)
@@ -104,7 +110,7 @@ async function highlights(db: Db, siteId: string, q: string, hits: HitRow[]) {
     cross join terms
     cross join lateral (
       select websearch_to_tsquery('simple', string_agg(distinct lexeme, ' or ')) as q
-      from ts_debug('simple', s.text) d, unnest(d.lexemes) as lexeme
+      from ts_debug('simple', left(s.text, ${HIGHLIGHT_CHARS})) d, unnest(d.lexemes) as lexeme
       where svc_unaccent(lexeme) = any(terms.lx)
     ) h
     where s.site_id = ${siteId}

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import { presetsDecider, type PresetCommand } from './presets.decider.ts';
+import { MAX_USER_PRESETS, presetsDecider, type PresetCommand } from './presets.decider.ts';
 import { scopeOf, type PresetDefinition, type PresetEvent } from './presets.events.ts';
 import { resolveOwner } from './presets.ownership.ts';
 
@@ -53,6 +53,17 @@ describe('Presets of a site', () => {
       given([created('a', { userId: 'u1' }), created('b')])
         .when(update('a', { userId: null }))
         .thenThrows('CONFLICT'));
+  });
+  it('keeps one user within their own share, leaving room for the others', () => {
+    const mine = Array.from({ length: MAX_USER_PRESETS }, (_, i) =>
+      created(`m${i}`, { userId: 'u1', bookmark: `b${i}` }),
+    );
+    given(mine)
+      .when(create('one-more', { userId: 'u1', bookmark: 'extra' }))
+      .thenThrows('CONFLICT');
+    given(mine)
+      .when(create('theirs', { userId: 'u2', bookmark: 'extra' }))
+      .then([created('theirs', { userId: 'u2', bookmark: 'extra' })]);
   });
   it('refuses a bookmark name taken in the scope and collection with CONFLICT', () =>
     given([created('a', { bookmark: 'mine' })])

@@ -35,6 +35,8 @@ export type PresetCommand = CreatePreset | UpdatePreset | DeletePreset;
 
 /** Presets one site may have: one stream holds them, and each write folds it. */
 export const MAX_PRESETS = 2000;
+/** One person's own presets: a user cannot take the whole site's room. */
+export const MAX_USER_PRESETS = 100;
 
 const KEYS = ['collection', 'userId', 'roleId', 'bookmark', 'layout', 'layoutOptions'] as const;
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -73,6 +75,9 @@ function decide(cmd: PresetCommand, s: PresetsState): PresetEvent[] {
     case 'CreatePreset': {
       if (s.presets.some((p) => p.id === presetId)) throw new PresetExists({ presetId });
       if (s.presets.length >= MAX_PRESETS) throw new TooManyPresets({ max: MAX_PRESETS });
+      const owner = cmd.data.definition.userId;
+      if (owner !== null && s.presets.filter((p) => p.userId === owner).length >= MAX_USER_PRESETS)
+        throw new TooManyPresets({ max: MAX_USER_PRESETS, per: 'user' });
       checkUnique(s, cmd.data.definition, null);
       return [{ type: 'PresetCreated', data: { ...cmd.data.definition, presetId, at, by } }];
     }

@@ -31,11 +31,12 @@ export const PresetExists = defineError<{ presetId: string }>(
 );
 
 /** A site keeps at most MAX_PRESETS presets: one stream holds them all. */
-export const TooManyPresets = defineError<{ max: number }>(
+export const TooManyPresets = defineError<{ max: number; per?: 'user' }>(
   'CONFLICT',
   'conflict',
-  (d) => `a site has at most ${d.max} presets`,
-  (d) => ({ extensions: { reason: 'limit', max: d.max } }),
+  (d) =>
+    d.per === 'user' ? `a user has at most ${d.max} presets of their own` : `a site has at most ${d.max} presets`,
+  (d) => ({ extensions: { reason: 'limit', max: d.max, per: d.per ?? 'site' } }),
 );
 
 /** A preset's body that does not fit the site: unknown collection, field, role or user, a bad filter, a size cap. */

@@ -328,6 +328,20 @@ describe('across sites', () => {
     expect(main.find((p: { id: string }) => p.id === a.id)).toMatchObject({ layout: null });
   }, 120_000);
 
+  it('keeps views of a collection from those who may not read it', async () => {
+    const loner = (await ok('POST', '/api/v1/roles', { name: 'Loner' })).id;
+    const dan = await createUser(t, 'dan@example.com', 'Dan-pass-1618!', { main: loner });
+    const made = await call('POST', '/api/v1/presets', { collection: 'posts', bookmark: 'mine' }, { as: dan });
+    expect(made.statusCode, made.body).toBe(403);
+    expect(firstError(made.body).code).toBe('PERMISSION_DENIED');
+    expect((await call('GET', '/api/v1/presets/effective?collection=posts', undefined, { as: dan })).statusCode).toBe(
+      403,
+    );
+    expect((await call('GET', '/api/v1/presets/bookmarks?collection=posts', undefined, { as: dan })).statusCode).toBe(
+      403,
+    );
+  }, 60_000);
+
   it('answers a non-member as the rest of the API does (403)', async () => {
     const ours = await call('GET', '/api/v1/presets', undefined, { as: otherAdmin });
     const theirs = await call('GET', '/api/v1/webhooks', undefined, { as: otherAdmin });

@@ -138,6 +138,9 @@ describe('GET /api/v1/search', () => {
     expect(await ids(admin, '!!!')).toEqual([]);
     expect(await ids(admin, "'; drop table articles; --")).toEqual([]);
     expect((await search(admin, { q: 'ha noi' })).statusCode).toBe(200);
+    // A query that an empty text satisfies (`x or -x`) would match and rank every row: it finds nothing.
+    expect(await ids(admin, 'zzz or -zzz')).toEqual([]);
+    expect(await ids(admin, 'hà or -hà')).toEqual([]);
   });
 
   it('never matches, scores or highlights a field the caller may not read', async () => {

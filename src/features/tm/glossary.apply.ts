@@ -59,12 +59,14 @@ const ENTITIES = new Map([
   ['quot', '"'],
   ['apos', "'"],
 ]);
+/** A character reference as its character; one past Unicode's last code point (a broken answer) stays as written. */
+const charRef = (ref: string, code: number) => (code <= 0x10ffff ? String.fromCodePoint(code) : ref);
 const unescapeXml = (s: string) =>
-  s.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (_, name: string) =>
+  s.replace(/&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/g, (ref, name: string) =>
     name.startsWith('#x')
-      ? String.fromCodePoint(parseInt(name.slice(2), 16))
+      ? charRef(ref, parseInt(name.slice(2), 16))
       : name.startsWith('#')
-        ? String.fromCodePoint(parseInt(name.slice(1), 10))
+        ? charRef(ref, parseInt(name.slice(1), 10))
         : (ENTITIES.get(name) ?? ''),
   );
 

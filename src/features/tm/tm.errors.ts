@@ -61,6 +61,14 @@ export const TmxInvalid = defineError<{ message: string; reason: string; line?: 
 );
 
 /** The TMX document is larger than the import cap. */
+/** An import gives more entries than one request may record (split the document). */
+export const TmxTooManyEntries = defineError<{ maxEntries: number }>(
+  'TMX_TOO_LARGE',
+  'too_large',
+  (d) => `a TMX import gives at most ${d.maxEntries} entries: split the document`,
+  (d) => ({ path: ['body'], extensions: { maxEntries: d.maxEntries } }),
+);
+
 export const TmxTooLarge = defineError<{ maxBytes: number }>(
   'TMX_TOO_LARGE',
   'too_large',

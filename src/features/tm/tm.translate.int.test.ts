@@ -104,6 +104,14 @@ describe('glossary', () => {
   });
 });
 
+describe('POST /api/v1/tm/translate rights', () => {
+  it('needs the right to add to the memory: a viewer, who may only read it, cannot spend the provider', async () => {
+    const res = await translate('anything at all', { as: viewer });
+    expect(res.statusCode).toBe(403);
+    expect(res.json().errors[0].code).toBe('PERMISSION_DENIED');
+  });
+});
+
 describe('POST /api/v1/tm/translate without a provider', () => {
   it('answers from the memory first (source tm, with the match)', async () => {
     await call('POST', '/api/v1/tm', {

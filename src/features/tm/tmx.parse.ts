@@ -1,7 +1,7 @@
 import { SaxesParser } from 'saxes';
 import { own } from '../../kernel/safe/keys.ts';
 import type { EntryInput } from './tm.commands.ts';
-import { TmxInvalid, TmxTooLarge } from './tm.errors.ts';
+import { TmxInvalid, TmxTooLarge, TmxTooManyEntries } from './tm.errors.ts';
 import { canonicalLanguage, CONTROL_CHARS, MAX_TEXT } from './tm.types.ts';
 
 /** What a TMX document gives: the entries of its translation units, and how many pairs or units were refused. */
@@ -54,6 +54,9 @@ const usable = (text: string) => text.trim().length > 0 && text.length <= MAX_TE
  * bytes is 413 TMX_TOO_LARGE. Each `<tu>` gives one entry from its source language (`srclang` of the unit or of the
  * header) to each other language of its `<tuv xml:lang>` variants.
  */
+/** The most entries one import records (each is an event). */
+export const MAX_IMPORT_ENTRIES = 20_000;
+
 export async function parseTmx(body: AsyncIterable<Buffer | string>, maxBytes: number): Promise<TmxContent> {
   const parser = new SaxesParser({ position: true });
   const fail = (reason: string, message: string) =>
@@ -101,7 +104,11 @@ export async function parseTmx(body: AsyncIterable<Buffer | string>, maxBytes: n
     } else if (tag.name === 'tuv') lang = null;
     else if (tag.name === 'tu' && unit) {
       const r = entriesOf(unit, headerSrc);
-      out.entries.push(...r.entries);
+      // One by one: a unit of many variants is one argument list too long for the stack otherwise.
+      for (const e of r.entries) {
+        if (out.entries.length >= MAX_IMPORT_ENTRIES) throw new TmxTooManyEntries({ maxEntries: MAX_IMPORT_ENTRIES });
+        out.entries.push(e);
+      }
       out.skipped += r.skipped;
       unit = null;
     }

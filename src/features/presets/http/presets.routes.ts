@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { resourceOf } from '../../../kernel/auth/authorizer.ts';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
@@ -24,6 +25,9 @@ const tags = ['presets'];
 
 /** View presets and bookmarks: each caller's own, their role chain's and the site's global ones. */
 export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  // A view of a collection is for those who may read it: presets grant nothing, and show nothing of the unreadable.
+  const mayRead = (req: FastifyRequest, collection: string) =>
+    deps.authorizer.require(req, resourceOf(collection), 'read');
   const app = plain.withTypeProvider<ZodTypeProvider>();
 
   app.get(
@@ -59,6 +63,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req) => {
       const siteId = siteOf(req);
+      await mayRead(req, req.query.collection);
       const viewer = await viewerOf(deps, req);
       return {
         data: await readAsSite(deps.db, siteId, (trx) => effectivePreset(trx, siteId, viewer, req.query.collection)),
@@ -78,6 +83,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req) => {
       const siteId = siteOf(req);
+      await mayRead(req, req.query.collection);
       const viewer = await viewerOf(deps, req);
       const rows = await readAsSite(deps.db, siteId, (trx) =>
         visibleBookmarks(trx, siteId, viewer, req.query.collection),
@@ -99,6 +105,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req, reply) => {
       const plan = createPlan(req.body, selfOf(req));
       requireManage(deps, req, plan.definition);
+      await mayRead(req, plan.definition.collection);
       await checkPreset(deps, siteOf(req), plan.definition, plan.touched);
       const record = await createPreset(deps, commandContext(req, deps.clock), plan);
       reply.status(201);
@@ -122,6 +129,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       requireManage(deps, req, current);
       const plan = updatePlan(current, req.body, selfOf(req));
       requireManage(deps, req, plan.definition);
+      if (plan.touched.has('collection')) await mayRead(req, plan.definition.collection);
       await checkPreset(deps, siteOf(req), plan.definition, plan.touched);
       const ctx = commandContext(req, deps.clock);
       return { data: await updatePreset(deps, ctx, { presetId: current.id, plan }) };

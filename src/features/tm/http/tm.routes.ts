@@ -138,7 +138,9 @@ export const tmRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       },
     },
     async (req) => {
+      // A translation may spend the provider's paid quota: it needs the right to add to the memory, not only to read.
       await may(req, 'read');
+      await may(req, 'create');
       const b = req.body;
       const input = { text: b.text, from: lang(b.from)!, to: lang(b.to)! };
       return { data: await translateText(deps, siteOf(req), provider, input) };
