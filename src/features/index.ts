@@ -22,6 +22,7 @@ import { typegenFeature } from './typegen/index.ts';
 import { retentionFeature } from './retention/index.ts';
 import { emailFeature } from './email/index.ts';
 import { flowsFeature } from './flows/index.ts';
+import { searchFeature } from './search/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -48,6 +49,7 @@ export const features: Feature[] = [
   emailFeature,
   privacyFeature,
   flowsFeature,
+  searchFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

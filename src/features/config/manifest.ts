@@ -139,6 +139,7 @@ export const fieldToManifest = (collection: string, f: FieldDef) => ({
   default: f.default,
   personal: f.personal === true,
   erasedValue: f.erasedValue ?? null,
+  searchable: f.searchable ?? null,
 });
 
 /** The manifest form of a relation: identified by its carrying field, not by a site's id. */

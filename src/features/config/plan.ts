@@ -102,6 +102,7 @@ const FIELD_ATTRS = [
   'sort',
   'default',
   'erasedValue',
+  'searchable',
 ] as const;
 
 function changedAttrs<T extends object>(attrs: readonly (keyof T)[], now: T, want: T): (keyof T)[] {

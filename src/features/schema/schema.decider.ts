@@ -12,6 +12,7 @@ import {
   RelationKeyRequired,
   RelationNotFound,
   RelationOnFieldExists,
+  SearchableRule,
   SystemCollectionFixed,
   SystemFieldName,
   TypeNotConvertible,
@@ -25,6 +26,7 @@ import { isSystemCollection, SYSTEM_COLLECTIONS } from './system-collections.typ
 import {
   CARRIER_TYPES,
   convertible,
+  searchableRefusal,
   SYSTEM_FIELDS,
   type CollectionChanges,
   type CollectionDef,
@@ -153,6 +155,12 @@ function checkPersonalField(c: CollectionState, f: FieldDef): void {
   if (subject?.from === 'field' && subject.field === f.field) checkSubject(subject, { ...c.fields, [f.field]: f });
 }
 
+/** A field as it will be: `searchable: true` only where search may index it (never sealed values). */
+function checkSearchable(f: FieldDef): void {
+  const refusal = f.searchable === true ? searchableRefusal(f) : null;
+  if (refusal) throw new SearchableRule({ message: refusal });
+}
+
 /** A reference inside a request body to something that does not exist is bad input (400), not a missing resource. */
 function ref(s: SchemaState, name: string | null, at: string): CollectionState {
   if (!name) throw new RelationKeyRequired({ at });
@@ -261,6 +269,7 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
       if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
       checkPersonalField(c, cmd.data.field);
+      checkSearchable(cmd.data.field);
       return [
         { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
         changed('field.created', cmd.data.collection),
@@ -272,6 +281,7 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
       if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
       if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
       checkPersonalField(c, { ...f, ...cmd.data.changes, personal: f.personal });
+      checkSearchable({ ...f, ...cmd.data.changes, personal: f.personal });
       const { collection, field, changes } = cmd.data;
       return [{ type: 'FieldUpdated', data: { collection, field, changes, at } }, changed('field.updated', collection)];
     }
@@ -284,6 +294,7 @@ function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
         throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
       if (f.personal) throw new TypeNotConvertible({ field, from: f.type, to, why: 'a personal field keeps its type' });
       checkPersonalField(changeable(s, collection), { ...f, type: to });
+      checkSearchable({ ...f, type: to });
       if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
       if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
       for (const r of usedBy(s, collection, field)) {

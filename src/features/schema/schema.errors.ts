@@ -167,3 +167,11 @@ export const PersonalDataRule = defineError<{ message: string; at: string }>(
   (d) => d.message,
   (d) => ({ path: [d.at] }),
 );
+
+/** `searchable: true` on a field search may not index (a type other than string, text, csv, enum; sealed values). */
+export const SearchableRule = defineError<{ message: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => d.message,
+  () => ({ path: ['searchable'] }),
+);

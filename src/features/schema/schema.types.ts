@@ -93,6 +93,11 @@ export interface FieldDef {
   personal?: boolean;
   /** What a personal value reads as after its subject's erasure (null when not given). */
   erasedValue?: unknown;
+  /**
+   * Whether full-text search indexes the field's values: null or absent takes the type's default (on for string
+   * and text). Only string, text, csv and enum fields may be searchable, never encrypted or personal ones.
+   */
+  searchable?: boolean | null;
 }
 
 export interface RelationDef {
@@ -117,6 +122,23 @@ export interface RelationDef {
 export type CollectionChanges = Partial<Omit<CollectionDef, 'name' | 'primaryKeyType' | 'singleton'>>;
 export type FieldChanges = Partial<Omit<FieldDef, 'field' | 'type' | 'personal'>>;
 export type RelationChanges = Partial<Pick<RelationDef, 'onDelete'>>;
+
+/** The types whose values full-text search may index. */
+export const SEARCHABLE_TYPES: readonly FieldType[] = ['string', 'text', 'csv', 'enum'];
+
+/** Why a field may not be searchable (null when it may): its type, its encryption or its being personal. */
+export function searchableRefusal(f: Pick<FieldDef, 'type' | 'encrypted' | 'personal'>): string | null {
+  if (!SEARCHABLE_TYPES.includes(f.type)) return `a ${f.type} field cannot be searchable`;
+  if (f.encrypted) return 'an encrypted field cannot be searchable';
+  if (f.personal) return 'a personal field cannot be searchable';
+  return null;
+}
+
+/** Whether search indexes the field: the attribute, else on for string and text; never where it may not be. */
+export function isSearchable(f: Pick<FieldDef, 'type' | 'encrypted' | 'personal' | 'searchable'>): boolean {
+  if (searchableRefusal(f) !== null) return false;
+  return f.searchable ?? (f.type === 'string' || f.type === 'text');
+}
 
 /** A field definition with every attribute the input leaves out at its default. */
 export function fieldWithDefaults(input: Pick<FieldDef, 'field' | 'type'> & Partial<FieldDef>): FieldDef {

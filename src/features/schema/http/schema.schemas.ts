@@ -7,6 +7,7 @@ import {
   ON_DELETE,
   PRIMARY_KEY_TYPES,
   RELATION_KINDS,
+  searchableRefusal,
 } from '../schema.types.ts';
 
 const name = z
@@ -72,6 +73,8 @@ export const fieldShape = {
   default: z.unknown().optional(),
   personal: z.boolean().optional(),
   erasedValue: z.unknown().optional(),
+  /** Full-text search indexes the field (null: the type's default, on for string and text). */
+  searchable: z.boolean().nullable().optional(),
 };
 
 /** The JSON kind each field type's values have: what an `erasedValue` must be (json takes any). */
@@ -130,6 +133,8 @@ export function checkFieldAttributes(b: z.infer<z.ZodObject<typeof fieldShape>>,
         message: `the erasedValue of a ${b.type} field is a ${kind}`,
       });
   }
+  const refusal = b.searchable === true ? searchableRefusal({ ...b, encrypted: b.encrypted ?? false }) : null;
+  if (refusal) ctx.addIssue({ code: 'custom', path: ['searchable'], message: refusal });
   if (b.type === 'enum' && b.default !== undefined && b.default !== null && !b.choices?.includes(String(b.default))) {
     ctx.addIssue({ code: 'custom', path: ['default'], message: 'the default must be one of the choices' });
   }
@@ -193,6 +198,7 @@ export const FieldRecord = z
     default: z.unknown(),
     personal: z.boolean().default(false),
     erasedValue: z.unknown().optional(),
+    searchable: z.boolean().nullable().optional(),
   })
   .meta({ id: 'Field' });
 

@@ -1,0 +1,8 @@
+/**
+ * The public surface of the search read model: its projector, the PostgreSQL search engine, and the one builder
+ * of search documents (every engine indexes what it returns).
+ */
+export { searchProjector } from './search.projector.ts';
+export { pgSearchIndex } from './search.queries.ts';
+export { searchDocument, searchableFields, valueText, type SearchSchema } from './search-document.ts';
+export { positiveTerms } from './search-terms.ts';

@@ -1,0 +1,74 @@
+import type { FastifyRequest } from 'fastify';
+import type { AppDeps } from '../../deps.ts';
+import { siteOf } from '../../kernel/http/access.ts';
+import { searchText } from '../../kernel/db/text-search.ts';
+import { pgSearchIndex } from '../../../projections/search/index.ts';
+import { itemGuard, itemReader } from '../items/index.ts';
+import { SearchQueryRequired, SearchQueryTooLong } from './search.errors.ts';
+import { searchScopes } from './search.scopes.ts';
+import type { SearchHit, SearchIndex } from './search.types.ts';
+
+/** The longest search, in characters after trimming (longer is a 400, never a slow query). */
+export const MAX_QUERY_CHARS = 1000;
+
+/** The engine behind the search route: PostgreSQL full-text search (Typesense would be chosen here). */
+export const searchIndexOf = (deps: Pick<AppDeps, 'db'>): SearchIndex => pgSearchIndex(deps.db);
+
+/** The caller's words as every engine receives them: trimmed, NFC, at most MAX_QUERY_CHARS. */
+export function searchWords(q: string): string {
+  const words = q.normalize('NFC').trim();
+  if (!words) throw new SearchQueryRequired();
+  if ([...words].length > MAX_QUERY_CHARS) throw new SearchQueryTooLong({ limit: MAX_QUERY_CHARS });
+  return searchText(words, MAX_QUERY_CHARS * 2);
+}
+
+export interface SearchInput {
+  q: string;
+  collection: string | null;
+  limit: number;
+  offset: number;
+}
+
+/**
+ * A search as the route answers it: the hits the engine finds within the caller's scopes, each with its item as
+ * the items API shows it to the caller (the same guard, fields and presentation); a hit whose item the items API
+ * no longer shows (changed meanwhile) is left out.
+ */
+export async function runSearch(deps: AppDeps, req: FastifyRequest, input: SearchInput) {
+  const q = searchWords(input.q);
+  const guard = itemGuard(deps);
+  const named = input.collection === null ? null : await guard.collection(req, input.collection);
+  const schema = named?.schema ?? (await deps.schemas.read(siteOf(req)));
+  const scopes = await searchScopes(deps, req, schema, input.collection);
+  const { hits, total } = await searchIndexOf(deps).search({
+    siteId: siteOf(req),
+    q,
+    scopes,
+    limit: input.limit,
+    offset: input.offset,
+    schema,
+  });
+  const items = await itemsOf(deps, req, hits);
+  const data = hits.flatMap((h) => {
+    const item = items.get(h.collection)?.get(h.id);
+    return item ? [{ collection: h.collection, id: h.id, score: h.score, highlights: h.highlights, item }] : [];
+  });
+  return { data, meta: { total, limit: input.limit, offset: input.offset } };
+}
+
+/** The hits' items through the items API's list query (one per collection), by collection and id. */
+async function itemsOf(deps: AppDeps, req: FastifyRequest, hits: SearchHit[]) {
+  const guard = itemGuard(deps);
+  const reader = itemReader(deps);
+  const ids = new Map<string, string[]>();
+  for (const h of hits) ids.set(h.collection, [...(ids.get(h.collection) ?? []), h.id]);
+  const out = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const [collection, list] of ids) {
+    const s = await guard.collection(req, collection);
+    const raw = { filter: JSON.stringify({ id: { _in: list } }), limit: String(list.length), meta: 'none' };
+    const page = await reader.list(req, s, raw);
+    const records = page.data as Record<string, unknown>[];
+    out.set(collection, new Map(records.map((r) => [String(r.id), r])));
+  }
+  return out;
+}
