@@ -1,5 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
+import { positiveTerms, searchQuery, searchText } from '../../src/kernel/db/text-search.ts';
+import { isSearchable } from '../../src/features/schema/schema.types.ts';
 import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
 import { expandRecords, type DeepSpec } from './item-expand.ts';
 import { cachedCount, changesColumn } from './item-counts.ts';
@@ -75,21 +77,20 @@ export async function findItem(
   return row ? { ...row, record: toItemRecord({ ...row, data: { ...row.data } }) } : null;
 }
 
-/** `search`: any text-like value of the collection contains the term, case-insensitively. */
+/**
+ * `search`: the item's searchable fields that the caller may read match the words (web-search syntax, accents and
+ * case ignored), through the index of the search read model (`search_fields`, projections/search).
+ */
 function searchCondition(term: string, scope: Scope): RawBuilder<unknown> {
-  const fields = [...(scope.schema.fields.get(scope.collection)?.values() ?? [])].filter(
-    (f) =>
-      ['string', 'text', 'csv', 'enum'].includes(f.type) &&
-      !f.encrypted &&
-      !f.personal &&
-      (scope.guard?.visible(scope.collection, f.field) ?? true),
-  );
-  if (!fields.length) return sql`false`;
-  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  return sql`(${sql.join(
-    fields.map((f) => sql`a0.data ->> ${sql.lit(f.field)} ilike ${pattern}`),
-    sql` or `,
-  )})`;
+  const fields = [...(scope.schema.fields.get(scope.collection)?.values() ?? [])]
+    .filter((f) => isSearchable(f) && (scope.guard?.visible(scope.collection, f.field) ?? true))
+    .map((f) => f.field);
+  const words = searchText(term);
+  if (!fields.length || !positiveTerms(words)) return sql`false`;
+  const a = (col: string) => sql.ref(`${scope.alias}.${col}`);
+  return sql`exists (select 1 from search_fields s
+    where s.site_id = ${a('site_id')} and s.collection = ${a('collection')} and s.item_id = ${a('id')}
+      and s.field = any(${fields}::text[]) and s.tsv @@ ${searchQuery(words)})`;
 }
 
 export interface ItemList {

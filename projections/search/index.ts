@@ -5,4 +5,3 @@
 export { searchProjector } from './search.projector.ts';
 export { pgSearchIndex } from './search.queries.ts';
 export { searchDocument, searchableFields, valueText, type SearchSchema } from './search-document.ts';
-export { positiveTerms } from './search-terms.ts';

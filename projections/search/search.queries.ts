@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import { MARK_START, MARK_STOP, exactQuery, searchQuery } from '../../src/kernel/db/text-search.ts';
+import { MARK_START, MARK_STOP, exactQuery, positiveTerms, searchQuery } from '../../src/kernel/db/text-search.ts';
 import { readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../item-documents/index.ts';
 import {
@@ -11,7 +11,6 @@ import {
   type SearchRequest,
   type SearchScope,
 } from '../../src/features/search/search.types.ts';
-import { positiveTerms } from './search-terms.ts';
 
 const factor = sql`(case s.weight when 'A' then ${sql.lit(WEIGHT_FACTORS.A)} else ${sql.lit(WEIGHT_FACTORS.B)} end)`;
 

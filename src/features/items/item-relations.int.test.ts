@@ -177,9 +177,10 @@ describe('aggregates, search and meta', () => {
     }
   });
 
-  it('searches text values, case-insensitively, and reports filter_count', async () => {
-    expect(ids(await list('search=TH&sort=id'))).toEqual(['a3']);
-    const body = await list('search=o&meta=filter_count,total_count&limit=1');
+  it('searches text values by whole words, case-insensitively, and reports filter_count', async () => {
+    expect(ids(await list('search=THREE&sort=id'))).toEqual(['a3']);
+    expect(ids(await list('search=TH&sort=id'))).toEqual([]);
+    const body = await list('search=one%20or%20two%20or%20four&meta=filter_count,total_count&limit=1');
     expect(body.meta).toEqual({ total: 3, filter_count: 3, limit: 1, offset: 0 });
     expect((await list('meta=bogus'.replace('bogus', 'none'))).meta).toEqual({ limit: 25, offset: 0 });
     expect((await call('GET', '/api/v1/items/articles?meta=bogus')).statusCode).toBe(400);

@@ -36,3 +36,22 @@ export const searchQuery = (q: string): RawBuilder<unknown> =>
 
 /** The same query with its accents kept, for the exact-match boost. */
 export const exactQuery = (q: string): RawBuilder<unknown> => sql`websearch_to_tsquery('simple', lower(${q}::text))`;
+
+/**
+ * The words of a web-search query that a match must contain (phrases' words included), without the excluded ones
+ * (`-word`, `-"a phrase"`) and the `or` operator: what highlights mark. Empty when the query only excludes, which
+ * would match nearly everything: such a search finds nothing.
+ */
+export function positiveTerms(q: string): string {
+  const out: string[] = [];
+  for (const m of q.matchAll(/(^|\s)(-?)"([^"]*)"?|(\S+)/g)) {
+    if (m[3] !== undefined) {
+      if (m[2] !== '-') out.push(m[3]);
+      continue;
+    }
+    const word = m[4]!;
+    if (word.startsWith('-') || word.toLowerCase() === 'or') continue;
+    out.push(word);
+  }
+  return out.join(' ').trim();
+}
