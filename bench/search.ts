@@ -32,6 +32,8 @@ const LOAD: LoadConfig = {
   duration: Number(env.DURATION ?? 10),
 };
 const OUT = env.BENCH_OUT ?? path.join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
+/** Seed both systems at the same time (each one's seeding time then includes the other's load); 0: one after the other. */
+const PARALLEL = env.SEED_PARALLEL !== '0';
 const SITE = 'bench';
 const BATCH = 500;
 const log = (m: string) => console.error(`[bench:search] ${m}`);
@@ -69,6 +71,19 @@ const sampler = setInterval(() => {
   }
 }, 250);
 
+async function cleanup() {
+  clearInterval(sampler);
+  const o = ours;
+  const d = directus;
+  ours = null;
+  directus = null;
+  if (o) await o.close();
+  if (d) await d.stop();
+}
+// Interrupted: the servers started here stop as on a normal end.
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.once(sig, () => void cleanup().finally(() => process.exit(130)));
+
 const result = {
   startedAt,
   n: N,
@@ -92,6 +107,7 @@ const result = {
 };
 
 try {
+  let seedDirectus = async () => {};
   // --- Directus: its own database, the peer's collection, our rows -------------------------------------------------
   if (LEGS.includes('directus')) {
     directus = await startDirectus({
@@ -126,15 +142,19 @@ try {
         ],
       }),
     });
-    const t0 = Date.now();
-    for (let i = 0; i < N; i += BATCH)
-      await json(`${directus.url}/items/articles?fields=id`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify(rows.slice(i, i + BATCH)),
-      });
-    result.seed.directusMs = Date.now() - t0;
-    log(`Directus ${directus.version}: seeded ${N} in ${result.seed.directusMs} ms`);
+    const d = directus;
+    seedDirectus = async () => {
+      const t0 = Date.now();
+      for (let i = 0; i < N; i += BATCH)
+        await json(`${d.url}/items/articles?fields=id`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(rows.slice(i, i + BATCH)),
+        });
+      result.seed.directusMs = Date.now() - t0;
+      log(`Directus ${d.version}: seeded ${N} in ${result.seed.directusMs} ms`);
+    };
+    if (!PARALLEL) await seedDirectus();
   }
 
   // --- ours: PostgreSQL, the same rows through bench/seed.ts ----------------------------------------------------
@@ -151,9 +171,12 @@ try {
   }
   const oursHeaders = () => ({ authorization: `Bearer ${token}`, 'x-svc-site': SITE });
   if (ours && LEGS.includes('ours')) {
-    const seeded = await seed(ours.server.url, token, SITE, N, rows);
-    result.seed.oursMs = seeded.ms;
-    log(`ours: seeded ${N} in ${seeded.ms} ms`);
+    const seedOurs = async (o: NonNullable<typeof ours>) => {
+      const seeded = await seed(o.server.url, token, SITE, N, rows);
+      result.seed.oursMs = seeded.ms;
+      log(`ours: seeded ${N} in ${seeded.ms} ms`);
+    };
+    await Promise.all([seedOurs(ours), PARALLEL ? seedDirectus() : null]);
     const c = new pg.Client({ connectionString: ours.url });
     await c.connect();
     await c.query('analyze');
@@ -270,9 +293,7 @@ try {
     }
   }
 } finally {
-  clearInterval(sampler);
-  if (ours) await ours.close();
-  if (directus) await directus.stop();
+  await cleanup();
 }
 
 fs.writeFileSync(`${OUT}.search.json`, JSON.stringify(result, null, 2));
@@ -434,7 +455,7 @@ function section(): string {
   }
   lines.push(
     '',
-    `Seeding through the APIs, arrays of ${BATCH}: Directus ${s(result.seed.directusMs)}, ours ${s(result.seed.oursMs)}` +
+    `Seeding through the APIs, arrays of ${BATCH}${PARALLEL ? ', both at the same time' : ''}: Directus ${s(result.seed.directusMs)}, ours ${s(result.seed.oursMs)}` +
       (result.seed.indexMs !== null ? ` (search index complete ${s(result.seed.indexMs)} after the last write)` : '') +
       `. Peak RSS: ours ${peak.ours || '–'} MB, Directus ${peak.directus || '–'} MB.`,
   );
