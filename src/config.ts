@@ -120,6 +120,22 @@ const EnvSchema = z.object({
   SVC_FLOW_INTERVAL_MS: z.coerce.number().int().min(0).default(250),
   /** Runs of one site the flow worker advances at once (the others wait for the next round). */
   SVC_FLOW_SITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** The machine-translation provider behind POST /api/v1/tm/translate; unset: none (memory and glossary only). */
+  SVC_TRANSLATE_PROVIDER: z.enum(['deepl', 'libretranslate']).optional(),
+  /** The provider's base URL (DeepL: https://api.deepl.com or https://api-free.deepl.com; LibreTranslate: its server). */
+  SVC_TRANSLATE_URL: z
+    .string()
+    .url()
+    .refine((u) => /^https?:\/\//i.test(u), 'an http(s) URL')
+    .optional(),
+  /** The provider's key (DeepL: required; LibreTranslate: when the server asks for one). */
+  SVC_TRANSLATE_API_KEY: z.string().min(1).optional(),
+  /** Lets the provider be on a private, loopback or link-local address (a self-hosted LibreTranslate, tests). */
+  SVC_TRANSLATE_ALLOW_PRIVATE: bool(false),
+  /** The whole exchange with the provider, connect included. */
+  SVC_TRANSLATE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Largest TMX document POST /api/v1/tm/import reads (bytes); a larger one is 413 TMX_TOO_LARGE. */
+  SVC_TMX_MAX_BYTES: z.coerce.number().int().min(1024).default(10_485_760),
   /** Proxies in front of the service: a hop count, or a comma list of addresses/CIDRs; unset trusts none. */
   SVC_TRUST_PROXY: z.string().optional(),
   /** Whole request (headers and body) must arrive within this time; a trickling client is cut off. */
@@ -202,6 +218,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new Error(
       'invalid configuration:\n  SVC_SETUP_TOKEN: with SVC_WORKERS > 1 and SVC_REQUIRE_SETUP_TOKEN, give the token: each process would make its own',
     );
+  const translation = translationProblem(r.data);
+  if (translation) throw new Error(`invalid configuration:\n  ${translation}`);
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {
@@ -209,4 +227,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (err) {
     throw new Error(`invalid configuration:\n  ${(err as Error).message}`);
   }
+}
+
+/** What is wrong with the translation provider's settings, naming the variable, or null. */
+function translationProblem(c: z.infer<typeof EnvSchema>): string | null {
+  const provider = c.SVC_TRANSLATE_PROVIDER;
+  if (!provider && (c.SVC_TRANSLATE_URL || c.SVC_TRANSLATE_API_KEY))
+    return 'SVC_TRANSLATE_PROVIDER: set it to deepl or libretranslate, or unset SVC_TRANSLATE_URL and SVC_TRANSLATE_API_KEY';
+  if (provider === 'deepl' && !c.SVC_TRANSLATE_API_KEY)
+    return 'SVC_TRANSLATE_API_KEY: the DeepL provider needs an authentication key';
+  if (provider === 'libretranslate' && !c.SVC_TRANSLATE_URL)
+    return 'SVC_TRANSLATE_URL: the LibreTranslate provider needs the URL of its server';
+  return null;
 }

@@ -23,6 +23,7 @@ import { retentionFeature } from './retention/index.ts';
 import { emailFeature } from './email/index.ts';
 import { flowsFeature } from './flows/index.ts';
 import { searchFeature } from './search/index.ts';
+import { tmFeature } from './tm/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -50,6 +51,7 @@ export const features: Feature[] = [
   privacyFeature,
   flowsFeature,
   searchFeature,
+  tmFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

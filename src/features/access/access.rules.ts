@@ -9,11 +9,14 @@ import { fillVars, ruleVars } from './effective.ts';
 const AUDIT = new Set(['id', 'created_at', 'created_by', 'updated_at', 'updated_by', 'status', 'sort']);
 const bad = (reason: string, path: string[]) => new InvalidRule({ reason, path });
 
-/** Media and pages rules: pages are granted whole, since a condition or field list there would not be enforced. */
+/**
+ * Media, pages and translation-memory rules: pages and the memory are granted whole, since a condition or field list
+ * there would not be enforced.
+ */
 function checkSystemRule(rule: PermissionDef): void {
   const { collection } = rule;
   if (rule.action === 'share') throw bad(`${collection} permissions are create, read, update and delete`, ['action']);
-  if (collection !== RESOURCES.pages) return;
+  if (collection !== RESOURCES.pages && collection !== RESOURCES.tm) return;
   for (const part of ['conditions', 'validation', 'presets'] as const)
     if (rule[part] && Object.keys(rule[part]).length) throw bad(`${collection} rules take no ${part}`, [part]);
   if (!(rule.fields.length === 1 && rule.fields[0] === '*'))
@@ -43,7 +46,8 @@ function checkAgainst(schema: SiteSchema, c: string, rule: PermissionDef, now: D
 }
 
 /**
- * A rule must name a known collection (`*` for all, `media` for files, `_pages` for pages) and its fields, and its
+ * A rule must name a known collection (`*` for all, `media` for files, `_pages` for pages, `_tm` for the translation
+ * memory) and its fields, and its
  * conditions and validation must compile as filters of that collection (variables stand in as values). 400 otherwise.
  */
 export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): void {
@@ -53,7 +57,7 @@ export function checkRule(schema: SiteSchema, rule: PermissionDef, now: Date): v
     // Media rules govern file records: their fields, presets and conditions are those of the files collection.
     return checkAgainst(schema, FILES_COLLECTION, rule, now);
   }
-  if (collection === RESOURCES.pages) return checkSystemRule(rule);
+  if (collection === RESOURCES.pages || collection === RESOURCES.tm) return checkSystemRule(rule);
   if (isSystemCollection(collection))
     throw bad(`rules on ${collection} are rules on ${resourceOf(collection)}: name that instead`, ['collection']);
   if (collection !== '*' && !schema.collections.has(collection))

@@ -16,10 +16,11 @@ export type SystemRole = (typeof SYSTEM_ROLES)[number];
 export const SITE_ADMIN_ROLES: ReadonlySet<string> = new Set<SystemRole>(['admin', 'site_admin']);
 
 /**
- * Resources that rules name beside the site's collections: files (`media`, as the spec says) and pages. `*` covers
- * collections and pages, not media. `_pages` cannot be a collection's name (they start with a letter).
+ * Resources that rules name beside the site's collections: files (`media`, as the spec says), pages and the
+ * translation memory (with its glossary). `*` covers collections, pages and the memory, not media. `_pages` and
+ * `_tm` cannot be collections' names (they start with a letter).
  */
-export const RESOURCES = { media: 'media', pages: '_pages' } as const;
+export const RESOURCES = { media: 'media', pages: '_pages', tm: '_tm' } as const;
 
 /** Collections governed by a resource's rules instead of their own: file records are media (`media:read` …). */
 const COLLECTION_RESOURCE: ReadonlyMap<string, string> = new Map([['files', RESOURCES.media]]);

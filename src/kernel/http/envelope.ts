@@ -59,9 +59,11 @@ const described: Record<number, string> = {
   403: 'Not allowed',
   404: 'Not found',
   409: 'Conflict',
+  413: 'Too large',
   422: 'Unprocessable input',
   429: 'Too many requests',
   500: 'Internal error',
+  502: 'The upstream service failed',
   503: 'Unavailable',
 };
 

@@ -16,6 +16,7 @@ export type ErrorKind =
   | 'accepted'
   | 'rate_limited'
   | 'unavailable'
+  | 'bad_gateway'
   | 'internal';
 
 /** The one map from kinds to statuses. */
@@ -31,6 +32,7 @@ export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   accepted: 202,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
   internal: 500,
 };
 
@@ -89,6 +91,11 @@ export const ERROR_KIND = {
   UPLOAD_DIMENSIONS_EXCEEDED: 'unprocessable',
   TRANSFORM_UNSUPPORTED: 'unprocessable',
   TRANSFORM_SOURCE_TOO_LARGE: 'unprocessable',
+  // Translation memory (the spec leaves these open; README "Translation memory" lists them).
+  TRANSLATION_PROVIDER_UNAVAILABLE: 'unavailable',
+  TRANSLATION_PROVIDER_FAILED: 'bad_gateway',
+  TMX_INVALID: 'invalid',
+  TMX_TOO_LARGE: 'too_large',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

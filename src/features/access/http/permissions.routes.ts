@@ -22,11 +22,11 @@ import { CheckBody, CheckResult, PermissionMatrix } from './access.schemas.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { isSystemCollection } from '../../schema/index.ts';
 
-/** The permissions matrix of a set: for each collection (and media, pages) and action, the fields and conditions. */
+/** The permissions matrix of a set: for each collection (and media, pages, the memory) and action, the fields and conditions. */
 function matrix(set: PermissionSet, collections: string[]) {
   const out = dict<Record<string, unknown>>();
-  for (const c of [...collections, RESOURCES.media, RESOURCES.pages]) {
-    const system = c === RESOURCES.media || c === RESOURCES.pages;
+  for (const c of [...collections, RESOURCES.media, RESOURCES.pages, RESOURCES.tm]) {
+    const system = c === RESOURCES.media || c === RESOURCES.pages || c === RESOURCES.tm;
     out[c] = Object.fromEntries(
       ACTIONS.filter((a) => !system || a !== 'share').map((a) => {
         const s = scopeOf(set, c, a);

@@ -1,0 +1,180 @@
+import { sql, type Kysely } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
+import { extensionSchema } from '../../src/kernel/db/migrate.ts';
+import type { EntrySource, TmEntryRecord } from '../../src/features/tm/tm.types.ts';
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const COLUMNS = [
+  'entry_id',
+  'source_lang',
+  'target_lang',
+  'source',
+  'target',
+  'quality',
+  'entry_source',
+  'created_by',
+  'created_at',
+  'updated_at',
+] as const;
+
+interface Row {
+  entry_id: string;
+  source_lang: string;
+  target_lang: string;
+  source: string;
+  target: string;
+  quality: number;
+  entry_source: EntrySource;
+  created_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const toEntry = (r: Row): TmEntryRecord => ({
+  id: r.entry_id,
+  sourceLang: r.source_lang,
+  targetLang: r.target_lang,
+  source: r.source,
+  target: r.target,
+  quality: r.quality,
+  entrySource: r.entry_source,
+  createdBy: r.created_by,
+  createdAt: iso(r.created_at),
+  updatedAt: iso(r.updated_at),
+});
+
+/** Filters of the entry list and the export. */
+export interface EntryFilter {
+  source?: string | undefined;
+  target?: string | undefined;
+  entrySource?: EntrySource | undefined;
+}
+
+const filtered = (db: Db, siteId: string, f: EntryFilter) => {
+  let q = db.selectFrom('tm_entries').where('site_id', '=', siteId);
+  if (f.source !== undefined) q = q.where('source_lang', '=', f.source);
+  if (f.target !== undefined) q = q.where('target_lang', '=', f.target);
+  if (f.entrySource !== undefined) q = q.where('entry_source', '=', f.entrySource);
+  return q;
+};
+
+/** A page of the site's entries, oldest first, and how many match. */
+export async function listEntries(
+  db: Db,
+  siteId: string,
+  f: EntryFilter & { limit: number; offset: number },
+): Promise<{ rows: TmEntryRecord[]; total: number }> {
+  const q = filtered(db, siteId, f);
+  const rows = await q
+    .select(COLUMNS)
+    .orderBy('created_at')
+    .orderBy('entry_id')
+    .limit(f.limit)
+    .offset(f.offset)
+    .execute();
+  const count = await q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  return { rows: rows.map(toEntry), total: Number(count.n) };
+}
+
+/** Entries after `after` (by id) for an export, at most `limit`. */
+export async function entryPage(
+  db: Db,
+  siteId: string,
+  f: EntryFilter,
+  after: string | null,
+  limit: number,
+): Promise<TmEntryRecord[]> {
+  let q = filtered(db, siteId, f).select(COLUMNS);
+  if (after !== null) q = q.where('entry_id', '>', after);
+  return (await q.orderBy('entry_id').limit(limit).execute()).map(toEntry);
+}
+
+export async function findEntry(db: Db, siteId: string, entryId: string): Promise<TmEntryRecord | null> {
+  const row = await db
+    .selectFrom('tm_entries')
+    .select(COLUMNS)
+    .where('site_id', '=', siteId)
+    .where('entry_id', '=', entryId)
+    .executeTakeFirst();
+  return row ? toEntry(row) : null;
+}
+
+/** A language pair and the digest of a normalised source. */
+export interface EntryKey {
+  sourceLang: string;
+  targetLang: string;
+  hash: string;
+}
+
+const keyString = (k: EntryKey) => `${k.sourceLang}\u0000${k.targetLang}\u0000${k.hash}`;
+
+/** The live entries that hold these keys, as a map from `entryKeyString(key)` to the entry id. */
+export async function entryIdsByKey(db: Db, siteId: string, keys: readonly EntryKey[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  if (!keys.length) return out;
+  const rows = await db
+    .selectFrom('tm_entries')
+    .select(['entry_id', 'source_lang', 'target_lang', 'source_hash'])
+    .where('site_id', '=', siteId)
+    .where('source_hash', 'in', [...new Set(keys.map((k) => k.hash))])
+    .execute();
+  for (const r of rows)
+    out.set(keyString({ sourceLang: r.source_lang, targetLang: r.target_lang, hash: r.source_hash }), r.entry_id);
+  return out;
+}
+export { keyString as entryKeyString };
+
+/** A lookup candidate: the entry and its normalised source, to be scored by the caller. */
+export interface Candidate {
+  entry: TmEntryRecord;
+  normalised: string;
+}
+
+const schemas = new WeakMap<object, Promise<string>>();
+
+/** The schema pg_trgm lives in (one per database), asked once per database handle. */
+export function trigramSchema(db: Kysely<DB>): Promise<string> {
+  let s = schemas.get(db);
+  if (!s) {
+    s = extensionSchema(db, 'pg_trgm');
+    s.catch(() => schemas.delete(db));
+    schemas.set(db, s);
+  }
+  return s;
+}
+
+/**
+ * Lookup candidates of a language pair: the entry with exactly this normalised source, and the `limit` entries
+ * most similar by trigrams among those pg_trgm's `%` operator finds through the GIN index (its similarity
+ * threshold, 0.3 by default). Operators and functions are qualified by the extension's schema.
+ */
+export async function entryCandidates(
+  db: Db,
+  siteId: string,
+  q: { sourceLang: string; targetLang: string; normalised: string; hash: string; limit: number; trgm: string },
+): Promise<Candidate[]> {
+  const ext = sql.id(q.trgm);
+  const pair = db
+    .selectFrom('tm_entries')
+    .select([...COLUMNS, 'norm_source'])
+    .where('site_id', '=', siteId)
+    .where('source_lang', '=', q.sourceLang)
+    .where('target_lang', '=', q.targetLang);
+  const [exact, similar] = await Promise.all([
+    pair.where('source_hash', '=', q.hash).execute(),
+    pair
+      .where(sql<boolean>`norm_source operator(${ext}.%) ${q.normalised}`)
+      .orderBy(sql`${ext}.similarity(norm_source, ${q.normalised})`, 'desc')
+      .orderBy('entry_id')
+      .limit(q.limit)
+      .execute(),
+  ]);
+  const seen = new Set<string>();
+  const out: Candidate[] = [];
+  for (const r of [...exact, ...similar]) {
+    if (seen.has(r.entry_id)) continue;
+    seen.add(r.entry_id);
+    out.push({ entry: toEntry(r), normalised: r.norm_source });
+  }
+  return out;
+}
