@@ -33,6 +33,9 @@ const LOAD: LoadConfig = {
 };
 const OUT = env.BENCH_OUT ?? path.join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
 /** Seed both systems at the same time (each one's seeding time then includes the other's load); 0: one after the other. */
+const COMMAND =
+  `\`${LEGS.includes('directus') ? 'DIRECTUS_INSTALL=… ' : ''}N=${N} TM_N=${TM_N} LEGS=${LEGS.join(',')} ` +
+  'npm run bench:search`';
 const PARALLEL = env.SEED_PARALLEL !== '0';
 const SITE = 'bench';
 const BATCH = 500;
@@ -56,8 +59,8 @@ async function json<T>(url: string, init: RequestInit = {}): Promise<T> {
   return (await res.json()) as T;
 }
 
-const { rows, vi } = searchArticles(N);
-log(`${N} articles, ${vi} of them Vietnamese`);
+const { rows, vi } = LEGS.includes('directus') || LEGS.includes('ours') ? searchArticles(N) : { rows: [], vi: 0 };
+if (rows.length) log(`${N} articles, ${vi} of them Vietnamese`);
 const startedAt = new Date();
 const peak = { ours: 0, directus: 0 };
 let directus: Directus | null = null;
@@ -160,7 +163,11 @@ try {
   // --- ours: PostgreSQL, the same rows through bench/seed.ts ----------------------------------------------------
   let token = '';
   if (LEGS.includes('ours') || LEGS.includes('tm')) {
-    ours = await benchServer('svc_bench_search', { LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn' });
+    ours = await benchServer(env.BENCH_DB ?? 'svc_bench_search', {
+      LOG_LEVEL: env.BENCH_LOG_LEVEL ?? 'warn',
+      // Seeding on a busy machine can outlast the default 15 minutes of an access token.
+      ACCESS_TOKEN_TTL_S: '86400',
+    });
     token = await ours.login();
     const c = new pg.Client({ connectionString: ours.url });
     await c.connect();
@@ -170,6 +177,14 @@ try {
     await c.end();
   }
   const oursHeaders = () => ({ authorization: `Bearer ${token}`, 'x-svc-site': SITE });
+  // The memory's import runs alongside the articles' seeding (its time then includes that load); lookups come last.
+  const tmSeeding =
+    ours && LEGS.includes('tm')
+      ? tmSeed(ours.server.url, oursHeaders()).then(
+          (r) => r,
+          (e: unknown) => e as Error,
+        )
+      : null;
   if (ours && LEGS.includes('ours')) {
     const seedOurs = async (o: NonNullable<typeof ours>) => {
       const seeded = await seed(o.server.url, token, SITE, N, rows);
@@ -284,9 +299,11 @@ try {
   }
 
   // --- translation memory: TM_N entries, then LOOKUPS near-miss lookups ----------------------------------------
-  if (ours && LEGS.includes('tm')) {
+  if (ours && tmSeeding) {
     try {
-      result.tm = await tmLeg(ours.server.url, oursHeaders());
+      const seeded = await tmSeeding;
+      if (seeded instanceof Error) throw seeded;
+      result.tm = await tmLookups(ours.server.url, oursHeaders(), seeded);
     } catch (e) {
       result.tmError = (e as Error).message.replace(/http:\/\/127\.0\.0\.1:\d+/g, '').slice(0, 200);
       log(`tm: ${result.tmError}`);
@@ -314,7 +331,13 @@ function tmx(pairs: TmPair[]): string {
   );
 }
 
-async function tmLeg(url: string, headers: Record<string, string>): Promise<NonNullable<typeof result.tm>> {
+interface TmSeeded {
+  pairs: TmPair[];
+  via: string;
+  seedMs: number;
+}
+
+async function tmSeed(url: string, headers: Record<string, string>): Promise<TmSeeded> {
   const pairs = tmPairs(TM_N);
   const t0 = Date.now();
   let via = `POST /api/v1/tm/import, TMX 1.4b in chunks of ${TM_CHUNK}`;
@@ -347,7 +370,7 @@ async function tmLeg(url: string, headers: Record<string, string>): Promise<NonN
             source: pairs[i]!.source,
             target: pairs[i]!.target,
             quality: 100,
-            entrySource: 'bench',
+            entrySource: 'import',
           }),
         });
     };
@@ -357,7 +380,15 @@ async function tmLeg(url: string, headers: Record<string, string>): Promise<NonN
   }
   const seedMs = Date.now() - t0;
   log(`tm: ${pairs.length} entries in ${seedMs} ms (${via})`);
+  if (LEGS.includes('ours')) via += ', while the articles were seeded';
+  return { pairs, via, seedMs };
+}
 
+async function tmLookups(
+  url: string,
+  headers: Record<string, string>,
+  { pairs, via, seedMs }: TmSeeded,
+): Promise<NonNullable<typeof result.tm>> {
   const queries = nearMisses(pairs, LOOKUPS);
   const body = (query: string) => JSON.stringify({ query, sourceLang: 'en', targetLang: 'vi' });
   const jsonHeaders = { ...headers, 'content-type': 'application/json' };
@@ -423,8 +454,7 @@ function section(): string {
       (v.postgresql ? `, PostgreSQL ${v.postgresql}` : '') +
       (v.directus ? `; Directus ${v.directus} on Node ${v.directusNode}, same cluster, its own database` : '') +
       `. ${N} articles (${vi} Vietnamese), autocannon ${LOAD.connections} connections, ${LOAD.warmup} s warm-up, ` +
-      `${LOAD.duration} s measured, the three requests of a term back to back. Command: ` +
-      `\`DIRECTUS_INSTALL=… N=${N} npm run bench:search\`.`,
+      `${LOAD.duration} s measured, the three requests of a term back to back. Command: ${COMMAND}.`,
     '',
     '| term | request | hits | req/s | p50 ms | p99 ms | non-2xx | server CPU ms/req | req/s ours/Directus | p99 ours/Directus |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
@@ -473,7 +503,7 @@ function tmSection(): string {
       `${result.versions.node}, PostgreSQL ${result.versions.postgresql}. ${tm.n} entries en → vi (${tm.via}) in ` +
       `${s(tm.seedMs)} (${Math.round((tm.n * 1000) / tm.seedMs)}/s); ${LOOKUPS} near-miss lookups (one word of a ` +
       `stored source edited: a letter dropped, or the word replaced), default threshold: a match for ${tm.found}, ` +
-      `the entry the query was made from for ${tm.sameEntry}. Server peak RSS ${peak.ours} MB. Command: \`TM_N=${tm.n} LEGS=tm npm run bench:search\`.`,
+      `the entry the query was made from for ${tm.sameEntry}. Server peak RSS ${peak.ours} MB. Command: ${COMMAND}.`,
     '',
     '| lookups | req/s | p50 ms | p99 ms | non-2xx |',
     '| --- | --- | --- | --- | --- |',
