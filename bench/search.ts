@@ -32,10 +32,10 @@ const LOAD: LoadConfig = {
   duration: Number(env.DURATION ?? 10),
 };
 const OUT = env.BENCH_OUT ?? path.join(import.meta.dirname, '..', 'docs', 'benchmarks.md');
-/** Seed both systems at the same time (each one's seeding time then includes the other's load); 0: one after the other. */
 const COMMAND =
   `\`${LEGS.includes('directus') ? 'DIRECTUS_INSTALL=… ' : ''}N=${N} TM_N=${TM_N} LEGS=${LEGS.join(',')} ` +
   'npm run bench:search`';
+/** Seed both systems at the same time (each one's seeding time then includes the other's load); 0: one after the other. */
 const PARALLEL = env.SEED_PARALLEL !== '0';
 const SITE = 'bench';
 const BATCH = 500;
