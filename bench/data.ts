@@ -13,7 +13,8 @@ export interface Article {
 /** Authors for scenario f; article i points at author i % AUTHORS (ours only, Directus has no such field). */
 export const AUTHORS = 100;
 
-function mulberry32(seed: number): () => number {
+/** The peer's seeded PRNG (`setup.mjs`): uniform in [0, 1). */
+export function mulberry32(seed: number): () => number {
   let a = seed;
   return () => {
     a |= 0;

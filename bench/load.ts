@@ -34,7 +34,7 @@ export interface Target {
 }
 
 /** utime + stime of a process in seconds (USER_HZ = 100). */
-const cpuSeconds = (pid: number) => {
+export const cpuSeconds = (pid: number) => {
   const st = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = st.slice(st.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;

@@ -23,8 +23,9 @@ export interface RunInfo {
 
 const MODE_LABEL: Record<string, string> = { postgres: 'ours, PostgreSQL', embedded: 'ours, embedded' };
 const label = (mode: string) => MODE_LABEL[mode] ?? `ours, ${mode}`;
-const num = (v: number | null | undefined) => (v === undefined || v === null ? '' : String(Math.round(v * 100) / 100));
-const ratio = (a: number | undefined, b: number | undefined) => (a && b ? `${(a / b).toFixed(2)}x` : '');
+export const num = (v: number | null | undefined) =>
+  v === undefined || v === null ? '' : String(Math.round(v * 100) / 100);
+export const ratio = (a: number | undefined, b: number | undefined) => (a && b ? `${(a / b).toFixed(2)}x` : '');
 /** PostgreSQL mode first, then embedded, then anything else. */
 const byMode = (runs: ModeRun[]) => [...runs].sort((a, b) => rank(a.mode) - rank(b.mode));
 const rank = (mode: string) => (mode === 'postgres' ? 0 : mode === 'embedded' ? 1 : 2);

@@ -2,8 +2,8 @@
 export interface Scenario {
   key: string;
   name: string;
-  /** `items` are compared with Directus; `site` scenarios have no counterpart there. */
-  group: 'items' | 'site';
+  /** `items` are compared with Directus; `site` scenarios have no counterpart there; `search` is `bench:search`'s. */
+  group: 'items' | 'site' | 'search';
   method: 'GET' | 'POST' | 'PATCH';
   /** No counterpart in the Directus peer script. */
   oursOnly?: true;

@@ -1,4 +1,4 @@
-import { articles, authorId, authors, sampleIndex } from './data.ts';
+import { articles, authorId, authors, sampleIndex, type Article } from './data.ts';
 
 /** Rows per POST, as the peer seeds (`SEED_BATCH`). */
 const BATCH = 500;
@@ -12,9 +12,16 @@ export interface Seeded {
 
 /**
  * Creates `articles` with the peer's fields plus `author` (m2o → `authors`), 100 authors, then `n` articles
- * through the API in arrays of 500, one request after the other as the peer does.
+ * through the API in arrays of 500, one request after the other as the peer does. `source` replaces the peer's rows
+ * (same fields), e.g. the mixed English and Vietnamese text of `bench:search`.
  */
-export async function seed(url: string, token: string, site: string, n: number): Promise<Seeded> {
+export async function seed(
+  url: string,
+  token: string,
+  site: string,
+  n: number,
+  source: Article[] = articles(n),
+): Promise<Seeded> {
   const headers = { authorization: `Bearer ${token}`, 'x-svc-site': site, 'content-type': 'application/json' };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${url}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -36,7 +43,7 @@ export async function seed(url: string, token: string, site: string, n: number):
   await post('/api/v1/relations', { kind: 'm2o', collection: 'articles', field: 'author', target: 'authors' });
   await post('/api/v1/items/authors', authors());
 
-  const rows = articles(n).map((a, i) => ({ ...a, author: authorId(i) }));
+  const rows = source.slice(0, n).map((a, i) => ({ ...a, author: authorId(i) }));
   const sample = sampleIndex(n);
   let sampleId = '';
   const t0 = Date.now();
