@@ -8,10 +8,9 @@ import { startServer, type ServerProcess } from '../support/server-process.ts';
  * and each item step's write happened once (one item made per run, one update of it), whatever step the kill hit.
  */
 const RUNS = 120;
-const NODES = ['make', 'touch', 'note'];
+const NODES = ['make', 'touch', 'pause', 'note'];
 const store = processStore('flowcrash');
-// Two runs at a time: the backlog drains slowly enough for the kill to meet runs in flight.
-const serverEnv = () => ({ ...store.env(), ...adminEnv, SVC_FLOW_INTERVAL_MS: '50', SVC_FLOW_SITE_CONCURRENCY: '2' });
+const serverEnv = () => ({ ...store.env(), ...adminEnv, SVC_FLOW_INTERVAL_MS: '50' });
 const servers: ServerProcess[] = [];
 afterAll(async () => {
   for (const s of servers) await kill(s);
@@ -32,11 +31,14 @@ const graph = {
       id: '{{ make.id }}',
       data: { title: 'done-{{ $trigger.n }}' },
     }),
+    // A durable timer: every run that has begun stays open a while, so the kill always meets runs in flight.
+    node('pause', 'sleep', { ms: 3000 }),
     node('note', 'log', { message: 'made {{ make.id }}' }),
   ],
   edges: [
     { from: 'make', to: 'touch', on: 'resolve' },
-    { from: 'touch', to: 'note', on: 'resolve' },
+    { from: 'touch', to: 'pause', on: 'resolve' },
+    { from: 'pause', to: 'note', on: 'resolve' },
   ],
 };
 const total = async (call: Call, query: string) => {
