@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 
 let t: TestApp;
@@ -14,22 +15,10 @@ let otherEditor: string;
 let aliceId: string;
 const roles = { grand: '', mid: '', leaf: '' };
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const call = (method: Method, url: string, payload?: unknown, opts: { as?: string | undefined; site?: string } = {}) =>
-  t.call({
-    method,
-    url,
-    as: 'as' in opts ? opts.as : admin,
-    site: opts.site ?? 'main',
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-const ok = async (method: Method, url: string, payload?: unknown, opts: { as?: string; site?: string } = {}) => {
-  const res = await call(method, url, payload, opts);
-  expect(res.statusCode, res.body).toBeLessThan(300);
-  return res.statusCode === 204 ? null : res.json().data;
-};
-const firstError = (body: string) =>
-  JSON.parse(body).errors[0] as { code: string; path: string[]; extensions: { reason?: string } };
+const { call, ok } = apiClient(
+  () => t,
+  () => admin,
+);
 const preset = (body: object, as = admin, site = 'main') => ok('POST', '/api/v1/presets', body, { as, site });
 const effective = async (as: string, collection = 'posts') =>
   (await ok('GET', `/api/v1/presets/effective?collection=${collection}`, undefined, { as })) as {
@@ -103,7 +92,7 @@ describe('GET /api/v1/presets/effective', () => {
   });
 
   it('answers 401 to an anonymous caller', async () => {
-    const res = await call('GET', '/api/v1/presets/effective?collection=posts', undefined, { as: undefined });
+    const res = await call('GET', '/api/v1/presets/effective?collection=posts', undefined, { as: null });
     expect(res.statusCode).toBe(401);
   });
 });

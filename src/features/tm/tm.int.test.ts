@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 
 let t: TestApp;
@@ -26,15 +27,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const call = (method: Method, url: string, payload?: unknown, opts: { as?: string | null; site?: string } = {}) =>
-  t.call({
-    method,
-    url,
-    ...(opts.as === null ? {} : { as: opts.as ?? admin }),
-    site: opts.site ?? 'main',
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+const { call } = apiClient(
+  () => t,
+  () => admin,
+);
 const entry = (body: object = {}) => ({
   sourceLang: 'en',
   targetLang: 'de',

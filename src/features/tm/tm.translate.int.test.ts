@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { startProviderServer, type ProviderServer } from './translate/provider-server.fixture.ts';
 
@@ -28,15 +29,10 @@ beforeEach(() => {
   server.state.delayMs = 0;
 });
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
-const call = (method: Method, url: string, payload?: unknown, opts: { as?: string; site?: string } = {}) =>
-  t.call({
-    method,
-    url,
-    as: opts.as ?? admin,
-    site: opts.site ?? 'main',
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
+const { call } = apiClient(
+  () => t,
+  () => admin,
+);
 const error = (body: string) => JSON.parse(body).errors[0] as { code: string; extensions: Record<string, unknown> };
 const term = (body: object) => ({ sourceLang: 'en', targetLang: 'de', ...body });
 const translate = (text: string, opts: { as?: string; site?: string } = {}) =>

@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import { RESOURCES, type Action } from '../../../kernel/auth/authorizer.ts';
+import { tmRights } from './tm.rights.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
@@ -17,7 +17,7 @@ const tags = ['translation-memory'];
 /** The glossary of the request's site: terms per language pair, governed by the translation memory's rules. */
 export const glossaryRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const may = (req: FastifyRequest, action: Action) => deps.authorizer.require(req, RESOURCES.tm, action);
+  const may = tmRights(deps);
 
   app.get(
     BASE,

@@ -1,7 +1,7 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import { RESOURCES, type Action } from '../../../kernel/auth/authorizer.ts';
+import { tmRights } from './tm.rights.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
@@ -33,7 +33,7 @@ const tags = ['translation-memory'];
 /** The translation memory of the request's site: entries, lookup and translation, the glossary, TMX. */
 export const tmRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const may = (req: FastifyRequest, action: Action) => deps.authorizer.require(req, RESOURCES.tm, action);
+  const may = tmRights(deps);
   const provider = providerFromConfig(deps.config);
 
   app.get(

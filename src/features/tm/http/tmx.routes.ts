@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import { RESOURCES, type Action } from '../../../kernel/auth/authorizer.ts';
+import { tmRights } from './tm.rights.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
@@ -20,7 +20,7 @@ export const TMX_TYPES = ['application/x-tmx+xml', 'text/xml', 'application/xml'
 /** TMX 1.4b import (streamed through the parser, capped) and export (streamed page by page). */
 export const tmxRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
-  const may = (req: FastifyRequest, action: Action) => deps.authorizer.require(req, RESOURCES.tm, action);
+  const may = tmRights(deps);
   const maxBytes = deps.config.SVC_TMX_MAX_BYTES;
   // The document reaches the handler as the request's stream: the parser reads it as it arrives. Other types: 415.
   app.removeAllContentTypeParsers();
