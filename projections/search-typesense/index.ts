@@ -10,5 +10,5 @@ export {
   type TypesenseSettings,
   type TypesenseWriter,
 } from './typesense-index.ts';
-export { dropCollection, indexItem, reindexCollection, sweepTypesense } from './typesense-sync.ts';
+export { dropCollection, indexItem, reindexCollection, sweepTypesense, type TypesenseSync } from './typesense-sync.ts';
 export { aliasOf, plainText, typesenseDocument } from './typesense-documents.ts';

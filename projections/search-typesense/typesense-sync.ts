@@ -3,7 +3,6 @@ import { Errors } from 'typesense';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { asSystem, readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { searchDocument, type SearchSchema } from '../search/index.ts';
-import { listFields } from '../schema/index.ts';
 import { aliasOf, aliasParts, generationOf, isGenerationOf } from './typesense-documents.ts';
 import type { TypesenseWriter } from './typesense-index.ts';
 
@@ -15,9 +14,13 @@ import type { TypesenseWriter } from './typesense-index.ts';
 
 const BATCH = 500;
 
-async function schemaOf(db: Db, siteId: string, collection: string): Promise<SearchSchema> {
-  const defs = await readAsSite(db, siteId, (trx) => listFields(trx, siteId, collection));
-  return { fields: new Map([[collection, new Map(defs.map((f) => [f.field, f]))]]) };
+/** What keeping Typesense in step needs: the read models, a site's schema (the cached reader), the writer, the clock. */
+export interface TypesenseSync {
+  db: Db;
+  schemas: { read(siteId: string): Promise<SearchSchema> };
+  writer: TypesenseWriter;
+  prefix: string;
+  now: () => Date;
 }
 
 type Row = { id: string; data: Record<string, unknown> };
@@ -34,16 +37,9 @@ async function liveItems(db: Db, siteId: string, collection: string, after: stri
 }
 
 /** One item's document as the item is now: upserted when it is live and holds searchable text, removed otherwise. */
-export async function indexItem(
-  db: Db,
-  writer: TypesenseWriter,
-  prefix: string,
-  siteId: string,
-  collection: string,
-  id: string,
-  now: () => Date,
-): Promise<void> {
-  const alias = aliasOf(prefix, siteId, collection);
+export async function indexItem(s: TypesenseSync, siteId: string, collection: string, id: string): Promise<void> {
+  const { db, writer } = s;
+  const alias = aliasOf(s.prefix, siteId, collection);
   const rows = await readAsSite(db, siteId, async (trx) => {
     const r = await sql<Row>`
       select id, data from item_documents
@@ -51,14 +47,14 @@ export async function indexItem(
     return r.rows;
   });
   const row = rows[0];
-  const doc = row ? searchDocument(await schemaOf(db, siteId, collection), collection, { ...row.data, id }) : null;
+  const doc = row ? searchDocument(await s.schemas.read(siteId), collection, { ...row.data, id }) : null;
   if (!doc?.fields.length) return writer.remove(alias, [id]);
   try {
     await writer.upsert(alias, [doc]);
   } catch (err) {
     // No alias yet (Typesense configured after the collection was made, or emptied): index it whole.
     if (!(err instanceof Errors.ObjectNotFound)) throw err;
-    await reindexCollection(db, writer, prefix, siteId, collection, now);
+    await reindexCollection(s, siteId, collection);
   }
 }
 
@@ -67,19 +63,13 @@ export async function indexItem(
  * swaps the alias (atomic in Typesense) and drops the old: a search never meets an empty index. Items changed
  * while it ran are indexed again after the swap, so none is left behind.
  */
-export async function reindexCollection(
-  db: Db,
-  writer: TypesenseWriter,
-  prefix: string,
-  siteId: string,
-  collection: string,
-  now: () => Date,
-): Promise<number> {
-  const alias = aliasOf(prefix, siteId, collection);
-  const started = now();
+export async function reindexCollection(s: TypesenseSync, siteId: string, collection: string): Promise<number> {
+  const { db, writer } = s;
+  const alias = aliasOf(s.prefix, siteId, collection);
+  const started = s.now();
   const target = generationOf(alias, started.getTime());
   await writer.createCollection(target);
-  const schema = await schemaOf(db, siteId, collection);
+  const schema = await s.schemas.read(siteId);
   const fill = async (into: string, since: string | null) => {
     let n = 0;
     for (let after = ''; ;) {
@@ -103,8 +93,9 @@ export async function reindexCollection(
 }
 
 /** Removes a deleted collection's alias and its collections. */
-export async function dropCollection(writer: TypesenseWriter, prefix: string, siteId: string, collection: string) {
-  const alias = aliasOf(prefix, siteId, collection);
+export async function dropCollection(s: TypesenseSync, siteId: string, collection: string) {
+  const { writer } = s;
+  const alias = aliasOf(s.prefix, siteId, collection);
   const { collections } = await writer.listed();
   await writer.dropAlias(alias);
   for (const c of collections) if (isGenerationOf(alias, c)) await writer.dropCollection(c);
@@ -114,7 +105,8 @@ export async function dropCollection(writer: TypesenseWriter, prefix: string, si
  * What the loop makes sure of: every live collection of every site has its alias (indexed afresh when it has none:
  * Typesense newly configured, or emptied), and no alias outlives its collection.
  */
-export async function sweepTypesense(db: Db, writer: TypesenseWriter, prefix: string, now: () => Date) {
+export async function sweepTypesense(s: TypesenseSync) {
+  const { db, writer, prefix } = s;
   const live = await asSystem(db, async (trx) => {
     const r = await sql<{ site_id: string; name: string }>`
       select site_id, name from schema_collections where deleted_at is null order by site_id, name`.execute(trx);
@@ -123,13 +115,12 @@ export async function sweepTypesense(db: Db, writer: TypesenseWriter, prefix: st
   const { aliases } = await writer.listed();
   const wanted = new Set(live.map((c) => aliasOf(prefix, c.site_id, c.name)));
   for (const c of live)
-    if (!aliases.has(aliasOf(prefix, c.site_id, c.name)))
-      await reindexCollection(db, writer, prefix, c.site_id, c.name, now);
+    if (!aliases.has(aliasOf(prefix, c.site_id, c.name))) await reindexCollection(s, c.site_id, c.name);
   for (const alias of aliases.keys()) {
     if (wanted.has(alias)) continue;
     // Only what this instance names: another instance's prefix may begin with ours.
     const parts = aliasParts(prefix, alias);
     if (parts && aliasOf(prefix, parts.siteId, parts.collection) === alias)
-      await dropCollection(writer, prefix, parts.siteId, parts.collection);
+      await dropCollection(s, parts.siteId, parts.collection);
   }
 }

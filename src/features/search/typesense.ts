@@ -8,6 +8,7 @@ import {
   typesenseClient,
   typesenseSearchIndex,
   typesenseWriter,
+  type TypesenseSync,
   type TypesenseWriter,
 } from '../../../projections/search-typesense/index.ts';
 import type { ItemEvent } from '../items/item.events.ts';
@@ -21,6 +22,14 @@ import type { SearchIndex } from './search.types.ts';
  */
 
 type Engine = { index: SearchIndex; writer: TypesenseWriter; prefix: string };
+
+const syncOf = (deps: AppDeps, engine: Engine): TypesenseSync => ({
+  db: deps.db,
+  schemas: deps.schemas,
+  writer: engine.writer,
+  prefix: engine.prefix,
+  now: () => deps.clock.now(),
+});
 const engines = new WeakMap<object, Engine>();
 
 /** The Typesense engine of this configuration, or null when Typesense is not configured. */
@@ -83,17 +92,16 @@ export function indexCommands(e: Indexed): IndexCommand[] {
 
 /** Follows the log (at least once per event; every write reads the item as it is now, so repeats do no harm). */
 export function typesenseIndexer(deps: AppDeps, engine: Engine): Reactor {
-  const now = () => deps.clock.now();
+  const sync = syncOf(deps, engine);
   return defineReactor<Indexed, null, IndexCommand>({
     name: TYPESENSE_INDEXER,
     handles: [...ITEM_TYPES, ...SCHEMA_TYPES],
     load: async () => null,
     react: (e) => indexCommands(e),
     send: async (cmd, e) => {
-      if (cmd.kind === 'item')
-        return indexItem(deps.db, engine.writer, engine.prefix, e.siteId, cmd.collection, cmd.id, now);
-      if (cmd.kind === 'drop') return dropCollection(engine.writer, engine.prefix, e.siteId, cmd.collection);
-      await reindexCollection(deps.db, engine.writer, engine.prefix, e.siteId, cmd.collection, now);
+      if (cmd.kind === 'item') return indexItem(sync, e.siteId, cmd.collection, cmd.id);
+      if (cmd.kind === 'drop') return dropCollection(sync, e.siteId, cmd.collection);
+      await reindexCollection(sync, e.siteId, cmd.collection);
     },
   });
 }
@@ -102,5 +110,5 @@ export function typesenseIndexer(deps: AppDeps, engine: Engine): Reactor {
 export const typesenseSweep = (deps: AppDeps, engine: Engine) => ({
   name: TYPESENSE_SWEEP,
   intervalMs: deps.config.SVC_TYPESENSE_SWEEP_MS,
-  run: () => sweepTypesense(deps.db, engine.writer, engine.prefix, () => deps.clock.now()),
+  run: () => sweepTypesense(syncOf(deps, engine)),
 });
