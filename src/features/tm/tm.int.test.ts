@@ -175,6 +175,16 @@ describe('POST /api/v1/tm/lookup', () => {
     expect(strict.json().data.match).toBeNull();
   });
 
+  it('takes 75 as the threshold when none is given (the spec limit)', async () => {
+    await upsert({ source: 'Please save all your changes now', target: 'Bitte jetzt alles speichern' });
+    const ask = (query: string, more: object = {}) =>
+      call('POST', '/api/v1/tm/lookup', { query, sourceLang: 'en', targetLang: 'de', ...more });
+    // 8 of 32 characters away: 75, a match; 9 away: 72, none unless the threshold is lowered.
+    expect((await ask('Please save all your cha')).json().data.match).toMatchObject({ score: 75 });
+    expect((await ask('Please save all your ch')).json().data.match).toBeNull();
+    expect((await ask('Please save all your ch', { threshold: 70 })).json().data.match).toMatchObject({ score: 72 });
+  });
+
   it('answers null against an empty memory and for another language pair', async () => {
     const res = await call('POST', '/api/v1/tm/lookup', { query: 'Anything', sourceLang: 'ja', targetLang: 'ko' });
     expect(res.statusCode).toBe(200);
