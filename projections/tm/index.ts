@@ -5,6 +5,7 @@
 export { tmProjector } from './tm.projector.ts';
 export {
   entryCandidates,
+  trigramFloor,
   entryIdsByKey,
   entryKeyString,
   entryPage,

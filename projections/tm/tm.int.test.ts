@@ -1,8 +1,11 @@
+import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/kernel/db/database.ts';
 import { extensionSchema } from '../../src/kernel/db/migrate.ts';
 import { normaliseText } from '../../src/features/tm/tm.types.ts';
+import { matchScore } from '../../src/features/tm/tm.match.ts';
+import { trigramFloor } from './tm.queries.ts';
 import { createTestApp, type TestApp } from '../../test/setup/app.ts';
 
 /** The translation-memory read model is the log's, and its lookup candidates come through the trigram index. */
@@ -94,5 +97,42 @@ describe('tm read model', () => {
       payload: { query: 'Charlie echo sentence numbr 12', sourceLang: 'en', targetLang: 'de' },
     });
     expect(res.json().data.match).toMatchObject({ source: 'charlie echo sentence number 12', score: 97 });
+  });
+
+  it('sets the trigram floor from the lookup threshold: 0.3 for low ones, rising with it', () => {
+    expect([0, 50, 60].map(trigramFloor)).toEqual([0.3, 0.3, 0.3]);
+    expect(trigramFloor(75)).toBe(0.38);
+    expect(trigramFloor(100)).toBeLessThan(0.9);
+    for (let th = 1; th <= 100; th++) expect(trigramFloor(th)).toBeGreaterThanOrEqual(trigramFloor(th - 1));
+  });
+
+  it('keeps every near miss of a sentence (a word edited or replaced) over the floor of its score', async () => {
+    const vocabulary = fc.constantFrom(...words, 'sentence', 'number', 'the', 'of', 'report', 'council', 'approved');
+    const edit = fc.record({
+      sentence: fc.uniqueArray(vocabulary, { minLength: 5, maxLength: 14 }),
+      at: fc.nat(),
+      replacement: fc.oneof(vocabulary, fc.stringMatching(/^[a-z]{2,9}$/)),
+      drop: fc.boolean(),
+    });
+    const pairs = fc.sample(edit, { numRuns: 2000, seed: 1989 }).map(({ sentence, at, replacement, drop }) => {
+      const edited = [...sentence];
+      const i = at % edited.length;
+      const w = edited[i]!;
+      edited[i] = drop && w.length > 3 ? w.slice(0, 1) + w.slice(2) : replacement;
+      return [sentence.join(' '), edited.join(' ')] as const;
+    });
+    const owner = t.deps.database.owner as Kysely<DB>;
+    const ext = sql.id(await extensionSchema(owner, 'pg_trgm'));
+    const r = await sql<{ a: string; b: string; sim: number }>`
+      select a, b, ${ext}.similarity(a, b) as sim
+      from unnest(${pairs.map((p) => p[0])}::text[], ${pairs.map((p) => p[1])}::text[]) as k(a, b)`.execute(owner);
+    let scored = 0;
+    for (const row of r.rows) {
+      const score = matchScore(row.a, row.b);
+      if (score < 60) continue;
+      scored++;
+      expect(row.sim, `${row.a} → ${row.b} (score ${score})`).toBeGreaterThanOrEqual(trigramFloor(score));
+    }
+    expect(scored).toBeGreaterThan(1000);
   });
 });

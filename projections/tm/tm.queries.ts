@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
 import { extensionSchema } from '../../src/kernel/db/migrate.ts';
+import { withSite } from '../../src/kernel/tenancy/site.ts';
 import type { EntrySource, TmEntryRecord } from '../../src/features/tm/tm.types.ts';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -144,34 +145,62 @@ export function trigramSchema(db: Kysely<DB>): Promise<string> {
 }
 
 /**
+ * The trigram similarity (pg_trgm's `%` threshold) under which an entry is not a candidate for a lookup at
+ * `threshold` (0–100, the edit-distance score). A score S (edits ≤ (1 − S) × the longer length) in one run of
+ * changed characters — a word edited or replaced, how near misses look — keeps about S / (2 − S) of the trigrams; the
+ * floor sits 0.21 under that, since a word costs its trigrams whole, and never under pg_trgm's default of 0.3, which
+ * bounds the work of low thresholds. At the default 75 it is 0.38: the rows ranked per lookup drop from thousands to
+ * a few hundred for the same matches (docs/benchmarks.md, bench:search-tm). A short sentence that repeats its words
+ * can fall under it (its trigram set is smaller than its length suggests).
+ */
+export function trigramFloor(threshold: number): number {
+  const s = Math.min(1, Math.max(0, (threshold - 0.5) / 100));
+  return Math.max(0.3, Math.round((s / (2 - s) - 0.21) * 100) / 100);
+}
+
+/**
  * Lookup candidates of a language pair: the entry with exactly this normalised source, and the `limit` entries
- * most similar by trigrams among those pg_trgm's `%` operator finds through the GIN index (its similarity
- * threshold, 0.3 by default). Operators and functions are qualified by the extension's schema.
+ * most similar by trigrams among those pg_trgm's `%` operator finds through the GIN index at `trigramFloor`. The
+ * threshold is a transaction-local setting, so both run in one transaction under the site. Operators and functions
+ * are qualified by the extension's schema.
  */
 export async function entryCandidates(
   db: Db,
   siteId: string,
-  q: { sourceLang: string; targetLang: string; normalised: string; hash: string; limit: number; trgm: string },
+  q: {
+    sourceLang: string;
+    targetLang: string;
+    normalised: string;
+    hash: string;
+    limit: number;
+    trgm: string;
+    threshold: number;
+  },
 ): Promise<Candidate[]> {
   const ext = sql.id(q.trgm);
-  const pair = db
-    .selectFrom('tm_entries')
-    .select([...COLUMNS, 'norm_source'])
-    .where('site_id', '=', siteId)
-    .where('source_lang', '=', q.sourceLang)
-    .where('target_lang', '=', q.targetLang);
-  const [exact, similar] = await Promise.all([
-    pair.where('source_hash', '=', q.hash).execute(),
-    pair
+  const run = async (trx: Db) => {
+    await sql`select set_config('pg_trgm.similarity_threshold', ${String(trigramFloor(q.threshold))}, true)`.execute(
+      trx,
+    );
+    const pair = trx
+      .selectFrom('tm_entries')
+      .select([...COLUMNS, 'norm_source'])
+      .where('site_id', '=', siteId)
+      .where('source_lang', '=', q.sourceLang)
+      .where('target_lang', '=', q.targetLang);
+    const exact = await pair.where('source_hash', '=', q.hash).execute();
+    const similar = await pair
       .where(sql<boolean>`norm_source operator(${ext}.%) ${q.normalised}`)
       .orderBy(sql`${ext}.similarity(norm_source, ${q.normalised})`, 'desc')
       .orderBy('entry_id')
       .limit(q.limit)
-      .execute(),
-  ]);
+      .execute();
+    return [...exact, ...similar];
+  };
+  const rows = db.isTransaction ? await run(db) : await withSite(db as Kysely<DB>, siteId, run);
   const seen = new Set<string>();
   const out: Candidate[] = [];
-  for (const r of [...exact, ...similar]) {
+  for (const r of rows) {
     if (seen.has(r.entry_id)) continue;
     seen.add(r.entry_id);
     out.push({ entry: toEntry(r), normalised: r.norm_source });

@@ -1,5 +1,4 @@
 import type { AppDeps } from '../../deps.ts';
-import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { entryCandidates, trigramSchema } from '../../../projections/tm/index.ts';
 import { bestMatch, type TmMatch } from './tm.match.ts';
 import { normaliseText, textHash } from './tm.types.ts';
@@ -18,15 +17,14 @@ export async function lookupMatch(
   const normalised = normaliseText(q.query);
   if (!normalised) return null;
   const trgm = await trigramSchema(deps.db);
-  const candidates = await readAsSite(deps.db, siteId, (db) =>
-    entryCandidates(db, siteId, {
-      sourceLang: q.sourceLang,
-      targetLang: q.targetLang,
-      normalised,
-      hash: textHash(normalised),
-      limit: CANDIDATES,
-      trgm,
-    }),
-  );
+  const candidates = await entryCandidates(deps.db, siteId, {
+    sourceLang: q.sourceLang,
+    targetLang: q.targetLang,
+    normalised,
+    hash: textHash(normalised),
+    limit: CANDIDATES,
+    trgm,
+    threshold: q.threshold,
+  });
   return bestMatch(normalised, candidates, q.threshold);
 }
