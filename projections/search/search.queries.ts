@@ -91,7 +91,9 @@ const HEADLINE = `StartSel="${MARK_START}", StopSel="${MARK_STOP}", MaxWords=25,
 /**
  * The matched fields of the page's hits around their matches. ts_headline finds words by the query's lexemes, which
  * are unaccented: so the words of the text whose unaccented form is one of the query's (positive) words are looked
- * up first, and the original text is highlighted with those words as written (`ha noi` marks `Hà Nội`).
+ * up first, among the distinct lexemes of the stored vector as written (`tsv_exact`: the same words ts_headline's
+ * parser sees, already parsed), and the original text is highlighted with those words as written (`ha noi` marks
+ * `Hà Nội`).
  */
 async function highlights(db: Db, siteId: string, q: string, hits: HitRow[]) {
   const out = new Map<string, SearchHighlight[]>();
@@ -109,8 +111,8 @@ async function highlights(db: Db, siteId: string, q: string, hits: HitRow[]) {
       on s.collection = k.collection and s.item_id = k.item_id and s.field = k.field
     cross join terms
     cross join lateral (
-      select websearch_to_tsquery('simple', string_agg(distinct lexeme, ' or ')) as q
-      from ts_debug('simple', left(s.text, ${HIGHLIGHT_CHARS})) d, unnest(d.lexemes) as lexeme
+      select websearch_to_tsquery('simple', string_agg(lexeme, ' or ')) as q
+      from unnest(tsvector_to_array(s.tsv_exact)) as lexeme
       where svc_unaccent(lexeme) = any(terms.lx)
     ) h
     where s.site_id = ${siteId}
