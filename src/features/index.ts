@@ -25,6 +25,7 @@ import { flowsFeature } from './flows/index.ts';
 import { presetsFeature } from './presets/index.ts';
 import { searchFeature } from './search/index.ts';
 import { tmFeature } from './tm/index.ts';
+import { notificationsFeature } from './notifications/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -54,6 +55,7 @@ export const features: Feature[] = [
   presetsFeature,
   searchFeature,
   tmFeature,
+  notificationsFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -33,6 +33,12 @@ export {
   type OperationSpec,
 } from './operations/registry.ts';
 export { flowGuard } from './flow.guard.ts';
+export {
+  flowRunStream,
+  type FlowRunFailed,
+  type FlowRunStarted,
+  type FlowRunSucceeded,
+} from './runs/flow-run.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(flowsRoutes, deps);

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import { siteOf } from '../../../kernel/http/access.ts';
+import { actorRef } from '../../../kernel/auth/actor.ts';
+import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findFlowRun, listFlowRuns } from '../../../../projections/flow-runs/index.ts';
@@ -71,6 +72,7 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         flowVersion,
         runId: req.params.runId,
         ...(fromStep ? { fromStep } : {}),
+        startedBy: actorRef(actorOf(req)),
         now: deps.clock.now(),
       });
       reply.status(202);
@@ -130,6 +132,7 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         flowVersion: version,
         trigger: 'manual',
         input,
+        startedBy: actorRef(actorOf(req)),
         now,
       });
       reply.status(202);

@@ -32,6 +32,7 @@ export interface StartRun {
   /** A run id fixed by its cause (a schedule's firing, an event, a parent step): started at most once. */
   runId?: string;
   retryOf?: FlowRunStarted['data']['retryOf'];
+  startedBy?: FlowRunStarted['data']['startedBy'];
   causationId?: string | null;
   now: Date;
 }
@@ -55,6 +56,7 @@ export async function startRun(
     input: s.input ?? null,
     depth: s.depth ?? 0,
     ...(s.retryOf ? { retryOf: s.retryOf } : {}),
+    ...(s.startedBy ? { startedBy: s.startedBy } : {}),
     at: s.now.toISOString(),
   };
   const metadata = runMetadata(s.siteId, s.flow.id, runId, s.now, s.causationId ?? null);

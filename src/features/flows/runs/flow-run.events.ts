@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../kernel/es/event.ts';
+import type { ActorRef, DomainEvent } from '../../../kernel/es/event.ts';
 import type { EdgeKind, FlowGraph } from '../flow.events.ts';
 
 /** What started a run: a person (manual), a webhook call, the schedule, an event of the log, or another flow. */
@@ -33,6 +33,8 @@ export type FlowRunStarted = DomainEvent<
     depth: number;
     /** A retry: the run it re-runs and the node it starts from (the earlier steps' outputs are carried over). */
     retryOf?: { runId: string; fromStep: string; outputs: [string, unknown][] } | null;
+    /** The person who started it by hand or retried it (absent for the other triggers, and on older runs). */
+    startedBy?: ActorRef | null;
     at: string;
   }
 >;

@@ -1,4 +1,5 @@
 import type { AppDeps } from '../../../deps.ts';
+import type { ActorRef } from '../../../kernel/es/event.ts';
 import { entryNodes } from '../flow-graph.ts';
 import type { FlowEntry } from '../flow.decider.ts';
 import { FlowRunNotFound, RunRequestInvalid } from '../flow.errors.ts';
@@ -14,7 +15,15 @@ import { evolveRun, initialRunState } from './flow-run.state.ts';
  */
 export async function retryRun(
   deps: AppDeps,
-  input: { siteId: string; flow: FlowEntry; flowVersion: number; runId: string; fromStep?: string; now: Date },
+  input: {
+    siteId: string;
+    flow: FlowEntry;
+    flowVersion: number;
+    runId: string;
+    fromStep?: string;
+    startedBy?: ActorRef | null;
+    now: Date;
+  },
 ): Promise<string> {
   let state = initialRunState();
   const carried: [string, unknown][] = [];
@@ -48,6 +57,7 @@ export async function retryRun(
     input: state.input,
     depth: state.depth,
     retryOf: { runId: input.runId, fromStep, outputs },
+    startedBy: input.startedBy ?? null,
     now: input.now,
   });
   return runId;

@@ -1,0 +1,135 @@
+import type { Db } from '../../src/kernel/db/database.ts';
+import type { NotificationKind, Recipient, Severity } from '../../src/features/notifications/notifications.events.ts';
+
+/** Whose notifications a caller sees: their own, their role chain's, and the admins' when they are a site admin. */
+export interface InboxViewer {
+  userId: string;
+  roles: readonly string[];
+  admin: boolean;
+}
+
+/** A notification as the inbox shows it: the spec's payload, its recipient, and whether the caller handled it. */
+export interface NotificationRecord {
+  id: string;
+  kind: NotificationKind;
+  severity: Severity;
+  title: string;
+  body: string;
+  deepLink: string | null;
+  entityId: string | null;
+  ts: string;
+  recipient: Recipient;
+  handled: boolean;
+  handledAt: string | null;
+  /** The place in the log it was raised at (a realtime client resumes after it). */
+  seq: string;
+}
+
+/** The caller's notifications: their own, their role chain's, and the admins' when they are a site admin. */
+const base = (db: Db, siteId: string, v: InboxViewer) =>
+  db
+    .selectFrom('notifications as n')
+    .leftJoin('notification_receipts as r', (j) =>
+      j
+        .onRef('r.site_id', '=', 'n.site_id')
+        .onRef('r.notification_id', '=', 'n.notification_id')
+        .on('r.user_id', '=', v.userId),
+    )
+    .where('n.site_id', '=', siteId)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('n.recipient_type', '=', 'user'), eb('n.recipient_id', '=', v.userId)]),
+        ...(v.roles.length
+          ? [eb.and([eb('n.recipient_type', '=', 'role'), eb('n.recipient_id', 'in', [...v.roles])])]
+          : []),
+        ...(v.admin ? [eb('n.recipient_type', '=', 'admins')] : []),
+      ]),
+    );
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+
+type Row = {
+  notification_id: string;
+  kind: NotificationKind;
+  severity: Severity;
+  title: string;
+  body: string;
+  deep_link: string | null;
+  entity_id: string | null;
+  recipient_type: 'user' | 'role' | 'admins';
+  recipient_id: string | null;
+  ts: Date;
+  seq: string;
+  handled_at: Date | null;
+};
+
+const COLUMNS = [
+  'n.notification_id',
+  'n.kind',
+  'n.severity',
+  'n.title',
+  'n.body',
+  'n.deep_link',
+  'n.entity_id',
+  'n.recipient_type',
+  'n.recipient_id',
+  'n.ts',
+  'n.seq',
+  'r.handled_at',
+] as const;
+
+const toRecord = (r: Row): NotificationRecord => ({
+  id: r.notification_id,
+  kind: r.kind,
+  severity: r.severity,
+  title: r.title,
+  body: r.body,
+  deepLink: r.deep_link,
+  entityId: r.entity_id,
+  ts: iso(r.ts),
+  recipient: r.recipient_type === 'admins' ? { type: 'admins' } : { type: r.recipient_type, id: r.recipient_id ?? '' },
+  handled: r.handled_at !== null,
+  handledAt: r.handled_at === null ? null : iso(r.handled_at),
+  seq: String(r.seq),
+});
+
+/** A page of the caller's inbox, newest first, and how many match. */
+export async function listInbox(
+  db: Db,
+  siteId: string,
+  v: InboxViewer,
+  q: { unhandled: boolean; limit: number; offset: number },
+): Promise<{ rows: NotificationRecord[]; total: number }> {
+  let query = base(db, siteId, v);
+  if (q.unhandled) query = query.where('r.handled_at', 'is', null);
+  const [rows, count] = await Promise.all([
+    query.select(COLUMNS).orderBy('n.seq', 'desc').limit(q.limit).offset(q.offset).execute(),
+    query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: (rows as Row[]).map(toRecord), total: Number(count.n) };
+}
+
+/** One notification of the caller's inbox, or null (another's, another site's, or none). */
+export async function findInboxEntry(
+  db: Db,
+  siteId: string,
+  v: InboxViewer,
+  notificationId: string,
+): Promise<NotificationRecord | null> {
+  const row = await base(db, siteId, v)
+    .select(COLUMNS)
+    .where('n.notification_id', '=', notificationId)
+    .executeTakeFirst();
+  return row ? toRecord(row as Row) : null;
+}
+
+/** The ids of the caller's unhandled notifications, oldest first, at most `limit`. */
+export async function unhandledIds(db: Db, siteId: string, v: InboxViewer, limit: number): Promise<string[]> {
+  const rows = await base(db, siteId, v)
+    .select('n.notification_id')
+    .where('r.handled_at', 'is', null)
+    .orderBy('n.seq')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.notification_id);
+}

@@ -1,0 +1,15 @@
+import type { Feature } from '../../deps.ts';
+import { notificationsProjector } from '../../../projections/notifications/index.ts';
+import { notificationsRoutes } from './http/notifications.routes.ts';
+import { notificationProducer } from './notifications.producers.ts';
+
+/** Notifications: raised by producers (flow runs, release publishes, `notify`), kept in each user's inbox. */
+export const notificationsFeature: Feature = {
+  name: 'notifications',
+  projectors: [notificationsProjector],
+  routes: notificationsRoutes,
+  reactors: (deps) => [notificationProducer(deps)],
+};
+
+export { notify, type NotifyInput } from './notifications.commands.ts';
+export type { NotificationKind, Recipient, Severity } from './notifications.events.ts';
