@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { loadKeyring, type Keyring } from './kernel/crypto/keyring.ts';
+import { readVapid, type Vapid } from './kernel/push/vapid.ts';
 import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS } from './kernel/retention.ts';
 
 const bool = (d: boolean) =>
@@ -131,6 +132,12 @@ const EnvSchema = z.object({
   /** Runs of one site the flow worker advances at once (the others wait for the next round). */
   SVC_FLOW_SITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** The machine-translation provider behind POST /api/v1/tm/translate; unset: none (memory and glossary only). */
+  /** Web Push (RFC 8292): the one key pair of the instance and its contact; all three or none (kernel/push/vapid.ts). */
+  VAPID_PUBLIC_KEY: z.string().optional(),
+  VAPID_PRIVATE_KEY: z.string().optional(),
+  VAPID_SUBJECT: z.string().optional(),
+  /** Lets push endpoints be on private or loopback addresses (a push service of one's own; tests). */
+  SVC_PUSH_ALLOW_PRIVATE: bool(false),
   SVC_TRANSLATE_PROVIDER: z.enum(['deepl', 'libretranslate']).optional(),
   /** The provider's base URL (DeepL: https://api.deepl.com or https://api-free.deepl.com; LibreTranslate: its server). */
   SVC_TRANSLATE_URL: z
@@ -207,7 +214,7 @@ const EnvSchema = z.object({
   FILE_UPLOAD_ALLOWED_EXTENSIONS: z.string().optional(),
 });
 
-export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring };
+export type Config = z.infer<typeof EnvSchema> & { keyring: Keyring; vapid: Vapid | null };
 
 /** Reads the environment once; a bad value stops the start with a message naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -234,10 +241,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   const translation = translationProblem(r.data);
   if (translation) throw new Error(`invalid configuration:\n  ${translation}`);
+  const { vapid, problem: vapidProblem } = readVapid(r.data);
+  if (vapidProblem) throw new Error(`invalid configuration:\n  ${vapidProblem}`);
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {
-    return { ...r.data, keyring: loadKeyring(env) };
+    return { ...r.data, keyring: loadKeyring(env), vapid };
   } catch (err) {
     throw new Error(`invalid configuration:\n  ${(err as Error).message}`);
   }
