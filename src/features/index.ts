@@ -26,6 +26,7 @@ import { presetsFeature } from './presets/index.ts';
 import { searchFeature } from './search/index.ts';
 import { tmFeature } from './tm/index.ts';
 import { notificationsFeature } from './notifications/index.ts';
+import { pushFeature } from './push/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -56,6 +57,7 @@ export const features: Feature[] = [
   searchFeature,
   tmFeature,
   notificationsFeature,
+  pushFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+import { base64url, isP256Point } from '../../../kernel/push/vapid.ts';
+
+/** The Push API's subscription JSON: the endpoint and the browser's keys (base64url). */
+export const SubscriptionBody = z
+  .object({
+    endpoint: z.string().min(1).max(2048),
+    keys: z
+      .object({
+        p256dh: z
+          .string()
+          .max(200)
+          .refine((v) => isP256Point(base64url(v)), 'base64url of a 65-byte uncompressed P-256 point'),
+        auth: z
+          .string()
+          .max(100)
+          .refine((v) => base64url(v)?.length === 16, 'base64url of 16 bytes'),
+      })
+      .strict(),
+    expirationTime: z.number().nullable().optional().describe('As the Push API gives it; not used'),
+  })
+  .strict();
+export const EndpointBody = z.object({ endpoint: z.string().min(1).max(2048) }).strict();
+
+export const SubscriptionAnswer = z
+  .object({ id: z.string(), endpoint: z.string(), userId: z.string() })
+  .meta({ id: 'PushSubscription' });
+export const VapidKeyAnswer = z.object({ publicKey: z.string() });
+export const PushStatusAnswer = z.object({
+  vapidConfigured: z.boolean(),
+  realtimeAvailable: z.boolean(),
+  subscriptions: z.number().int().describe("The site's subscriptions (site admins), else the caller's own"),
+});

@@ -1,0 +1,67 @@
+import { isIP } from 'node:net';
+import type { AppDeps } from '../../deps.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { isPublicAddress } from '../../kernel/net/address-policy.ts';
+import { pushSubscriptionDecider } from './push.decider.ts';
+import { InvalidPushEndpoint } from './push.errors.ts';
+import { pushSubscriptionStream, subscriptionId, type PushKeys } from './push.events.ts';
+
+type Deps = Pick<AppDeps, 'store' | 'config'>;
+type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata'>;
+
+/**
+ * An endpoint a push may be sent to: https, no credentials, and (unless SVC_PUSH_ALLOW_PRIVATE) not a private,
+ * loopback or link-local address written as such. Names are resolved and checked again at every send.
+ */
+export function checkEndpoint(endpoint: string, allowPrivate: boolean): void {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new InvalidPushEndpoint({ reason: 'not_a_url' });
+  }
+  if (url.protocol !== 'https:') throw new InvalidPushEndpoint({ reason: 'not_https' });
+  if (url.username || url.password) throw new InvalidPushEndpoint({ reason: 'credentials' });
+  if (allowPrivate) return;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) && !isPublicAddress(host)))
+    throw new InvalidPushEndpoint({ reason: 'private_address' });
+}
+
+/** Saves the caller's browser's subscription on the site (the same endpoint moves to the caller, keys renewed). */
+export async function saveSubscription(
+  deps: Deps,
+  ctx: Ctx,
+  input: { userId: string; endpoint: string; keys: PushKeys },
+): Promise<{ id: string; created: boolean }> {
+  checkEndpoint(input.endpoint, deps.config.SVC_PUSH_ALLOW_PRIVATE);
+  const id = subscriptionId(ctx.siteId, input.endpoint);
+  const r = await handleCommand(
+    deps.store,
+    pushSubscriptionDecider,
+    pushSubscriptionStream(ctx.siteId, id),
+    { type: 'SaveSubscription', data: { subscriptionId: id, ...input, now: ctx.now.toISOString() } },
+    { metadata: ctx.metadata },
+  );
+  return { id, created: r.events.length > 0 && r.version === r.events.length };
+}
+
+/** Removes the caller's own subscription of that endpoint (404 when they have none there). */
+export async function removeSubscription(
+  deps: Deps,
+  ctx: Ctx,
+  input: { userId: string; endpoint: string },
+): Promise<void> {
+  const id = subscriptionId(ctx.siteId, input.endpoint);
+  await handleCommand(
+    deps.store,
+    pushSubscriptionDecider,
+    pushSubscriptionStream(ctx.siteId, id),
+    {
+      type: 'RemoveSubscription',
+      data: { subscriptionId: id, userId: input.userId, reason: 'unsubscribed', now: ctx.now.toISOString() },
+    },
+    { metadata: ctx.metadata },
+  );
+}
