@@ -138,6 +138,12 @@ const EnvSchema = z.object({
   VAPID_SUBJECT: z.string().optional(),
   /** Lets push endpoints be on private or loopback addresses (a push service of one's own; tests). */
   SVC_PUSH_ALLOW_PRIVATE: bool(false),
+  /** A PEM file of certificate authorities trusted for push endpoints instead of the system's (a private service). */
+  SVC_PUSH_CA_FILE: z.string().min(1).optional(),
+  /** Bounds each push request, connect included. */
+  SVC_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Push requests in flight at once per fan-out. */
+  SVC_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
   SVC_TRANSLATE_PROVIDER: z.enum(['deepl', 'libretranslate']).optional(),
   /** The provider's base URL (DeepL: https://api.deepl.com or https://api-free.deepl.com; LibreTranslate: its server). */
   SVC_TRANSLATE_URL: z

@@ -12,4 +12,12 @@ export const notificationsFeature: Feature = {
 };
 
 export { notify, type NotifyInput } from './notifications.commands.ts';
-export type { NotificationKind, Recipient, Severity } from './notifications.events.ts';
+export {
+  payloadOf,
+  type NotificationKind,
+  type NotificationPayload,
+  type NotificationRaised,
+  type Recipient,
+  type Severity,
+} from './notifications.events.ts';
+export { receives, standingOf, type Standing } from './notifications.guard.ts';

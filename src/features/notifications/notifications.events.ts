@@ -40,3 +40,21 @@ export const notificationStream = (siteId: string, notificationId: string) =>
   `${siteId}/notification/${notificationId}`;
 /** One inbox stream per user and site: what they handled. */
 export const inboxStream = (siteId: string, userId: string) => `${siteId}/inbox/${userId}`;
+
+/** The spec's notification payload: what the inbox, realtime frames and Web Push all carry. */
+export interface NotificationPayload extends NotificationContent {
+  id: string;
+  ts: string;
+}
+
+/** The payload of a raised notification. */
+export const payloadOf = (d: NotificationRaised['data']): NotificationPayload => ({
+  id: d.notificationId,
+  kind: d.kind,
+  severity: d.severity,
+  title: d.title,
+  body: d.body,
+  deepLink: d.deepLink,
+  entityId: d.entityId,
+  ts: d.at,
+});

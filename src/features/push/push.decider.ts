@@ -11,8 +11,17 @@ export type PushCommand =
     }
   | {
       type: 'RemoveSubscription';
-      /** `userId`: only that user's subscription (an unsubscribe); null: whoever's (the push service's answer). */
-      data: { subscriptionId: string; userId: string | null; reason: 'unsubscribed' | 'gone'; now: string };
+      /**
+       * `userId`: only that user's subscription (an unsubscribe); null: whoever's (the push service's answer).
+       * `ifKeys`: only while the subscription still has the keys a push went out with (not one saved again since).
+       */
+      data: {
+        subscriptionId: string;
+        userId: string | null;
+        reason: 'unsubscribed' | 'gone';
+        ifKeys?: PushKeys;
+        now: string;
+      };
     };
 
 /**
@@ -36,6 +45,7 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushCommand
           if (d.reason === 'gone') return [];
           throw new PushSubscriptionNotFound({});
         }
+        if (d.ifKeys && (d.ifKeys.p256dh !== s.keys.p256dh || d.ifKeys.auth !== s.keys.auth)) return [];
         return [
           { type: 'PushSubscriptionRemoved', data: { subscriptionId: d.subscriptionId, reason: d.reason, at: d.now } },
         ];

@@ -15,7 +15,9 @@ export interface OutboundOptions {
   maxBytes?: number;
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
+  /** Certificate authorities (PEM) trusted for this request instead of the system's (a private push service). */
+  ca?: string | Buffer;
 }
 
 export interface OutboundResponse {
@@ -97,6 +99,7 @@ export async function outboundRequest(raw: string, opts: OutboundOptions = {}): 
         headers: { 'user-agent': 'content-service', ...opts.headers },
         lookup,
         signal: deadline,
+        ...(opts.ca && url.protocol === 'https:' ? { ca: opts.ca } : {}),
       },
       (res) => {
         const status = res.statusCode ?? 0;

@@ -7,10 +7,13 @@ import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { countSubscriptions } from '../../../../projections/push-subscriptions/index.ts';
 import { removeSubscription, saveSubscription } from '../push.commands.ts';
+import { siteSubscriptions } from '../push.fanout.ts';
+import { dispatch } from '../push.sender.ts';
 import { PushNeedsUser, PushNotConfigured } from '../push.errors.ts';
 import {
   EndpointBody,
   PushStatusAnswer,
+  PushTestAnswer,
   SubscriptionAnswer,
   SubscriptionBody,
   VapidKeyAnswer,
@@ -98,6 +101,44 @@ export const pushRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const userId = userOf(req);
       await removeSubscription(deps, commandContext(req, deps.clock), { userId, endpoint: req.body.endpoint });
       return reply.status(204).send();
+    },
+  );
+
+  app.post(
+    `${BASE}/test`,
+    {
+      schema: {
+        tags,
+        summary: "Send a test notification to the site's subscribed browsers now (site admins); the dispatch summary",
+        response: { 200: dataEnvelope(PushTestAnswer) },
+      },
+    },
+    async (req) => {
+      deps.authorizer.requireSiteAdmin(req);
+      const ctx = commandContext(req, deps.clock);
+      const payload = {
+        id: `test-${ctx.metadata.correlationId}`,
+        kind: 'run' as const,
+        severity: 'info' as const,
+        title: 'Test notification',
+        body: 'Web Push reaches this browser.',
+        deepLink: null,
+        entityId: null,
+        ts: ctx.now.toISOString(),
+      };
+      if (!deps.config.vapid)
+        return {
+          data: {
+            payload,
+            push: { configured: false, attempted: 0, delivered: 0, gone: 0, failed: 0 },
+            realtime: { available: false, delivered: 0 },
+          },
+        };
+      const targets = await siteSubscriptions(deps, ctx.siteId, null);
+      const summary = await dispatch(deps, ctx.siteId, targets, JSON.stringify(payload), ctx.metadata);
+      return {
+        data: { payload, push: { configured: true, ...summary }, realtime: { available: false, delivered: 0 } },
+      };
     },
   );
 };

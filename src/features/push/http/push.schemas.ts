@@ -31,3 +31,24 @@ export const PushStatusAnswer = z.object({
   realtimeAvailable: z.boolean(),
   subscriptions: z.number().int().describe("The site's subscriptions (site admins), else the caller's own"),
 });
+
+export const PushTestAnswer = z.object({
+  payload: z.object({
+    id: z.string(),
+    kind: z.string(),
+    severity: z.string(),
+    title: z.string(),
+    body: z.string(),
+    deepLink: z.string().nullable(),
+    entityId: z.string().nullable(),
+    ts: z.string(),
+  }),
+  push: z.object({
+    configured: z.boolean(),
+    attempted: z.number().int(),
+    delivered: z.number().int(),
+    gone: z.number().int().describe('Endpoints the push service called gone (404, 410), removed'),
+    failed: z.number().int(),
+  }),
+  realtime: z.object({ available: z.boolean(), delivered: z.number().int() }),
+});
