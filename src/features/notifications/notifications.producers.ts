@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
-import type { EventMetadata, StoredEvent } from '../../kernel/es/event.ts';
+import type { StoredEvent } from '../../kernel/es/event.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
-import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
+import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findFlow } from '../../../projections/flows/index.ts';
 import { findRelease } from '../../../projections/releases/index.ts';
@@ -130,15 +130,11 @@ export function notificationProducer(deps: AppDeps): Reactor {
       return { name: release?.name ?? null, flowId: null, startedBy: null };
     },
     react: notificationsOf,
-    send: (draft, e) => notify(deps, { ...draft, siteId: e.siteId, metadata: producerMetadata(deps, e) }),
+    send: (draft, e) =>
+      notify(deps, {
+        ...draft,
+        siteId: e.siteId,
+        metadata: reactionMetadata(e, { type: 'system', id: NOTIFICATION_PRODUCER }, deps.clock.now()),
+      }),
   });
 }
-
-const producerMetadata = (deps: AppDeps, e: StoredEvent): EventMetadata => ({
-  siteId: e.siteId,
-  actor: { type: 'system', id: NOTIFICATION_PRODUCER },
-  correlationId: e.metadata.correlationId,
-  causationId: e.eventId,
-  requestId: null,
-  occurredAt: deps.clock.now().toISOString(),
-});

@@ -1,7 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
-import type { EventMetadata, StoredEvent } from '../../kernel/es/event.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
-import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
+import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { subscriptionPage, type PushSubscriptionRecord } from '../../../projections/push-subscriptions/index.ts';
 import { payloadOf, receives, standingOf, type NotificationRaised, type Standing } from '../notifications/index.ts';
@@ -40,15 +39,6 @@ async function targetsOf(deps: AppDeps, e: StoredEventOf<NotificationRaised>): P
   return out;
 }
 
-const fanoutMetadata = (deps: AppDeps, e: StoredEvent): EventMetadata => ({
-  siteId: e.siteId,
-  actor: { type: 'system', id: PUSH_FANOUT },
-  correlationId: e.metadata.correlationId,
-  causationId: e.eventId,
-  requestId: null,
-  occurredAt: deps.clock.now().toISOString(),
-});
-
 /**
  * Web Push of each raised notification to the browsers of its recipients on that site: a process manager off the
  * log, so it never blocks or fails the request behind the notification. Without VAPID keys it sends nothing.
@@ -60,7 +50,8 @@ export function pushFanout(deps: AppDeps): Reactor {
     load: async (e) => (deps.config.vapid ? targetsOf(deps, e) : []),
     react: (e, targets) => (targets.length ? [{ payload: JSON.stringify(payloadOf(e.data)), targets }] : []),
     send: async (c, e) => {
-      await dispatch(deps, e.siteId, c.targets, c.payload, fanoutMetadata(deps, e));
+      const metadata = reactionMetadata(e, { type: 'system', id: PUSH_FANOUT }, deps.clock.now());
+      await dispatch(deps, e.siteId, c.targets, c.payload, metadata);
     },
   });
 }

@@ -3,7 +3,7 @@ import { concernsRestricted } from '../consents/index.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
-import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
+import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
 import { matches, outgoing, SOURCE_EVENT_TYPES, type Outgoing, type SourceEvent } from './webhook-payload.ts';
 import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
@@ -54,14 +54,8 @@ export function touchesRestricted(deps: AppDeps, e: StoredEventOf<SourceEvent>):
   return concernsRestricted(deps, e.siteId, e.metadata.actor, { collection: e.data.collection, id: e.data.id });
 }
 
-const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata => ({
-  siteId: e.siteId,
-  actor: { type: 'system', id: WEBHOOK_DISPATCHER },
-  correlationId: e.metadata.correlationId,
-  causationId: e.eventId,
-  requestId: null,
-  occurredAt,
-});
+const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): EventMetadata =>
+  reactionMetadata(e, { type: 'system', id: WEBHOOK_DISPATCHER }, new Date(occurredAt));
 
 /**
  * The webhook dispatcher: records a delivery of each item change and release publish for every webhook of the

@@ -1,4 +1,4 @@
-import type { DomainEvent, StoredEvent } from './event.ts';
+import type { ActorRef, DomainEvent, EventMetadata, StoredEvent } from './event.ts';
 import type { StoredEventOf } from './projector.ts';
 
 /**
@@ -45,3 +45,16 @@ export function defineReactor<E extends DomainEvent = never, S = unknown, C = un
     },
   };
 }
+
+/**
+ * The metadata of what a reactor writes in answer to an event: its own actor, the event's correlation, caused by
+ * that event, at `now`.
+ */
+export const reactionMetadata = (e: StoredEvent, actor: ActorRef, now: Date): EventMetadata => ({
+  siteId: e.siteId,
+  actor,
+  correlationId: e.metadata.correlationId,
+  causationId: e.eventId,
+  requestId: null,
+  occurredAt: now.toISOString(),
+});
