@@ -17,6 +17,17 @@ export async function countSubscriptions(db: Db, siteId: string, userId?: string
   return Number(r.n);
 }
 
+/** The ids of one user's subscriptions on the site. */
+export async function subscriptionIdsOf(db: Db, siteId: string, userId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('push_subscriptions')
+    .select('subscription_id')
+    .where('site_id', '=', siteId)
+    .where('user_id', '=', userId)
+    .execute();
+  return rows.map((r) => r.subscription_id);
+}
+
 /** A page of the site's subscriptions (of some users, or all), by id after `after`. */
 export async function subscriptionPage(
   db: Db,

@@ -4,10 +4,15 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { isPublicAddress } from '../../kernel/net/address-policy.ts';
 import { pushSubscriptionDecider } from './push.decider.ts';
-import { InvalidPushEndpoint } from './push.errors.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
+import { subscriptionIdsOf } from '../../../projections/push-subscriptions/index.ts';
+import { InvalidPushEndpoint, TooManySubscriptions } from './push.errors.ts';
 import { pushSubscriptionStream, subscriptionId, type PushKeys } from './push.events.ts';
 
-type Deps = Pick<AppDeps, 'store' | 'config'>;
+type Deps = Pick<AppDeps, 'store' | 'config' | 'db'>;
+
+/** Browsers one user may have subscribed on a site (gone endpoints are removed at the next push to them). */
+export const MAX_SUBSCRIPTIONS_PER_USER = 50;
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata'>;
 
 /**
@@ -37,6 +42,9 @@ export async function saveSubscription(
 ): Promise<{ id: string; created: boolean }> {
   checkEndpoint(input.endpoint, deps.config.SVC_PUSH_ALLOW_PRIVATE);
   const id = subscriptionId(ctx.siteId, input.endpoint);
+  const mine = await readAsSite(deps.db, ctx.siteId, (db) => subscriptionIdsOf(db, ctx.siteId, input.userId));
+  if (mine.length >= MAX_SUBSCRIPTIONS_PER_USER && !mine.includes(id))
+    throw new TooManySubscriptions({ max: MAX_SUBSCRIPTIONS_PER_USER });
   const r = await handleCommand(
     deps.store,
     pushSubscriptionDecider,

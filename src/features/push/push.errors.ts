@@ -21,6 +21,14 @@ export const PushNeedsUser = defineError<Record<string, never>>(
   () => 'push subscriptions belong to signed-in users; an API key has none',
 );
 
+/** A user has as many subscriptions on the site as one may keep (`MAX_SUBSCRIPTIONS_PER_USER`). */
+export const TooManySubscriptions = defineError<{ max: number }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `you have ${d.max} push subscriptions on this site already: remove one first`,
+  (d) => ({ path: ['endpoint'], extensions: { reason: 'subscription_limit', max: d.max } }),
+);
+
 /** An endpoint no push may go to. */
 export const InvalidPushEndpoint = defineError<{
   reason: 'not_a_url' | 'not_https' | 'credentials' | 'private_address';

@@ -135,6 +135,24 @@ describe('push subscriptions', () => {
     expect((await call('DELETE', '/api/v1/push/subscriptions', { endpoint: 'x'.repeat(3000) })).statusCode).toBe(400);
   });
 
+  it('keeps at most 50 subscriptions per user and site (409 past it), an endpoint saved again still taken', async () => {
+    const viewer = await createUser(t, 'many@example.com', PASS, { main: 'viewer' });
+    for (let i = 0; i < 50; i++)
+      await ok('POST', '/api/v1/push/subscriptions', browser(`https://push.example.com/many-${i}`), { as: viewer });
+    const over = await call('POST', '/api/v1/push/subscriptions', browser('https://push.example.com/many-50'), {
+      as: viewer,
+    });
+    expect(over.statusCode).toBe(409);
+    expect(firstError(over.body).extensions).toMatchObject({ reason: 'subscription_limit', max: 50 });
+    const again = browser('https://push.example.com/many-7');
+    expect((await call('POST', '/api/v1/push/subscriptions', again, { as: viewer })).statusCode).toBe(200);
+    const others = await call('POST', '/api/v1/push/subscriptions', browser('https://push.example.com/ed-2'), {
+      as: editor,
+    });
+    expect(others.statusCode).toBe(201);
+    await call('DELETE', '/api/v1/push/subscriptions', { endpoint: 'https://push.example.com/ed-2' }, { as: editor });
+  }, 60_000);
+
   it('keeps the subscriptions a read model of the log: rebuilt, the counts are the same', async () => {
     const before = [(await status(admin)).subscriptions, (await status(editor)).subscriptions];
     expect(before[0]).toBeGreaterThan(0);
