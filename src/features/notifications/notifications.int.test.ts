@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventMetadata } from '../../kernel/es/event.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { systemMetadata } from '../../../test/support/metadata.ts';
 import { runDueFlows } from '../flows/runs/flow-run.worker.ts';
 import { notify } from './notifications.commands.ts';
 import type { Recipient } from './notifications.events.ts';
@@ -24,14 +23,6 @@ const { call, ok } = apiClient(
 const PASS = 'Long-enough-pass-1!';
 const idOf = async (token: string) => (await ok('GET', '/api/v1/auth/me', undefined, { as: token })).id as string;
 
-const meta = (siteId = 'main'): EventMetadata => ({
-  siteId,
-  actor: { type: 'system', id: 'test' },
-  correlationId: randomUUID(),
-  causationId: null,
-  requestId: null,
-  occurredAt: new Date().toISOString(),
-});
 const raise = (id: string, recipient: Recipient, siteId = 'main', title = `note ${id}`) =>
   notify(t.deps, {
     siteId,
@@ -43,7 +34,7 @@ const raise = (id: string, recipient: Recipient, siteId = 'main', title = `note 
     body: 'body',
     deepLink: null,
     entityId: null,
-    metadata: meta(siteId),
+    metadata: systemMetadata(siteId),
   });
 const inbox = async (as: string, query = '', site = 'main') => {
   const res = await call('GET', `/api/v1/notifications${query}`, undefined, { as, site });
@@ -144,7 +135,15 @@ describe('notify() and the inbox', () => {
     const byKey = await call('GET', '/api/v1/notifications', undefined, { as: key.key });
     expect(byKey.statusCode, byKey.body).toBe(403);
     expect(firstError(byKey.body).code).toBe('PERMISSION_DENIED');
-    for (const q of ['?unhandled=maybe', '?limit=0', '?limit=201', '?offset=-1'])
+    for (const q of [
+      '?unhandled=maybe',
+      '?limit=0',
+      '?limit=201',
+      '?offset=-1',
+      '?limit=1e308',
+      '?offset=9e999',
+      '?unhandled=%00',
+    ])
       expect((await call('GET', `/api/v1/notifications${q}`)).statusCode, q).toBe(400);
     for (const body of [{}, { handled: 'yes' }, { handled: true, extra: 1 }, '{"handled":true,"__proto__":{"x":1}}']) {
       const res = await call('PATCH', '/api/v1/notifications/to-admins', body, {

@@ -133,6 +133,21 @@ describe('push subscriptions', () => {
     const byKey = await call('POST', '/api/v1/push/subscriptions', good, { as: key.key });
     expect(byKey.statusCode).toBe(403);
     expect((await call('DELETE', '/api/v1/push/subscriptions', { endpoint: 'x'.repeat(3000) })).statusCode).toBe(400);
+    const hostile = [
+      '{"endpoint":"https://push.example.com/p","keys":{"p256dh":"a","auth":"b","__proto__":{"x":1}}}',
+      '{"endpoint":"https://push.example.com/p","constructor":{"prototype":{"x":1}}}',
+      JSON.stringify({ ...good, endpoint: 'https://push.example.com/\u0000' }),
+      JSON.stringify({ ...good, expirationTime: 'soon' }),
+      JSON.stringify({ ...good, keys: { ...good.keys, auth: { a: { b: { c: [[[[1]]]] } } } } }),
+      JSON.stringify({ ...good, keys: 1e308 }),
+    ];
+    for (const body of hostile) {
+      const res = await call('POST', '/api/v1/push/subscriptions', body, {
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.statusCode, body.slice(0, 80)).toBeGreaterThanOrEqual(400);
+      expect(res.statusCode, body.slice(0, 80)).toBeLessThan(500);
+    }
   });
 
   it('keeps at most 50 subscriptions per user and site (409 past it), an endpoint saved again still taken', async () => {
