@@ -144,6 +144,12 @@ const EnvSchema = z.object({
   SVC_PUSH_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   /** Push requests in flight at once per fan-out. */
   SVC_PUSH_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  /** How often the realtime relay reads the log without being woken (appends wake it at once, on every node). */
+  SVC_REALTIME_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(1000),
+  /** Realtime connections one node holds at most (each further one is answered 503). */
+  SVC_REALTIME_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Live item subscriptions per connection. */
+  SVC_REALTIME_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1000).default(20),
   SVC_TRANSLATE_PROVIDER: z.enum(['deepl', 'libretranslate']).optional(),
   /** The provider's base URL (DeepL: https://api.deepl.com or https://api-free.deepl.com; LibreTranslate: its server). */
   SVC_TRANSLATE_URL: z

@@ -17,6 +17,8 @@ import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 import type { RetentionKind } from './kernel/retention.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 import type { PersonalDataPart } from './kernel/privacy/personal-data.ts';
+import type { RealtimeHub } from './kernel/realtime/hub.ts';
+import type { FrameSource, Relay } from './kernel/realtime/relay.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -37,6 +39,8 @@ export interface AppDeps {
   storage: ObjectStorage;
   /** Counts requests per key (in-process, or shared in Redis). */
   limiter: RateLimiter;
+  /** This node's realtime rooms (`hub`) and the relay that feeds them from the log. */
+  realtime: { hub: RealtimeHub; relay: Relay };
   /** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on. */
   setupToken: string | null;
   /** Runs the async projectors to the head of the log (tests, admin). */
@@ -66,6 +70,8 @@ export interface Feature {
    * lock), at least once per event, so their commands are idempotent.
    */
   reactors?: (deps: AppDeps) => Reactor[];
+  /** The events it sends to realtime clients, and the frame of each (the realtime slice decides who gets one). */
+  frames?: FrameSource[];
   /** Ways this feature recognises bearer tokens (API keys, external issuers, access tokens). */
   authenticators?: (deps: AppDeps) => Authenticator[];
   /** Periodic work run by one node at a time (leader lock): time turned into commands, e.g. the content scheduler. */

@@ -34,6 +34,9 @@ import { DiskObjectStorage } from './kernel/storage/disk-storage.ts';
 import { S3ObjectStorage } from './kernel/storage/s3-storage.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 import { checkParts, type PersonalDataPart } from './kernel/privacy/personal-data.ts';
+import { createSharedCache } from './kernel/cache/redis-shared-cache.ts';
+import { RealtimeHub } from './kernel/realtime/hub.ts';
+import { startRelay } from './kernel/realtime/relay.ts';
 import { wrapSubjectKeys } from './kernel/privacy/subject-key-wrap.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
@@ -144,6 +147,27 @@ export async function startRuntime(
   const mail = config.SMTP_URL
     ? startMailSender({ db, url: config.SMTP_URL, from: config.SMTP_FROM, log, pollMs: config.SVC_MAIL_POLL_MS })
     : null;
+  const lockPool = database.kind === 'postgres' ? database.pool : null;
+  const hub = new RealtimeHub(
+    createSharedCache({
+      url: config.REDIS_URL,
+      prefix: `${config.REDIS_KEY_PREFIX}rt:`,
+      onError: (err) =>
+        log.warn(
+          { err },
+          "realtime: Redis unreachable; frames reach this node's own clients only (the inbox and the replay on reconnection cover the rest)",
+        ),
+    }),
+    log,
+  );
+  const relay = startRelay({
+    hub,
+    events: store,
+    lockPool,
+    sources: features.flatMap((f) => f.frames ?? []),
+    log,
+    pollMs: config.SVC_REALTIME_POLL_MS,
+  });
   let parts: PersonalDataPart[] | undefined;
   const deps: AppDeps = {
     config,
@@ -157,6 +181,7 @@ export async function startRuntime(
     limiter,
     storage: storageFromConfig(config),
     setupToken,
+    realtime: { hub, relay },
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
     schemas: schemaReader(db, store),
@@ -166,7 +191,6 @@ export async function startRuntime(
     retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
     personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
   };
-  const lockPool = database.kind === 'postgres' ? database.pool : null;
   const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);
   await placeReactors(db, events, reactorList);
   // Reactors read the log itself (`events`), never waiting on projections; what they send goes through `store`.
@@ -188,6 +212,8 @@ export async function startRuntime(
     stop: async () => {
       await Promise.all(loops.map((l) => l.stop()));
       await reactors.stop();
+      await relay.stop();
+      await hub.close();
       await worker.stop();
       await subscription?.stop();
       await mail?.stop();

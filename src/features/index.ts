@@ -27,6 +27,7 @@ import { searchFeature } from './search/index.ts';
 import { tmFeature } from './tm/index.ts';
 import { notificationsFeature } from './notifications/index.ts';
 import { pushFeature } from './push/index.ts';
+import { realtimeFeature } from './realtime/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -58,6 +59,7 @@ export const features: Feature[] = [
   tmFeature,
   notificationsFeature,
   pushFeature,
+  realtimeFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -31,7 +31,7 @@ export interface AccessInput {
 }
 
 /** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
-export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password' | 'invite';
+export type Purpose = 'mfa-challenge' | 'verify-email' | 'reset-password' | 'invite' | 'realtime-ticket';
 
 /** Purposes of the lasting tokens (no expiry, no id: links that must keep working, spec "Authentication" rule 9). */
 export type LastingPurpose = 'email-unsubscribe';
@@ -118,6 +118,20 @@ export class TokenService {
       .setAudience(purpose)
       .setExpirationTime(`${ttlSeconds}s`)
       .sign(this.key);
+  }
+
+  /** The payload of a valid, unexpired token of this purpose, or why not (an expired genuine token, or anything else). */
+  async checkPurpose(
+    purpose: Purpose,
+    token: string,
+  ): Promise<(JWTPayload & { sub: string; jti: string }) | 'expired' | 'invalid'> {
+    try {
+      const { payload } = await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: purpose });
+      if (typeof payload.sub !== 'string' || typeof payload.jti !== 'string') return 'invalid';
+      return payload as JWTPayload & { sub: string; jti: string };
+    } catch (err) {
+      return err instanceof errors.JWTExpired ? 'expired' : 'invalid';
+    }
   }
 
   /** The payload of a valid, unexpired token of this purpose, or null. */

@@ -8,6 +8,7 @@ import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
 import { itemsPersonalData } from './personal-data.ts';
+import { itemFrames } from './item.frames.ts';
 
 /** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
 export { itemPermissions } from './item.permissions.ts';
@@ -20,6 +21,8 @@ export { createItems, deleteItem, newItems, updateItem } from './item.commands.t
 export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
 export { readItemsAs } from './item.principal-reads.ts';
+export { checkLiveQuery, readLive, type LiveQuery } from './item.live-reads.ts';
+export type { ItemFrameData } from './item.frames.ts';
 export {
   ItemBody,
   ItemListBody,
@@ -36,6 +39,7 @@ export const itemsFeature: Feature = {
   projectors: [itemDocumentsProjector, itemRevisionsProjector, itemVersionsProjector],
   routes: itemsRoutes,
   personalData: (deps) => itemsPersonalData(deps),
+  frames: [itemFrames],
 };
 
 /**

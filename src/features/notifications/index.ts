@@ -2,6 +2,7 @@ import type { Feature } from '../../deps.ts';
 import { notificationsProjector } from '../../../projections/notifications/index.ts';
 import { notificationsRoutes } from './http/notifications.routes.ts';
 import { notificationProducer } from './notifications.producers.ts';
+import { notificationFrames } from './notifications.frames.ts';
 
 /** Notifications: raised by producers (flow runs, release publishes, `notify`), kept in each user's inbox. */
 export const notificationsFeature: Feature = {
@@ -9,6 +10,7 @@ export const notificationsFeature: Feature = {
   projectors: [notificationsProjector],
   routes: notificationsRoutes,
   reactors: (deps) => [notificationProducer(deps)],
+  frames: [notificationFrames],
 };
 
 export { notify, type NotifyInput } from './notifications.commands.ts';
@@ -20,4 +22,5 @@ export {
   type Recipient,
   type Severity,
 } from './notifications.events.ts';
-export { receives, standingOf, type Standing } from './notifications.guard.ts';
+export { inboxViewer, receives, standingOf, type Standing } from './notifications.guard.ts';
+export type { NotificationFrameData } from './notifications.frames.ts';

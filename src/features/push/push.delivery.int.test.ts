@@ -159,7 +159,7 @@ describe('Web Push delivery', () => {
   it('POST /push/test sends to the site’s browsers and answers the dispatch summary (site admins only)', async () => {
     const res = await ok('POST', '/api/v1/push/test');
     expect(res.push).toMatchObject({ configured: true, attempted: 2, delivered: 2, gone: 0, failed: 0 });
-    expect(res.realtime).toEqual({ available: false, delivered: 0 });
+    expect(res.realtime).toEqual({ available: true, delivered: 0 });
     expect(sentTo('/admin-1').at(-1)).toBeDefined();
     expect((await call('POST', '/api/v1/push/test', undefined, { as: editor })).statusCode).toBe(403);
     expect((await call('POST', '/api/v1/push/test', undefined, { as: null })).statusCode).toBe(401);

@@ -23,11 +23,17 @@ export class RedisSharedCache implements SharedCache {
   private readonly handlers = new Map<string, Set<(message: string) => void>>();
   private readonly node = randomUUID();
   private failing = false;
+  /** Where claims are decided while Redis is unreachable: this node alone (a degraded, never a failing, answer). */
+  private readonly local = new MemorySharedCache();
 
   constructor(private readonly opts: RedisCacheOptions) {
     this.redis = new Redis(opts.url, { maxRetriesPerRequest: 1, commandTimeout: 500 });
     this.redis.on('error', (err) => this.failed(err));
     this.redis.on('ready', () => (this.failing = false));
+  }
+
+  get reachable(): boolean {
+    return !this.failing;
   }
 
   private key = (k: string) => this.opts.prefix + k;
@@ -54,6 +60,13 @@ export class RedisSharedCache implements SharedCache {
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     if (ttlMs <= 0) return;
     await this.attempt(null, () => this.redis.set(this.key(key), value, 'PX', ttlMs));
+  }
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    const r = await this.attempt<'OK' | null | 'unreachable'>('unreachable', () =>
+      this.redis.set(this.key(key), '1', 'PX', Math.max(1, ttlMs), 'NX'),
+    );
+    return r === 'unreachable' ? this.local.claim(key, ttlMs) : r === 'OK';
   }
 
   delete(keys: string[]): Promise<number> {

@@ -5,9 +5,16 @@
  */
 export interface SharedCache {
   readonly kind: 'memory' | 'redis';
+  /** False while the shared store is unreachable (then every answer is this node's alone). */
+  readonly reachable: boolean;
   /** The value, or null when absent, expired, or the cache is unreachable (a cache never fails a request). */
   get(key: string): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Sets the key only if it is absent (for `ttlMs`): true for the one caller that set it, false for every later one
+   * while it lives (a single-use token's consumption). While Redis is unreachable, decided in this process alone.
+   */
+  claim(key: string, ttlMs: number): Promise<boolean>;
   /** Removes these keys; the number that existed. */
   delete(keys: string[]): Promise<number>;
   /** Removes every key starting with `prefix`; the number removed. */
@@ -22,6 +29,7 @@ export interface SharedCache {
 /** The single-node cache: a map with expiry; publishing reaches nobody, as there is no other node. */
 export class MemorySharedCache implements SharedCache {
   readonly kind = 'memory' as const;
+  readonly reachable = true;
   private readonly values = new Map<string, { value: string; expiresAt: number }>();
   private sweptAt = 0;
 
@@ -41,6 +49,12 @@ export class MemorySharedCache implements SharedCache {
     if (ttlMs <= 0) return;
     this.sweep();
     this.values.set(key, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  async claim(key: string, ttlMs: number): Promise<boolean> {
+    if ((await this.get(key)) !== null) return false;
+    await this.set(key, '1', ttlMs);
+    return true;
   }
 
   async delete(keys: string[]): Promise<number> {

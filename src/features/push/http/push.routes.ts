@@ -63,7 +63,7 @@ export const pushRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         admin || actor.type === 'user'
           ? await readAsSite(deps.db, siteId, (db) => countSubscriptions(db, siteId, admin ? undefined : actor.id))
           : 0;
-      return { data: { vapidConfigured: deps.config.vapid !== null, realtimeAvailable: false, subscriptions } };
+      return { data: { vapidConfigured: deps.config.vapid !== null, realtimeAvailable: true, subscriptions } };
     },
   );
 
@@ -126,19 +126,17 @@ export const pushRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         entityId: null,
         ts: ctx.now.toISOString(),
       };
+      // Every connection of the site (on this node directly, on the others over pub/sub); outside the log, so no
+      // replay brings it back.
+      const frame = { siteId: ctx.siteId, checkpoint: null, type: 'notification', data: { recipient: null, payload } };
+      const realtime = { available: true, delivered: deps.realtime.hub.broadcast([frame]) };
       if (!deps.config.vapid)
         return {
-          data: {
-            payload,
-            push: { configured: false, attempted: 0, delivered: 0, gone: 0, failed: 0 },
-            realtime: { available: false, delivered: 0 },
-          },
+          data: { payload, push: { configured: false, attempted: 0, delivered: 0, gone: 0, failed: 0 }, realtime },
         };
       const targets = await siteSubscriptions(deps, ctx.siteId, null);
       const summary = await dispatch(deps, ctx.siteId, targets, JSON.stringify(payload), ctx.metadata);
-      return {
-        data: { payload, push: { configured: true, ...summary }, realtime: { available: false, delivered: 0 } },
-      };
+      return { data: { payload, push: { configured: true, ...summary }, realtime } };
     },
   );
 };

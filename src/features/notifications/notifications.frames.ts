@@ -1,0 +1,24 @@
+import type { FrameSource } from '../../kernel/realtime/relay.ts';
+import {
+  payloadOf,
+  type NotificationPayload,
+  type NotificationRaised,
+  type Recipient,
+} from './notifications.events.ts';
+
+/** A notification as the relay carries it: the push payload (the same content on both transports) and who gets it. */
+export interface NotificationFrameData {
+  /** null: every connection of the site (a test notification). */
+  recipient: Recipient | null;
+  payload: NotificationPayload;
+}
+
+/** The live frames of raised notifications: the realtime slice sends each to the connections of its recipients. */
+export const notificationFrames: FrameSource = {
+  types: ['NotificationRaised'],
+  frame: (e) => {
+    const d = e.data as NotificationRaised['data'];
+    const data: NotificationFrameData = { recipient: d.recipient, payload: payloadOf(d) };
+    return { type: 'notification', data };
+  },
+};

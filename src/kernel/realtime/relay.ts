@@ -1,0 +1,129 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { LeaderLock } from '../db/leader-lock.ts';
+import type { StoredEvent } from '../es/event.ts';
+import type { EventStore, GlobalLog, GlobalPosition } from '../es/event-store.ts';
+import type { RealtimeHub, RelayFrame } from './hub.ts';
+
+/** What a feature sends live: the event types it frames, and the frame of one (null: nothing to send). */
+export interface FrameSource {
+  types: readonly string[];
+  frame(e: StoredEvent): { type: string; data: unknown } | null;
+}
+
+export interface RelayOptions {
+  hub: RealtimeHub;
+  events: GlobalLog & Pick<EventStore, 'onAppended'>;
+  /** PostgreSQL pool for the leader lock; null on PGlite (one process). */
+  lockPool: pg.Pool | null;
+  sources: readonly FrameSource[];
+  log: Logger;
+  /** How often the leader looks for appends it was not woken for (another node's, while pub/sub is down). */
+  pollMs: number;
+}
+
+export interface Relay {
+  /** The frames of these events, in their order (the live relay and a connection's replay make them alike). */
+  framesOf(events: readonly StoredEvent[]): RelayFrame[];
+  /**
+   * Where the relay stands in the log, starting it at the head if it was idle: every frame after the answer reaches
+   * the clients joined before the call, so a connection replays up to it and takes the rest live.
+   */
+  ready(): Promise<GlobalPosition | null>;
+  /** Reads the log now and broadcasts what it frames (tests; otherwise woken by appends and the poll). */
+  tick(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const PAGE = 500;
+const PAGES_PER_TICK = 20;
+
+/**
+ * The live relay: one node (the leader, when the frames cross nodes over Redis; else every node for its own
+ * clients) reads the log in its order after the last event it framed and broadcasts the frames. Reading the log,
+ * never the appends' callbacks, gives every client the frames in log order, so a `Last-Event-ID` resumes exactly.
+ * It reads only while someone listens: idle, it forgets its place and starts again at the head when a client comes.
+ */
+export function startRelay(opts: RelayOptions): Relay {
+  const { hub, events } = opts;
+  const lock = new LeaderLock(opts.lockPool, ':realtime');
+  const byType = new Map<string, FrameSource>();
+  for (const s of opts.sources) for (const t of s.types) byType.set(t, s);
+  let position: GlobalPosition | null | undefined;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let queued = false;
+
+  const framesOf = (list: readonly StoredEvent[]): RelayFrame[] => {
+    const out: RelayFrame[] = [];
+    for (const e of list) {
+      const f = byType.get(e.type)?.frame(e);
+      if (f) out.push({ siteId: e.siteId, checkpoint: e.checkpoint, type: f.type, data: f.data });
+    }
+    return out;
+  };
+
+  const serial = (work: () => Promise<void>): Promise<void> => {
+    const next = running.then(work, work);
+    running = next.catch((err: unknown) => {
+      opts.log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
+      position = undefined;
+    });
+    return next;
+  };
+
+  const leads = async (): Promise<boolean> => !hub.crossNode || lock.acquire();
+
+  const step = async (): Promise<void> => {
+    if (stopped) return;
+    if ((hub.connections() === 0 && !hub.crossNode) || !(await leads())) {
+      position = undefined;
+      return;
+    }
+    if (position === undefined) {
+      position = await events.headPosition();
+      return;
+    }
+    for (let i = 0; i < PAGES_PER_TICK; i++) {
+      const batch = await events.readAll({ after: position ?? undefined, limit: PAGE });
+      if (batch.length === 0) return;
+      hub.broadcast(framesOf(batch));
+      position = batch[batch.length - 1]!.checkpoint;
+      if (batch.length < PAGE) return;
+    }
+  };
+
+  const wake = (): void => {
+    if (queued || stopped) return;
+    queued = true;
+    void serial(async () => {
+      queued = false;
+      await step();
+    });
+  };
+
+  const unAppended = events.onAppended(() => {
+    hub.wakePeers();
+    wake();
+  });
+  const unPeer = hub.onPeerWake(wake);
+  const timer = setInterval(wake, opts.pollMs);
+  timer.unref();
+
+  return {
+    framesOf,
+    ready: () =>
+      serial(async () => {
+        if (position === undefined) position = await events.headPosition();
+      }).then(() => position ?? null),
+    tick: () => serial(step),
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      unAppended();
+      unPeer();
+      await running.catch(() => undefined);
+      await lock.release();
+    },
+  };
+}
