@@ -1,0 +1,131 @@
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../app.ts';
+import { loadConfig } from '../../config.ts';
+import { RedisSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
+import { startRuntime, type Runtime } from '../../runtime.ts';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient, firstError } from '../../../test/setup/api.ts';
+import { systemMetadata } from '../../../test/support/metadata.ts';
+import { openSse } from '../../../test/support/realtime-client.ts';
+import { notify } from '../notifications/index.ts';
+
+const raise = (t: TestApp, id: string) =>
+  notify(t.deps, {
+    siteId: 'main',
+    notificationId: id,
+    recipient: { type: 'admins' },
+    kind: 'run',
+    severity: 'info',
+    title: id,
+    body: '',
+    deepLink: null,
+    entityId: null,
+    metadata: systemMetadata('main'),
+  });
+
+const listen = async (app: TestApp['app']) => {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+};
+
+describe('Redis unreachable', () => {
+  it('claims tickets and delivers frames on this node alone, and says so once', async () => {
+    const errors: unknown[] = [];
+    const cache = new RedisSharedCache({ url: 'redis://127.0.0.1:9', prefix: 'down:', onError: (e) => errors.push(e) });
+    try {
+      expect(await cache.claim('ticket:a', 60_000)).toBe(true);
+      expect(await cache.claim('ticket:a', 60_000)).toBe(false);
+      expect(await cache.claim('ticket:b', 60_000)).toBe(true);
+      await cache.publish('realtime', '[]');
+      expect(cache.reachable).toBe(false);
+      expect(errors).toHaveLength(1);
+    } finally {
+      await cache.close();
+    }
+  });
+
+  it('keeps serving the node’s own realtime clients', async () => {
+    const t = await createTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:9' } });
+    try {
+      const admin = await t.setup();
+      const { ok } = apiClient(
+        () => t,
+        () => admin,
+      );
+      const base = await listen(t.app);
+      const c = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+      expect(c.status, c.body).toBe(200);
+      await c.next((f) => f.type === 'ready');
+      await raise(t, 'while-redis-is-down');
+      await t.deps.realtime.relay.tick();
+      await c.next((f) => f.type === 'notification' && f.data.id === 'while-redis-is-down');
+      c.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
+
+const shared = !!process.env.TEST_DATABASE_URL && !!process.env.TEST_REDIS_URL;
+if (!shared) console.info('Two-node realtime skipped: it needs TEST_DATABASE_URL and TEST_REDIS_URL');
+
+describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
+  let t: TestApp;
+  let second: { runtime: Runtime; app: TestApp['app'] };
+  let admin: string;
+  let baseA: string;
+  let baseB: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.setup();
+    const c = t.deps.config;
+    const config = loadConfig({
+      LOG_LEVEL: 'silent',
+      JWT_SECRET: c.JWT_SECRET!,
+      REDIS_URL: c.REDIS_URL!,
+      REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
+      SVC_FILES_DIR: c.SVC_FILES_DIR!,
+      SVC_PRESSURE_LIMITER_ENABLED: 'false',
+    });
+    // Node A leads the relay: it reads the log and publishes; node B only listens.
+    await t.deps.realtime.relay.tick();
+    const runtime = await startRuntime(config, t.deps.database, pino({ level: 'silent' }), { asyncWorker: false });
+    second = { runtime, app: await buildApp(runtime.deps, { logger: false }) };
+    baseA = await listen(t.app);
+    baseB = await listen(second.app);
+  }, 60_000);
+  afterAll(async () => {
+    await second.app.close();
+    await second.runtime.stop();
+    await t.close();
+  });
+
+  it('delivers a notification appended on one node to a client of the other, over pub/sub', async () => {
+    const { ok } = apiClient(
+      () => t,
+      () => admin,
+    );
+    const onB = await openSse(`${baseB}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+    expect(onB.status, onB.body).toBe(200);
+    await onB.next((f) => f.type === 'ready');
+    await raise(t, 'across-nodes');
+    await t.deps.realtime.relay.tick();
+    await onB.next((f) => f.type === 'notification' && f.data.id === 'across-nodes');
+    onB.close();
+  });
+
+  it('lets a ticket open one connection in the whole deployment', async () => {
+    const { ok } = apiClient(
+      () => t,
+      () => admin,
+    );
+    const { sse } = await ok('POST', '/api/v1/realtime/ticket');
+    const first = await openSse(`${baseB}${sse}`);
+    expect(first.status).toBe(200);
+    first.close();
+    const again = await openSse(`${baseA}${sse}`);
+    expect([again.status, firstError(again.body).extensions.reason]).toEqual([401, 'ticket_used']);
+  });
+});
