@@ -7,6 +7,8 @@ export interface SeenFrame {
   // Frames are read by the tests as they please (their shapes are asserted there).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   data: any;
+  /** When it arrived (ms since the epoch). */
+  at?: number;
 }
 
 /** Frames in arrival order, and waits for the next ones that match. */
@@ -17,7 +19,7 @@ class FrameQueue {
   closed = false;
 
   push(f: SeenFrame): void {
-    this.frames.push(f);
+    this.frames.push({ ...f, at: Date.now() });
     this.wake?.();
   }
 

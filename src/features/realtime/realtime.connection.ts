@@ -22,9 +22,38 @@ export interface Sink {
 /** Log events a replay reads at most before it tells the client to reload instead (`reset`). */
 export const MAX_REPLAY_EVENTS = 20_000;
 /** Item ids a subscription remembers having sent (to tell the client when one leaves its filter or rights). */
-const MAX_SEEN = 10_000;
-/** A frame id this service hands out: a log position. */
-export const FRAME_ID = /^\d{1,20}:\d{1,20}$/;
+const MAX_SEEN = 2_000;
+/** Batches a connection may have waiting (its reads slower than the changes): beyond, it is closed as too slow. */
+const MAX_BACKLOG = 500;
+/** Waits for an append still open before the replay's end (the log holds later events back until it commits). */
+const REPLAY_WAITS = 50;
+const INT8_MAX = 9223372036854775807n;
+
+/** Whether `id` is a frame id this service hands out: a log position, two integers within PostgreSQL's bigint. */
+export function isFrameId(id: string): boolean {
+  const m = /^(\d{1,19}):(\d{1,19})$/.exec(id);
+  return !!m && BigInt(m[1]!) <= INT8_MAX && BigInt(m[2]!) <= INT8_MAX;
+}
+
+/** At most `size` holders at once; the others wait their turn (replays read the log: a node runs a few at a time). */
+export class Semaphore {
+  private free: number;
+  private readonly waiting: (() => void)[] = [];
+  constructor(size: number) {
+    this.free = size;
+  }
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((r) => this.waiting.push(r));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+}
 
 interface Subscription {
   id: string;
@@ -67,13 +96,14 @@ export class Connection implements RealtimeClient {
   private upTo: string | null = null;
   private leave: (() => void) | null = null;
   private sent = 0;
+  private backlog = 0;
   closed = false;
 
   constructor(
     private readonly deps: AppDeps,
     private readonly holder: TicketHolder,
     private readonly sink: Sink,
-    private readonly maxSubscriptions: number,
+    private readonly limits: { maxSubscriptions: number; replays: Semaphore },
   ) {
     this.siteId = holder.siteId;
   }
@@ -90,19 +120,34 @@ export class Connection implements RealtimeClient {
       if (!who) return this.end('access_revoked');
       for (const s of initial) await this.subscribe(s, who);
       const until = await this.deps.realtime.relay.ready();
-      const replayed = lastEventId && until ? await this.replay(lastEventId, until) : 0;
+      const replayed = lastEventId && until ? await this.limits.replays.run(() => this.replay(lastEventId, until)) : 0;
       if (!lastEventId) this.upTo = until;
       this.sink.send({ type: 'ready', id: null, data: { connectionId: this.id, siteId: this.siteId, replayed } });
       const waiting = this.pending ?? [];
       this.pending = null;
-      for (const frames of waiting) await this.handle(frames, new Map());
+      for (const frames of waiting) {
+        this.backlog--;
+        await this.handle(frames, new Map());
+      }
     });
   }
 
   receive(frames: readonly RelayFrame[], memo: Memo): void {
     if (this.closed) return;
+    if (++this.backlog > MAX_BACKLOG) return this.end('too_slow');
     if (this.pending) this.pending.push(frames);
-    else void this.enqueue(() => this.handle(frames, memo));
+    else
+      void this.enqueue(async () => {
+        this.backlog--;
+        await this.handle(frames, memo);
+      });
+  }
+
+  /** Looks the user's access up again (a quiet site sends no frames that would): ends the connection if it is gone. */
+  recheck(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!(await this.who(new Map()))) this.end('access_revoked');
+    });
   }
 
   /** A client's `subscribe` message: checked as the list route would check the query, then live. */
@@ -162,8 +207,9 @@ export class Connection implements RealtimeClient {
   }
 
   private async subscribe(s: LiveSubscription, who: Who): Promise<void> {
-    if (!this.subs.has(s.id) && this.subs.size >= this.maxSubscriptions)
-      return this.error('VALIDATION_FAILED', `at most ${this.maxSubscriptions} subscriptions per connection`, s.id);
+    const max = this.limits.maxSubscriptions;
+    if (!this.subs.has(s.id) && this.subs.size >= max)
+      return this.error('VALIDATION_FAILED', `at most ${max} subscriptions per connection`, s.id);
     const query: LiveQuery = { filter: s.query?.filter ?? null, fields: s.query?.fields ?? null };
     try {
       await checkLiveQuery(this.deps, who.principal, s.collection, query);
@@ -182,27 +228,35 @@ export class Connection implements RealtimeClient {
     const before = this.sent;
     let after = from;
     let scanned = 0;
+    let waits = 0;
     while (store.comparePositions(after, until) < 0) {
       if (scanned >= MAX_REPLAY_EVENTS) {
         this.send({ type: 'reset', id: null, data: { reason: 'too_far_behind' } });
         this.upTo = until;
-        break;
+        return this.sent - before;
       }
       const batch = await store.readAll({ after, limit: 500 });
-      if (batch.length === 0) break;
+      if (batch.length === 0) {
+        // An append still open holds the log back: wait for it, or leave the rest to the live frames.
+        if (++waits > REPLAY_WAITS) break;
+        await new Promise((r) => setTimeout(r, 20));
+        continue;
+      }
       scanned += batch.length;
       const upto = batch.filter((e) => e.siteId === this.siteId && store.comparePositions(e.checkpoint, until) <= 0);
       await this.handle(realtime.relay.framesOf(upto), new Map());
       after = batch[batch.length - 1]!.checkpoint;
     }
-    if (this.upTo === null || store.comparePositions(this.upTo, until) < 0) this.upTo = until;
+    // Live frames after the last position replayed are still to come: only what was read counts as handled.
+    const reached = store.comparePositions(after, until) < 0 ? after : until;
+    if (this.upTo === null || store.comparePositions(this.upTo, reached) < 0) this.upTo = reached;
     return this.sent - before;
   }
 
   /** The user behind the ticket as a request of theirs would carry them now (shared by their connections). */
   private who(memo: Memo): Promise<Who | null> {
     const h = this.holder;
-    const key = `who\u0000${h.userId}\u0000${h.sessionId}\u0000${h.tokenVersion}\u0000${h.amr.join(',')}\u0000${h.impersonator}`;
+    const key = `who\u0000${h.siteId}\u0000${h.userId}\u0000${h.sessionId}\u0000${h.tokenVersion}\u0000${h.amr.join(',')}`;
     return memoized(memo, key, async () => {
       const user = await findUserForToken(this.deps.db, h.userId, h.sessionId);
       if (!user || !user.sessionLive || user.status !== 'active' || user.tokenVersion !== h.tokenVersion) return null;
@@ -217,7 +271,6 @@ export class Connection implements RealtimeClient {
         tokenVersion: user.tokenVersion,
         sessionId: h.sessionId,
         amr: h.amr,
-        ...(h.impersonator ? { impersonator: h.impersonator } : {}),
       };
       const principal: Principal = { actor, site: { id: h.siteId } };
       return { principal, standing: await inboxViewer(this.deps, principal) };
@@ -235,14 +288,15 @@ export class Connection implements RealtimeClient {
     const reads = await this.readItems(fresh, who, memo);
     for (const f of fresh) {
       if (f.type === 'notification') this.notification(f, who);
-      else if (f.type === 'item') this.item(f, reads);
+      else if (isItemFrame(f)) this.item(f, reads);
       if (f.checkpoint) this.upTo = f.checkpoint;
     }
   }
 
   private notification(f: RelayFrame, who: Who): void {
     const d = f.data as NotificationFrameData;
-    const recipient: Recipient | null = d.recipient;
+    if (typeof d.payload !== 'object' || d.payload === null) return;
+    const recipient: Recipient | null = d.recipient ?? null;
     if (recipient && !receives(who.principal.actor!.id, who.standing, recipient)) return;
     this.send({ type: 'notification', id: f.checkpoint, data: d.payload });
   }
@@ -258,8 +312,8 @@ export class Connection implements RealtimeClient {
       const live = new Set<string>();
       const deleted = new Set<string>();
       for (const f of frames) {
-        if (f.type !== 'item') continue;
-        const d = f.data as ItemFrameData;
+        if (!isItemFrame(f)) continue;
+        const d = f.data;
         if (d.collection !== sub.collection) continue;
         if (d.event === 'delete') {
           if (!d.purged && sub.events.has('delete')) deleted.add(d.id);
@@ -269,6 +323,7 @@ export class Connection implements RealtimeClient {
       const read = (ids: Set<string>, withDeleted: boolean) => {
         const key = JSON.stringify([
           'items',
+          this.siteId,
           who.principal.actor!.id,
           this.holder.sessionId,
           sub.collection,
@@ -294,7 +349,10 @@ export class Connection implements RealtimeClient {
     return out;
   }
 
-  private item(f: RelayFrame, reads: Map<string, { live: Map<string, unknown>; deleted: Map<string, unknown> }>): void {
+  private item(
+    f: RelayFrame & { data: ItemFrameData },
+    reads: Map<string, { live: Map<string, unknown>; deleted: Map<string, unknown> }>,
+  ): void {
     const d = f.data as ItemFrameData;
     for (const sub of this.subs.values()) {
       if (sub.collection !== d.collection) continue;
@@ -320,3 +378,10 @@ export class Connection implements RealtimeClient {
     }
   }
 }
+
+/** An item frame with the shape the relay gives it (a peer's message is checked, never trusted). */
+const isItemFrame = (f: RelayFrame): f is RelayFrame & { data: ItemFrameData } => {
+  if (f.type !== 'item') return false;
+  const d = f.data as Partial<ItemFrameData>;
+  return typeof d.collection === 'string' && typeof d.id === 'string' && ITEM_EVENTS.includes(d.event!);
+};

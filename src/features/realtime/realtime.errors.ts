@@ -1,10 +1,32 @@
 import { defineError } from '../../kernel/http/errors.ts';
 
-/** A realtime connection is a signed-in person's: an API key gets no ticket. */
-export const RealtimeNeedsUser = defineError<Record<string, never>>(
+/** A realtime connection is a signed-in person's own session's: API keys, impersonations and outside tokens get none. */
+export const RealtimeNeedsUser = defineError<{ reason: 'api_key' | 'impersonation' | 'no_account' }>(
   'PERMISSION_DENIED',
   'forbidden',
-  () => 'realtime connections are for signed-in users; an API key gets no ticket',
+  (d) =>
+    ({
+      api_key: 'realtime connections are for signed-in users; an API key gets no ticket',
+      impersonation: 'an impersonation gets no realtime ticket',
+      no_account: 'realtime tickets are for accounts of this service signed in with a session',
+    })[d.reason],
+  (d) => ({ extensions: { reason: d.reason } }),
+);
+
+/** A user holds as many realtime connections on the site on this node as one may. */
+export const TooManyConnections = defineError<{ max: number }>(
+  'CONFLICT',
+  'conflict',
+  (d) => `you hold ${d.max} realtime connections on this site already: close one first`,
+  (d) => ({ extensions: { reason: 'connection_limit', max: d.max } }),
+);
+
+/** A plain request to the WebSocket address. */
+export const UpgradeRequired = defineError<Record<string, never>>(
+  'VALIDATION_FAILED',
+  'invalid',
+  () => 'this address opens a WebSocket: send an Upgrade: websocket request',
+  () => ({ path: ['upgrade'], extensions: { reason: 'upgrade_required' } }),
 );
 
 /** No ticket, a forged or malformed one, or one already used. */

@@ -129,14 +129,70 @@ describe('tickets', () => {
     const others = await ticket(otherAdmin, 'other');
     const cross = await openSse(`${base}/api/v1/realtime?ticket=${others}`, { 'x-svc-site': 'main' });
     expect([cross.status, firstError(cross.body).code]).toEqual([403, 'PERMISSION_DENIED']);
-    const ws = await openWs(`${base.replace('http', 'ws')}/api/v1/realtime/ws?ticket=${encodeURIComponent(others)}`);
-    expect(ws.refused?.status).toBe(401);
+    const wsUrl = `${base.replace('http', 'ws')}/api/v1/realtime/ws?ticket=${encodeURIComponent(others)}`;
+    const crossWs = await openWs(wsUrl, { 'x-svc-site': 'main' });
+    expect(crossWs.refused?.status).toBe(403);
+    // A refusal leaves the ticket usable; a host name is no site (an EventSource cannot name one in a header).
+    const own = await openSse(`${base}/api/v1/realtime?ticket=${others}`, { host: 'cms.example.com' });
+    expect(own.status, own.body).toBe(200);
+    await own.next((f) => f.type === 'ready');
+    own.close();
+    expect((await openWs(wsUrl)).refused?.status).toBe(401);
+  });
+
+  it('are refused to impersonations, and a plain GET or a HEAD spends none', async () => {
+    const member = await createUser(t, 'member@example.com', PASS, { main: 'editor' });
+    const memberId = (await ok('GET', '/api/v1/auth/me', undefined, { as: member })).id as string;
+    const imp = (await ok('POST', `/api/v1/users/${memberId}/impersonate`)).token as string;
+    const res = await call('POST', '/api/v1/realtime/ticket', undefined, { as: imp });
+    expect([res.statusCode, firstError(res.body).extensions.reason]).toEqual([403, 'impersonation']);
+
+    const tk = await ticket(admin);
+    const plain = await fetch(`${base}/api/v1/realtime/ws?ticket=${tk}`);
+    expect([plain.status, firstError(await plain.text()).extensions.reason]).toEqual([400, 'upgrade_required']);
+    const head = await fetch(`${base}/api/v1/realtime?ticket=${tk}`, { method: 'HEAD' });
+    expect(head.status).not.toBe(200);
+    const w = await openWs(`${base.replace('http', 'ws')}/api/v1/realtime/ws?ticket=${tk}`);
+    expect(w.refused).toBeNull();
+    await w.next((f) => f.type === 'ready');
+    w.close();
+  });
+
+  it('open at most 20 connections per user and site on a node', async () => {
+    const heavy = await createUser(t, 'heavy@example.com', PASS, { main: 'viewer' });
+    const open = [];
+    for (let i = 0; i < 20; i++) open.push(await sse(heavy));
+    const tk = await ticket(heavy);
+    const more = await openSse(`${base}/api/v1/realtime?ticket=${tk}`);
+    expect([more.status, firstError(more.body).extensions.reason]).toEqual([409, 'connection_limit']);
+    open.pop()!.close();
+    await new Promise((r) => setTimeout(r, 100));
+    const again = await openSse(`${base}/api/v1/realtime?ticket=${tk}`);
+    expect(again.status, again.body).toBe(200);
+    for (const c of [...open, again]) c.close();
+  });
+
+  it('leave nothing behind when the client goes away before it is answered', async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    const before = t.deps.realtime.hub.connections();
+    for (let i = 0; i < 5; i++) {
+      const ctrl = new AbortController();
+      const p = fetch(`${base}/api/v1/realtime?ticket=${await ticket(admin)}`, { signal: ctrl.signal }).catch(
+        () => null,
+      );
+      ctrl.abort();
+      await p;
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.deps.realtime.hub.connections()).toBe(before);
   });
 
   it('refuses a Last-Event-ID or subscription list it cannot use, before the ticket is spent', async () => {
     const tk = await ticket(admin);
-    const badId = await openSse(`${base}/api/v1/realtime?ticket=${tk}`, { 'last-event-id': "1' or 1=1" });
-    expect([badId.status, firstError(badId.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    for (const id of ["1' or 1=1", '1:99999999999999999999', '9223372036854775808:1', '-1:2']) {
+      const badId = await openSse(`${base}/api/v1/realtime?ticket=${tk}`, { 'last-event-id': id });
+      expect([badId.status, firstError(badId.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    }
     for (const subscribe of ['not json', '[{"id":"a"}]', '[{"id":"a","collection":"articles","__proto__":{"x":1}}]']) {
       const res = await openSse(`${base}/api/v1/realtime?ticket=${tk}&subscribe=${encodeURIComponent(subscribe)}`);
       expect([res.status, firstError(res.body).path]).toEqual([400, ['subscribe']]);
@@ -204,6 +260,26 @@ describe('notifications over SSE and WebSocket', () => {
     expect(c.frames.filter((f) => f.type === 'notification').map((f) => f.data.id)).toEqual(['r2', 'r3', 'r4']);
     b.close();
     c.close();
+  });
+
+  it('decides each site’s frames by the user’s standing on that site, in one batch', async () => {
+    const dual = await createUser(t, 'dual@example.com', PASS, { main: 'admin', other: 'viewer' });
+    const onMain = await sse(dual);
+    const onOther = await sse(dual, { site: 'other' });
+    // One delivery holding both sites' frames, as a relay batch or a peer's message can.
+    const frame = (siteId: string, id: string) => ({
+      siteId,
+      checkpoint: null,
+      type: 'notification',
+      data: { recipient: { type: 'admins' }, payload: { id, kind: 'run', severity: 'info', title: id, body: '' } },
+    });
+    t.deps.realtime.hub.broadcast([frame('main', 'dual-main'), frame('other', 'dual-other')]);
+    t.deps.realtime.hub.broadcast([frame('other', 'dual-other-2'), frame('main', 'dual-main-2')]);
+    await onMain.next(isNote('dual-main'));
+    expect(await onOther.during(300, (f) => f.type === 'notification')).toEqual([]);
+    expect(onOther.frames.some((f) => f.type === 'notification')).toBe(false);
+    onMain.close();
+    onOther.close();
   });
 
   it('ends the connection when the session behind it is revoked', async () => {

@@ -2,7 +2,9 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
+import { Redis } from 'ioredis';
 import { RedisSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
+import { MemorySharedCache } from '../../kernel/cache/shared-cache.ts';
 import { startRuntime, type Runtime } from '../../runtime.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
@@ -28,6 +30,33 @@ const listen = async (app: TestApp['app']) => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
 };
+
+describe('one node', () => {
+  it('lets one of two claims made at once win', async () => {
+    const cache = new MemorySharedCache();
+    expect(await Promise.all([cache.claim('t', 1000), cache.claim('t', 1000), cache.claim('u', 1000)])).toEqual([
+      true,
+      false,
+      true,
+    ]);
+  });
+
+  it('ends its open streams when it shuts down, so closing does not wait on them', async () => {
+    const t = await createTestApp();
+    const admin = await t.setup();
+    const { ok } = apiClient(
+      () => t,
+      () => admin,
+    );
+    const base = await listen(t.app);
+    const c = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+    await c.next((f) => f.type === 'ready');
+    const started = Date.now();
+    await t.close();
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await c.next((f) => f.type === 'closed')).data.reason).toBe('shutting_down');
+  }, 60_000);
+});
 
 describe('Redis unreachable', () => {
   it('claims tickets and delivers frames on this node alone, and says so once', async () => {
@@ -113,6 +142,32 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
     await raise(t, 'across-nodes');
     await t.deps.realtime.relay.tick();
     await onB.next((f) => f.type === 'notification' && f.data.id === 'across-nodes');
+    onB.close();
+  });
+
+  it('ignores a malformed message on the channel, and the connections live on', async () => {
+    const { ok } = apiClient(
+      () => t,
+      () => admin,
+    );
+    const onB = await openSse(`${baseB}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+    await onB.next((f) => f.type === 'ready');
+    const raw = new Redis(t.deps.config.REDIS_URL!);
+    const channel = `${t.deps.config.REDIS_KEY_PREFIX}rt:realtime`;
+    for (const bad of [
+      'not json',
+      '{"siteId":"main"}',
+      JSON.stringify([{ siteId: 'main', type: 'item', checkpoint: 'x:y', data: {} }]),
+      JSON.stringify([{ siteId: 'main', type: 'item', checkpoint: null, data: null }]),
+      JSON.stringify([{ siteId: 'main', type: 'item', checkpoint: null, data: { collection: 1 } }]),
+      JSON.stringify([{ siteId: 'main', type: 'notification', checkpoint: null, data: { payload: null } }]),
+    ])
+      await raw.publish(channel, `another-node\n${bad}`);
+    await raw.quit();
+    await raise(t, 'after-garbage');
+    await t.deps.realtime.relay.tick();
+    await onB.next((f) => f.type === 'notification' && f.data.id === 'after-garbage');
+    expect(onB.frames.filter((f) => f.type !== 'ready').map((f) => f.data.id)).toEqual(['after-garbage']);
     onB.close();
   });
 

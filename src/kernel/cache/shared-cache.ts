@@ -51,9 +51,13 @@ export class MemorySharedCache implements SharedCache {
     this.values.set(key, { value, expiresAt: this.now() + ttlMs });
   }
 
+  /** Check and set with no await between them: two claims at once cannot both win. */
   async claim(key: string, ttlMs: number): Promise<boolean> {
-    if ((await this.get(key)) !== null) return false;
-    await this.set(key, '1', ttlMs);
+    const e = this.values.get(key);
+    if (e && e.expiresAt > this.now()) return false;
+    if (ttlMs <= 0) return true;
+    this.sweep();
+    this.values.set(key, { value: '1', expiresAt: this.now() + ttlMs });
     return true;
   }
 

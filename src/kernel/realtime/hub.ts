@@ -16,11 +16,18 @@ export interface RelayFrame {
 /** A connected client of this node: its site, and what it does with that site's frames (in log order). */
 export interface RealtimeClient {
   siteId: string;
-  /** `memo`: one map per delivery, shared by every client of it, so alike clients share their reads. */
+  /**
+   * `memo`: one map per delivery and site, shared by that site's clients of this node, so alike clients share
+   * their reads (never across sites).
+   */
   receive(frames: readonly RelayFrame[], memo: Map<string, Promise<unknown>>): void;
+  /** The server ends the client (shutting down). */
+  end(reason: string): void;
 }
 
 const CHANNEL = 'realtime';
+/** A log position as the stores write it (`<n>:<n>`). */
+const POSITION = /^\d{1,19}:\d{1,19}$/;
 const WAKE = 'realtime-wake';
 
 /**
@@ -96,9 +103,9 @@ export class RealtimeHub {
       if (list) list.push(f);
       else bySite.set(f.siteId, [f]);
     }
-    const memo = new Map<string, Promise<unknown>>();
     let reached = 0;
     for (const [siteId, list] of bySite) {
+      const memo = new Map<string, Promise<unknown>>();
       for (const client of this.rooms.get(siteId) ?? []) {
         try {
           client.receive(list, memo);
@@ -109,6 +116,11 @@ export class RealtimeHub {
       }
     }
     return reached;
+  }
+
+  /** Ends every client of this node (before the server closes: open streams would hold it). */
+  endAll(reason: string): void {
+    for (const room of [...this.rooms.values()]) for (const client of [...room]) client.end(reason);
   }
 
   /** Frames another node published: only well-formed ones are delivered. */
@@ -126,7 +138,9 @@ export class RealtimeHub {
         f !== null &&
         typeof f.siteId === 'string' &&
         typeof f.type === 'string' &&
-        (f.checkpoint === null || typeof f.checkpoint === 'string'),
+        typeof f.data === 'object' &&
+        f.data !== null &&
+        (f.checkpoint === null || (typeof f.checkpoint === 'string' && POSITION.test(f.checkpoint))),
     );
     this.deliver(frames);
   }

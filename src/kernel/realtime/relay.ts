@@ -53,6 +53,9 @@ export function startRelay(opts: RelayOptions): Relay {
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
   let queued = false;
+  let failing = false;
+  /** A node that lost the leader lock asks again only after a poll interval (wakes come with every append). */
+  let followerUntil = 0;
 
   const framesOf = (list: readonly StoredEvent[]): RelayFrame[] => {
     const out: RelayFrame[] = [];
@@ -65,14 +68,24 @@ export function startRelay(opts: RelayOptions): Relay {
 
   const serial = (work: () => Promise<void>): Promise<void> => {
     const next = running.then(work, work);
-    running = next.catch((err: unknown) => {
-      opts.log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
-      position = undefined;
-    });
+    running = next.then(
+      () => void (failing = false),
+      (err: unknown) => {
+        // Its place is kept: the next wake reads on from it, so no frame is skipped by an error.
+        if (!failing) opts.log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
+        failing = true;
+      },
+    );
     return next;
   };
 
-  const leads = async (): Promise<boolean> => !hub.crossNode || lock.acquire();
+  const leads = async (): Promise<boolean> => {
+    if (!hub.crossNode) return true;
+    if (Date.now() < followerUntil) return false;
+    const won = await lock.acquire();
+    if (!won) followerUntil = Date.now() + opts.pollMs;
+    return won;
+  };
 
   const step = async (): Promise<void> => {
     if (stopped) return;

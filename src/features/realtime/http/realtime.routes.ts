@@ -3,18 +3,24 @@ import websocket from '@fastify/websocket';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { siteFromRequest } from '../../../kernel/tenancy/site.ts';
-import { Connection, FRAME_ID, type Sink } from '../realtime.connection.ts';
-import { BadLastEventId, RealtimeFull, TicketOtherSite, TicketRefused } from '../realtime.errors.ts';
+import { Connection, isFrameId, Semaphore, type Sink } from '../realtime.connection.ts';
+import {
+  BadLastEventId,
+  RealtimeFull,
+  SubscriptionListInvalid,
+  TicketOtherSite,
+  TicketRefused,
+  TooManyConnections,
+  UpgradeRequired,
+} from '../realtime.errors.ts';
 import {
   MAX_MESSAGE_BYTES,
   parseClientMessage,
   parseSubscriptionList,
   type LiveSubscription,
 } from '../realtime.protocol.ts';
-import { consumeTicket, issueTicket, type TicketHolder } from '../realtime.tickets.ts';
+import { issueTicket, readTicket, spendTicket, type TicketHolder } from '../realtime.tickets.ts';
 import { ConnectQuery, TicketAnswer } from './realtime.schemas.ts';
-import { SubscriptionListInvalid } from '../realtime.errors.ts';
 
 const BASE = '/api/v1/realtime';
 const tags = ['realtime'];
@@ -24,6 +30,10 @@ const HEARTBEAT_MS = 25_000;
 const MAX_BUFFERED = 4 * 1024 * 1024;
 /** Client messages per connection in a window of ten seconds. */
 const MAX_MESSAGES = 100;
+/** Connections one user holds on one site of one node (a browser's tabs, a few devices). */
+const MAX_PER_USER = 20;
+/** Replays a node runs at once (each reads the log). */
+const REPLAYS_AT_ONCE = 4;
 
 interface Admitted {
   holder: TicketHolder;
@@ -40,21 +50,46 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   await plain.register(websocket, { options: { maxPayload: MAX_MESSAGE_BYTES } });
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { hub } = deps.realtime;
+  const replays = new Semaphore(REPLAYS_AT_ONCE);
+  const limits = { maxSubscriptions: deps.config.SVC_REALTIME_MAX_SUBSCRIPTIONS, replays };
+  /** This node's connections per site and user. */
+  const perUser = new Map<string, number>();
+  app.addHook('preClose', async () => hub.endAll('shutting_down'));
+  const userKey = (h: TicketHolder) => `${h.siteId}\u0000${h.userId}`;
+  /** Counts the connection in while it lives; the returned function counts it out (once). */
+  const held = (h: TicketHolder) => {
+    const key = userKey(h);
+    perUser.set(key, (perUser.get(key) ?? 0) + 1);
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      const n = (perUser.get(key) ?? 1) - 1;
+      if (n > 0) perUser.set(key, n);
+      else perUser.delete(key);
+    };
+  };
 
-  /** The ticket, the site, where to resume and the first subscriptions, checked before anything is streamed. */
+  /**
+   * The ticket, the site, where to resume and the first subscriptions, checked before anything is streamed; the
+   * ticket is spent last, so a refused request leaves it usable.
+   */
   const admit = async (req: FastifyRequest): Promise<Admitted> => {
     const q = req.query as { ticket?: string; lastEventId?: string; subscribe?: string };
     if (!q.ticket) throw new TicketRefused({ reason: 'ticket_required' });
     const header = req.headers['last-event-id'];
     const lastEventId = (typeof header === 'string' && header !== '' ? header : q.lastEventId) ?? null;
-    if (lastEventId !== null && !FRAME_ID.test(lastEventId)) throw new BadLastEventId({});
+    if (lastEventId !== null && !isFrameId(lastEventId)) throw new BadLastEventId({});
     const initial = q.subscribe ? parseSubscriptionList(q.subscribe) : [];
     if (!Array.isArray(initial)) throw new SubscriptionListInvalid({ message: initial.error });
     if (hub.connections() >= deps.config.SVC_REALTIME_MAX_CONNECTIONS)
       throw new RealtimeFull({ max: deps.config.SVC_REALTIME_MAX_CONNECTIONS });
-    const holder = await consumeTicket(deps, q.ticket);
-    const named = siteFromRequest(req.headers, req.headers.host);
-    if (named && named !== holder.siteId) throw new TicketOtherSite({});
+    const holder = await readTicket(deps, q.ticket);
+    // Only a site named outright: an EventSource cannot set headers, and a host name need not be a site's.
+    const named = req.headers['x-svc-site'];
+    if (named !== undefined && named !== holder.siteId) throw new TicketOtherSite({});
+    if ((perUser.get(userKey(holder)) ?? 0) >= MAX_PER_USER) throw new TooManyConnections({ max: MAX_PER_USER });
+    await spendTicket(deps, holder.ticketId);
     return { holder, lastEventId, initial };
   };
 
@@ -81,6 +116,8 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     BASE,
     {
       config: connect,
+      // A HEAD would open a stream that never sends a body.
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary: 'Server-Sent Events: notifications and live item changes (README "Realtime" has the frames)',
@@ -107,12 +144,21 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         },
         close: () => raw.end(),
       };
-      const conn = new Connection(deps, a.holder, sink, deps.config.SVC_REALTIME_MAX_SUBSCRIPTIONS);
-      const beat = setInterval(() => !raw.destroyed && raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      raw.on('close', () => {
+      const conn = new Connection(deps, a.holder, sink, limits);
+      const release = held(a.holder);
+      const beat = setInterval(() => {
+        if (raw.destroyed) return;
+        raw.write(': keep-alive\n\n');
+        void conn.recheck();
+      }, HEARTBEAT_MS);
+      const gone = () => {
         clearInterval(beat);
         conn.dispose();
-      });
+        release();
+      };
+      raw.on('close', gone);
+      // The client may have left while it was admitted: then no 'close' is coming.
+      if (raw.destroyed || req.raw.destroyed) return gone();
       await conn.start(a.lastEventId, a.initial);
     },
   );
@@ -123,12 +169,15 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     {
       websocket: true,
       config: connect,
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary: 'WebSocket: the same frames as JSON messages, and subscribe/unsubscribe/ping from the client',
         querystring: ConnectQuery,
       },
       preValidation: async (req) => {
+        // A plain GET would spend the ticket and get nothing: refused before it is read.
+        if (String(req.headers.upgrade ?? '').toLowerCase() !== 'websocket') throw new UpgradeRequired({});
         admitted.set(req, await admit(req));
       },
     },
@@ -142,7 +191,8 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         },
         close: () => socket.close(1000, 'closed'),
       };
-      const conn = new Connection(deps, a.holder, sink, deps.config.SVC_REALTIME_MAX_SUBSCRIPTIONS);
+      const conn = new Connection(deps, a.holder, sink, limits);
+      const release = held(a.holder);
       let windowStart = Date.now();
       let inWindow = 0;
       socket.on('message', (data: Buffer, isBinary: boolean) => {
@@ -163,11 +213,26 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
           void conn.addSubscription(s);
         }
       });
-      const beat = setInterval(() => socket.readyState === socket.OPEN && socket.ping(), HEARTBEAT_MS);
+      // A peer that did not answer the last ping is gone.
+      let alive = true;
+      socket.on('pong', () => (alive = true));
+      const beat = setInterval(() => {
+        if (socket.readyState !== socket.OPEN) return;
+        if (!alive) return void socket.terminate();
+        alive = false;
+        socket.ping();
+        void conn.recheck();
+      }, HEARTBEAT_MS);
       socket.on('close', () => {
         clearInterval(beat);
         conn.dispose();
+        release();
       });
+      if (socket.readyState !== socket.OPEN) {
+        clearInterval(beat);
+        conn.dispose();
+        return release();
+      }
       void conn.start(a.lastEventId, a.initial);
     },
   );
