@@ -20,6 +20,8 @@ const RATE = Number(process.env.RATE ?? 200);
 const SECONDS = Number(process.env.SECONDS ?? 20);
 const PUSH = Number(process.env.PUSH ?? 10_000);
 const EDITORS = 10;
+/** Admins holding the SSE connections (each at most SVC_REALTIME_MAX_PER_USER, 20, like a person's tabs). */
+const ADMINS = Math.ceil(SSE / 20);
 const ITEMS = 200;
 const PASS = 'Realtime-bench-pass-1!';
 
@@ -78,6 +80,12 @@ try {
     await request(admin, 'POST', '/api/v1/users', { ...who, roleId: 'editor' });
     editors.push(await login(who));
   }
+  const admins: string[] = [];
+  for (let i = 0; i < ADMINS; i++) {
+    const who = { email: `admin${i}@example.com`, password: PASS };
+    await request(admin, 'POST', '/api/v1/users', { ...who, roleId: 'admin' });
+    admins.push(await login(who));
+  }
   const ticket = async (token: string) =>
     (await request<{ ticket: string }>(token, 'POST', '/api/v1/realtime/ticket')).ticket;
 
@@ -85,7 +93,8 @@ try {
   const rssIdle = rssMb(server.child.pid!);
   const sse = [];
   for (let i = 0; i < SSE; i++) {
-    const c = await openSse(`${server.url}/api/v1/realtime?ticket=${encodeURIComponent(await ticket(admin))}`);
+    const tk = await ticket(admins[i % ADMINS]!);
+    const c = await openSse(`${server.url}/api/v1/realtime?ticket=${encodeURIComponent(tk)}`);
     if (c.status !== 200) throw new Error(`SSE ${i}: ${c.status} ${c.body}`);
     sse.push(c);
     sockets.push(c);

@@ -283,6 +283,14 @@ export class Connection implements RealtimeClient {
       (f) => f.checkpoint === null || this.upTo === null || store.comparePositions(f.checkpoint, this.upTo) > 0,
     );
     if (fresh.length === 0) return;
+    // Nothing for this connection in the batch (changes of collections it does not follow): no lookup at all.
+    const relevant = fresh.some(
+      (f) => f.type === 'notification' || (isItemFrame(f) && this.follows(f.data.collection)),
+    );
+    if (!relevant) {
+      for (const f of fresh) if (f.checkpoint) this.upTo = f.checkpoint;
+      return;
+    }
     const who = await this.who(memo);
     if (!who) return this.end('access_revoked');
     const reads = await this.readItems(fresh, who, memo);
@@ -291,6 +299,11 @@ export class Connection implements RealtimeClient {
       else if (isItemFrame(f)) this.item(f, reads);
       if (f.checkpoint) this.upTo = f.checkpoint;
     }
+  }
+
+  private follows(collection: string): boolean {
+    for (const sub of this.subs.values()) if (sub.collection === collection) return true;
+    return false;
   }
 
   private notification(f: RelayFrame, who: Who): void {

@@ -30,8 +30,6 @@ const HEARTBEAT_MS = 25_000;
 const MAX_BUFFERED = 4 * 1024 * 1024;
 /** Client messages per connection in a window of ten seconds. */
 const MAX_MESSAGES = 100;
-/** Connections one user holds on one site of one node (a browser's tabs, a few devices). */
-const MAX_PER_USER = 20;
 /** Replays a node runs at once (each reads the log). */
 const REPLAYS_AT_ONCE = 4;
 
@@ -88,7 +86,8 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     // Only a site named outright: an EventSource cannot set headers, and a host name need not be a site's.
     const named = req.headers['x-svc-site'];
     if (named !== undefined && named !== holder.siteId) throw new TicketOtherSite({});
-    if ((perUser.get(userKey(holder)) ?? 0) >= MAX_PER_USER) throw new TooManyConnections({ max: MAX_PER_USER });
+    const maxPerUser = deps.config.SVC_REALTIME_MAX_PER_USER;
+    if ((perUser.get(userKey(holder)) ?? 0) >= maxPerUser) throw new TooManyConnections({ max: maxPerUser });
     await spendTicket(deps, holder.ticketId);
     return { holder, lastEventId, initial };
   };
