@@ -97,3 +97,30 @@ export async function measure(t: Target, s: Scenario, cfg: LoadConfig): Promise<
     server_cpu_ms_per_req: r.requests.total ? Math.round((cpu * 1000 * 100) / r.requests.total) / 100 : null,
   };
 }
+
+/**
+ * Calls `send(i)` `rate` times a second for `seconds` (open loop: a slow answer does not slow the sending), and
+ * resolves once every call has settled: how many were sent and failed, and the seconds the sending took.
+ */
+export async function paced(
+  rate: number,
+  seconds: number,
+  send: (i: number) => Promise<unknown>,
+): Promise<{ sent: number; failed: number; elapsedS: number }> {
+  const started = Date.now();
+  let sent = 0;
+  let failed = 0;
+  const inflight = new Set<Promise<unknown>>();
+  while (Date.now() - started < seconds * 1000) {
+    const due = Math.floor(((Date.now() - started) / 1000) * rate);
+    while (sent < due) {
+      const p = send(sent++).catch(() => failed++);
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  const elapsedS = (Date.now() - started) / 1000;
+  await Promise.all(inflight);
+  return { sent, failed, elapsedS };
+}

