@@ -150,6 +150,8 @@ const EnvSchema = z.object({
   SVC_REALTIME_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** Realtime connections one user holds on one site of one node (tabs, devices); beyond, 409. */
   SVC_REALTIME_MAX_PER_USER: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Log events a reconnection's replay reads at most; beyond, the client is told to reload (`reset`). */
+  SVC_REALTIME_MAX_REPLAY: z.coerce.number().int().min(1).max(1_000_000).default(20_000),
   /** Live item subscriptions per connection. */
   SVC_REALTIME_MAX_SUBSCRIPTIONS: z.coerce.number().int().min(1).max(1000).default(20),
   SVC_TRANSLATE_PROVIDER: z.enum(['deepl', 'libretranslate']).optional(),

@@ -19,8 +19,6 @@ export interface Sink {
   close(): void;
 }
 
-/** Log events a replay reads at most before it tells the client to reload instead (`reset`). */
-export const MAX_REPLAY_EVENTS = 20_000;
 /** Item ids a subscription remembers having sent (to tell the client when one leaves its filter or rights). */
 const MAX_SEEN = 2_000;
 /** Batches a connection may have waiting (its reads slower than the changes): beyond, it is closed as too slow. */
@@ -103,7 +101,8 @@ export class Connection implements RealtimeClient {
     private readonly deps: AppDeps,
     private readonly holder: TicketHolder,
     private readonly sink: Sink,
-    private readonly limits: { maxSubscriptions: number; replays: Semaphore },
+    /** `maxReplay`: log events a replay reads at most before it tells the client to reload instead (`reset`). */
+    private readonly limits: { maxSubscriptions: number; maxReplay: number; replays: Semaphore },
   ) {
     this.siteId = holder.siteId;
   }
@@ -230,12 +229,12 @@ export class Connection implements RealtimeClient {
     let scanned = 0;
     let waits = 0;
     while (store.comparePositions(after, until) < 0) {
-      if (scanned >= MAX_REPLAY_EVENTS) {
+      if (scanned >= this.limits.maxReplay) {
         this.send({ type: 'reset', id: null, data: { reason: 'too_far_behind' } });
         this.upTo = until;
         return this.sent - before;
       }
-      const batch = await store.readAll({ after, limit: 500 });
+      const batch = await store.readAll({ after, limit: Math.min(500, this.limits.maxReplay) });
       if (batch.length === 0) {
         // An append still open holds the log back: wait for it, or leave the rest to the live frames.
         if (++waits > REPLAY_WAITS) break;

@@ -349,6 +349,43 @@ describe('live item subscriptions', () => {
     adminWs.close();
   });
 
+  it('follow the subscriber’s rights as they change, frame by frame', async () => {
+    const role = (await ok('POST', '/api/v1/roles', { name: 'Changing' })).id;
+    const policy = (await ok('POST', '/api/v1/policies', { name: 'Changing' })).id;
+    const rule = (fields: string[]) =>
+      ok('POST', `/api/v1/policies/${policy}/permissions`, { collection: 'articles', action: 'read', fields });
+    let permission = (await rule(['id', 'title', 'topic'])).id;
+    await ok('POST', `/api/v1/policies/${policy}/attach`, { role });
+    const user = await createUser(t, 'changing@example.com', PASS, { main: role });
+    const w = await ws(user);
+    w.send({ type: 'subscribe', id: 'c', collection: 'articles', query: { fields: ['*'] } });
+    await w.next((f) => f.type === 'subscribed');
+    await ok('POST', '/api/v1/items/articles', { id: 'ch1', title: 'one', topic: 'x', secret: 's' });
+    await relay();
+    const first = (await w.next((f) => f.type === 'item')).data.item;
+    expect(first).toMatchObject({ id: 'ch1', title: 'one', topic: 'x' });
+    expect(first.secret).toBeUndefined();
+    await ok('DELETE', `/api/v1/policies/${policy}/permissions/${permission}`);
+    permission = (await rule(['id', 'topic'])).id;
+    await ok('PATCH', '/api/v1/items/articles/ch1', { topic: 'y' });
+    await relay();
+    // As GET /items/articles/ch1 answers it now: no title any more.
+    const second = (await w.next((f) => f.type === 'item')).data.item;
+    expect(second).toMatchObject({ id: 'ch1', topic: 'y' });
+    expect(second.title).toBeUndefined();
+    const rest = await call('GET', '/api/v1/items/articles/ch1', undefined, { as: user });
+    expect(Object.keys(second).sort()).toEqual(Object.keys(rest.json().data).sort());
+    await ok('POST', `/api/v1/policies/${policy}/detach`, { role });
+    await ok('PATCH', '/api/v1/items/articles/ch1', { topic: 'z' });
+    await relay();
+    expect((await w.next((f) => f.type === 'error')).data).toMatchObject({
+      subscription: 'c',
+      code: 'PERMISSION_DENIED',
+    });
+    expect(w.frames.filter((f) => f.type === 'item')).toHaveLength(2);
+    w.close();
+  });
+
   it('apply the subscription filter and send deletions of rows the subscriber could read', async () => {
     const c = await sse(editor, {
       query: subscribe({

@@ -58,6 +58,39 @@ describe('one node', () => {
   }, 60_000);
 });
 
+describe('a reconnection that missed more than a replay reads', () => {
+  it('is told to reload (reset), then gets the live frames', async () => {
+    const t = await createTestApp({ env: { SVC_REALTIME_MAX_REPLAY: '3' } });
+    try {
+      const admin = await t.setup();
+      const { ok } = apiClient(
+        () => t,
+        () => admin,
+      );
+      const base = await listen(t.app);
+      const first = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+      await first.next((f) => f.type === 'ready');
+      await raise(t, 'seen');
+      await t.deps.realtime.relay.tick();
+      const seen = await first.next((f) => f.type === 'notification');
+      first.close();
+      for (let i = 0; i < 6; i++) await raise(t, `missed-${i}`);
+      const again = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`, {
+        'last-event-id': seen.id!,
+      });
+      expect((await again.next((f) => f.type !== 'notification')).type).toBe('reset');
+      await again.next((f) => f.type === 'ready');
+      await raise(t, 'live');
+      await t.deps.realtime.relay.tick();
+      await again.next((f) => f.type === 'notification' && f.data.id === 'live');
+      expect(again.frames.some((f) => f.type === 'notification' && f.data.id === 'missed-5')).toBe(false);
+      again.close();
+    } finally {
+      await t.close();
+    }
+  }, 60_000);
+});
+
 describe('Redis unreachable', () => {
   it('claims tickets and delivers frames on this node alone, and says so once', async () => {
     const errors: unknown[] = [];

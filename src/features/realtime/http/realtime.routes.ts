@@ -49,7 +49,11 @@ export const realtimeRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { hub } = deps.realtime;
   const replays = new Semaphore(REPLAYS_AT_ONCE);
-  const limits = { maxSubscriptions: deps.config.SVC_REALTIME_MAX_SUBSCRIPTIONS, replays };
+  const limits = {
+    maxSubscriptions: deps.config.SVC_REALTIME_MAX_SUBSCRIPTIONS,
+    maxReplay: deps.config.SVC_REALTIME_MAX_REPLAY,
+    replays,
+  };
   /** This node's connections per site and user. */
   const perUser = new Map<string, number>();
   app.addHook('preClose', async () => hub.endAll('shutting_down'));
