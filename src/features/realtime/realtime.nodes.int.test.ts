@@ -138,6 +138,7 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
   let admin: string;
   let baseA: string;
   let baseB: string;
+  let keeper: Awaited<ReturnType<typeof openSse>>;
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -151,14 +152,22 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
       SVC_FILES_DIR: c.SVC_FILES_DIR!,
       SVC_PRESSURE_LIMITER_ENABLED: 'false',
     });
-    // Node A leads the relay: it reads the log and publishes; node B only listens.
+    // Node A leads the relay (a client of its own makes it read, and so take the lock first): it reads the log and
+    // publishes; node B only listens.
+    baseA = await listen(t.app);
+    const { ok } = apiClient(
+      () => t,
+      () => admin,
+    );
+    keeper = await openSse(`${baseA}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
+    await keeper.next((f) => f.type === 'ready');
     await t.deps.realtime.relay.tick();
     const runtime = await startRuntime(config, t.deps.database, pino({ level: 'silent' }), { asyncWorker: false });
     second = { runtime, app: await buildApp(runtime.deps, { logger: false }) };
-    baseA = await listen(t.app);
     baseB = await listen(second.app);
   }, 60_000);
   afterAll(async () => {
+    keeper.close();
     await second.app.close();
     await second.runtime.stop();
     await t.close();

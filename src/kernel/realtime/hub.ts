@@ -26,6 +26,7 @@ export interface RealtimeClient {
 }
 
 const CHANNEL = 'realtime';
+const LISTENING = 'realtime-listening';
 /** A log position as the stores write it (`<n>:<n>`). */
 const POSITION = /^\d{1,19}:\d{1,19}$/;
 const WAKE = 'realtime-wake';
@@ -40,6 +41,7 @@ export class RealtimeHub {
   private readonly rooms = new Map<string, Set<RealtimeClient>>();
   private readonly stops: (() => void)[] = [];
   private wakeListeners = new Set<() => void>();
+  private listeningListeners = new Set<(from: string | null) => void>();
 
   constructor(
     private readonly shared: SharedCache,
@@ -47,6 +49,12 @@ export class RealtimeHub {
   ) {
     this.stops.push(shared.subscribe(CHANNEL, (m) => this.fromPeer(m)));
     this.stops.push(shared.subscribe(WAKE, () => this.wakeListeners.forEach((w) => w())));
+    this.stops.push(
+      shared.subscribe(LISTENING, (m) => {
+        const from = POSITION.test(m) ? m : null;
+        this.listeningListeners.forEach((l) => l(from));
+      }),
+    );
   }
 
   /** Whether frames cross nodes now: Redis configured and reachable. */
@@ -83,6 +91,20 @@ export class RealtimeHub {
   /** Tells the other nodes that this one appended (the relay's leader reads the log at once instead of polling). */
   wakePeers(): void {
     if (this.shared.kind === 'redis') void this.shared.publish(WAKE, '');
+  }
+
+  /**
+   * Tells the other nodes that this one has clients, which take frames after `from` (the relay's leader reads only
+   * while some node listens, and when it starts it starts there).
+   */
+  announceListening(from: string | null): void {
+    if (this.shared.kind === 'redis') void this.shared.publish(LISTENING, from ?? '');
+  }
+
+  /** Calls `listener` when another node says it has clients; returns the function that stops it. */
+  onPeerListening(listener: (from: string | null) => void): () => void {
+    this.listeningListeners.add(listener);
+    return () => this.listeningListeners.delete(listener);
   }
 
   /** Calls `listener` when another node appended; returns the function that stops it. */
@@ -149,6 +171,7 @@ export class RealtimeHub {
     for (const stop of this.stops) stop();
     this.rooms.clear();
     this.wakeListeners.clear();
+    this.listeningListeners.clear();
     await this.shared.close();
   }
 }

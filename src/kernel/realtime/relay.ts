@@ -56,6 +56,11 @@ export function startRelay(opts: RelayOptions): Relay {
   let failing = false;
   /** A node that lost the leader lock asks again only after a poll interval (wakes come with every append). */
   let followerUntil = 0;
+  /** Until when another node said it has clients (it says so every poll interval while it has). */
+  let peersUntil = 0;
+  /** Where a listening node's clients start, for a relay that starts from idle. */
+  let startHint: GlobalPosition | null = null;
+  const listened = () => hub.connections() > 0 || Date.now() < peersUntil;
 
   const framesOf = (list: readonly StoredEvent[]): RelayFrame[] => {
     const out: RelayFrame[] = [];
@@ -89,13 +94,17 @@ export function startRelay(opts: RelayOptions): Relay {
 
   const step = async (): Promise<void> => {
     if (stopped) return;
-    if ((hub.connections() === 0 && !hub.crossNode) || !(await leads())) {
+    // Nobody listens on any node: no read at all (an idle relay costs no database work).
+    if (!listened() || !(await leads())) {
       position = undefined;
       return;
     }
     if (position === undefined) {
-      position = await events.headPosition();
-      return;
+      const hint = startHint;
+      startHint = null;
+      position = hint ?? (await events.headPosition());
+      // From the head there is nothing to read yet; from a listening node's start there may be.
+      if (hint === null) return;
     }
     for (let i = 0; i < PAGES_PER_TICK; i++) {
       const batch = await events.readAll({ after: position ?? undefined, limit: PAGE });
@@ -116,25 +125,43 @@ export function startRelay(opts: RelayOptions): Relay {
   };
 
   const unAppended = events.onAppended(() => {
+    // Unheard, the relay forgets its place (the next listener starts at the head, not at a stale place).
+    if (!listened()) return void (position = undefined);
     hub.wakePeers();
     wake();
   });
   const unPeer = hub.onPeerWake(wake);
-  const timer = setInterval(wake, opts.pollMs);
+  const unListening = hub.onPeerListening((from) => {
+    peersUntil = Date.now() + 3 * opts.pollMs;
+    // The earliest place some node's new clients start from, for when this relay starts from idle.
+    if (position === undefined && from !== null && (startHint === null || events.comparePositions(from, startHint) < 0))
+      startHint = from;
+    wake();
+  });
+  const timer = setInterval(() => {
+    if (hub.connections() > 0) hub.announceListening(position ?? null);
+    wake();
+  }, opts.pollMs);
   timer.unref();
 
   return {
     framesOf,
-    ready: () =>
-      serial(async () => {
+    ready: async () => {
+      await serial(async () => {
         if (position === undefined) position = await events.headPosition();
-      }).then(() => position ?? null),
+      });
+      const at = position ?? null;
+      // The leader may be another node, idle until now: it starts no later than this connection's start.
+      hub.announceListening(at);
+      return at;
+    },
     tick: () => serial(step),
     stop: async () => {
       stopped = true;
       clearInterval(timer);
       unAppended();
       unPeer();
+      unListening();
       await running.catch(() => undefined);
       await lock.release();
     },
