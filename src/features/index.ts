@@ -28,6 +28,7 @@ import { tmFeature } from './tm/index.ts';
 import { notificationsFeature } from './notifications/index.ts';
 import { pushFeature } from './push/index.ts';
 import { realtimeFeature } from './realtime/index.ts';
+import { gitFeature } from './git/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -60,6 +61,7 @@ export const features: Feature[] = [
   notificationsFeature,
   pushFeature,
   realtimeFeature,
+  gitFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

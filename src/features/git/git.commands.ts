@@ -1,0 +1,154 @@
+import type { AppDeps } from '../../deps.ts';
+import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
+import type { CommandContext } from '../../kernel/http/command-meta.ts';
+import { newId } from '../../kernel/ids.ts';
+import { seal, shred, unseal } from '../../kernel/privacy/pii.ts';
+import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
+import { GitIntegrationNotFound } from './git.errors.ts';
+import {
+  gitDeliveryStream,
+  gitIntegrationStream,
+  type GitIntegrationUpdated,
+  type GitProvider,
+  type SyncConfig,
+} from './git.events.ts';
+import { generateSecret, SyncConfig as SyncConfigSchema, type IntegrationCreate, type IntegrationPatch, type IntegrationRecord } from './git.schema.ts';
+
+type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
+type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;
+
+/** The receiver's address of an integration (SVC_PUBLIC_URL, default http://localhost:PORT). */
+export function webhookUrl(deps: Pick<AppDeps, 'config'>, siteId: string, provider: GitProvider, id: string): string {
+  const base = (deps.config.SVC_PUBLIC_URL ?? `http://localhost:${deps.config.PORT}`).replace(/\/+$/, '');
+  return `${base}/api/v1/integrations/git/webhook/${provider}/${encodeURIComponent(siteId)}/${encodeURIComponent(id)}`;
+}
+
+/** An integration as the API shows it: the token and the secret stay behind. */
+export function recordOf(deps: Pick<AppDeps, 'config'>, siteId: string, s: NonNullable<GitIntegrationState>): IntegrationRecord {
+  return {
+    id: s.integrationId,
+    provider: s.provider,
+    repository: s.repository,
+    baseUrl: s.baseUrl,
+    authMethod: s.authMethod,
+    hasToken: s.token !== null,
+    webhookUrl: webhookUrl(deps, siteId, s.provider, s.integrationId),
+    sync_config: s.syncConfig,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+/** The site's integration of that id now, or 404. */
+export async function integrationOf(
+  deps: Pick<AppDeps, 'store'>,
+  siteId: string,
+  integrationId: string,
+): Promise<NonNullable<GitIntegrationState>> {
+  const { state } = await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, integrationId));
+  if (!state) throw new GitIntegrationNotFound({ integrationId });
+  return state;
+}
+
+/**
+ * Makes an integration; its token and webhook secret are sealed under the integration's own key. Without a
+ * secret one is made, and answered here only.
+ */
+export async function createIntegration(
+  deps: Deps,
+  ctx: Ctx,
+  body: IntegrationCreate,
+): Promise<{ record: IntegrationRecord; webhookSecret: string | null }> {
+  const integrationId = newId();
+  const secret = body.webhookSecret ?? generateSecret();
+  const { db } = deps;
+  const ring = deps.config.keyring;
+  const data = {
+    integrationId,
+    provider: body.provider,
+    repository: body.repository,
+    baseUrl: body.baseUrl ?? null,
+    authMethod: body.authMethod,
+    syncConfig: (body.sync_config ?? SyncConfigSchema.parse({})) as SyncConfig,
+    token: body.token === undefined ? null : await seal(db, ring, integrationId, body.token),
+    webhookSecret: await seal(db, ring, integrationId, secret),
+    at: ctx.now.toISOString(),
+    by: ctx.actor.id,
+  };
+  const r = await handleCommand(
+    deps.store,
+    gitIntegrationDecider,
+    gitIntegrationStream(ctx.siteId, integrationId),
+    { type: 'CreateIntegration', data },
+    { metadata: ctx.metadata },
+  );
+  return { record: recordOf(deps, ctx.siteId, r.state!), webhookSecret: body.webhookSecret ? null : secret };
+}
+
+/** Changes the given settings; a token or secret given replaces the stored one (null removes the token). */
+export async function updateIntegration(
+  deps: Deps,
+  ctx: Ctx,
+  integrationId: string,
+  patch: IntegrationPatch,
+): Promise<IntegrationRecord> {
+  const current = await integrationOf(deps, ctx.siteId, integrationId);
+  const ring = deps.config.keyring;
+  const changes: GitIntegrationUpdated['data']['changes'] = {};
+  if (patch.repository !== undefined) changes.repository = patch.repository;
+  if (patch.baseUrl !== undefined) changes.baseUrl = patch.baseUrl;
+  if (patch.authMethod !== undefined) changes.authMethod = patch.authMethod;
+  if (patch.sync_config !== undefined) changes.syncConfig = { ...current.syncConfig, ...patch.sync_config };
+  if (patch.token !== undefined)
+    changes.token = patch.token === null ? null : await seal(deps.db, ring, integrationId, patch.token);
+  if (patch.webhookSecret !== undefined)
+    changes.webhookSecret = await seal(deps.db, ring, integrationId, patch.webhookSecret);
+  const r = await handleCommand(
+    deps.store,
+    gitIntegrationDecider,
+    gitIntegrationStream(ctx.siteId, integrationId),
+    { type: 'UpdateIntegration', data: { integrationId, changes, at: ctx.now.toISOString(), by: ctx.actor.id } },
+    { metadata: ctx.metadata },
+  );
+  return recordOf(deps, ctx.siteId, r.state!);
+}
+
+/** Deletes an integration and shreds its key: its token and secret can never be opened again. */
+export async function deleteIntegration(deps: Deps, ctx: Ctx, integrationId: string): Promise<void> {
+  await handleCommand(
+    deps.store,
+    gitIntegrationDecider,
+    gitIntegrationStream(ctx.siteId, integrationId),
+    { type: 'DeleteIntegration', data: { integrationId, at: ctx.now.toISOString(), by: ctx.actor.id } },
+    { metadata: ctx.metadata },
+  );
+  await shred(deps.db, integrationId);
+}
+
+/** The integration's webhook secret in clear, or null (no such integration on the site, or of another provider). */
+export async function webhookSecretOf(
+  deps: Deps,
+  siteId: string,
+  provider: GitProvider,
+  integrationId: string,
+): Promise<string | null> {
+  const { state } = await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, integrationId));
+  if (!state || state.provider !== provider) return null;
+  return unseal(deps.db, deps.config.keyring, integrationId, state.webhookSecret);
+}
+
+/** Records a verified delivery once per (provider, delivery id); false when it had been recorded already. */
+export async function recordDelivery(
+  deps: Deps,
+  ctx: Ctx,
+  d: { integrationId: string; provider: GitProvider; deliveryId: string; event: string; payload: unknown },
+): Promise<boolean> {
+  const r = await handleCommand(
+    deps.store,
+    gitDeliveryDecider,
+    gitDeliveryStream(ctx.siteId, d.provider, d.deliveryId),
+    { type: 'RecordDelivery', data: { ...d, at: ctx.now.toISOString() } },
+    { metadata: ctx.metadata },
+  );
+  return r.events.length > 0;
+}

@@ -1,0 +1,73 @@
+import type { Decider } from '../../kernel/es/decider.ts';
+import type { Sealed } from '../../kernel/privacy/pii.ts';
+import { GitIntegrationNotFound } from './git.errors.ts';
+import type {
+  GitDeliveryReceived,
+  GitIntegrationDefinition,
+  GitIntegrationEvent,
+  GitProvider,
+} from './git.events.ts';
+
+/** A live integration as its stream holds it (null: none, or deleted). */
+export type GitIntegrationState =
+  | (GitIntegrationDefinition & {
+      integrationId: string;
+      token: Sealed | null;
+      webhookSecret: Sealed;
+      createdAt: string;
+      updatedAt: string;
+    })
+  | null;
+
+type Changes = Extract<GitIntegrationEvent, { type: 'GitIntegrationUpdated' }>['data']['changes'];
+
+export type GitIntegrationCommand =
+  | {
+      type: 'CreateIntegration';
+      data: Extract<GitIntegrationEvent, { type: 'GitIntegrationCreated' }>['data'];
+    }
+  | { type: 'UpdateIntegration'; data: { integrationId: string; changes: Changes; at: string; by: string } }
+  | { type: 'DeleteIntegration'; data: { integrationId: string; at: string; by: string } };
+
+/** One stream per integration: made once, changed while it lives, deleted once. */
+export const gitIntegrationDecider: Decider<GitIntegrationState, GitIntegrationCommand, GitIntegrationEvent> = {
+  initialState: () => null,
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'GitIntegrationCreated': {
+        const { at, by: _by, ...rest } = e.data;
+        return { ...rest, createdAt: at, updatedAt: at };
+      }
+      case 'GitIntegrationUpdated':
+        return s && { ...s, ...e.data.changes, updatedAt: e.data.at };
+      case 'GitIntegrationDeleted':
+        return null;
+    }
+  },
+  decide: (c, s) => {
+    switch (c.type) {
+      case 'CreateIntegration':
+        // The id is new: a second create of it (a retried request) changes nothing.
+        return s ? [] : [{ type: 'GitIntegrationCreated', data: c.data }];
+      case 'UpdateIntegration':
+        if (!s) throw new GitIntegrationNotFound({ integrationId: c.data.integrationId });
+        if (Object.keys(c.data.changes).length === 0) return [];
+        return [{ type: 'GitIntegrationUpdated', data: c.data }];
+      case 'DeleteIntegration':
+        if (!s) throw new GitIntegrationNotFound({ integrationId: c.data.integrationId });
+        return [{ type: 'GitIntegrationDeleted', data: c.data }];
+    }
+  },
+};
+
+export type GitDeliveryCommand = {
+  type: 'RecordDelivery';
+  data: GitDeliveryReceived['data'] & { provider: GitProvider };
+};
+
+/** One stream per delivery: the first arrival is recorded, a redelivery records nothing. */
+export const gitDeliveryDecider: Decider<boolean, GitDeliveryCommand, GitDeliveryReceived> = {
+  initialState: () => false,
+  evolve: () => true,
+  decide: (c, received) => (received ? [] : [{ type: 'GitDeliveryReceived', data: c.data }]),
+};

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import type { DomainEvent } from '../../kernel/es/event.ts';
+import type { Sealed } from '../../kernel/privacy/pii.ts';
+
+export const GIT_PROVIDERS = ['github', 'gitlab'] as const;
+export type GitProvider = (typeof GIT_PROVIDERS)[number];
+export type GitAuthMethod = 'app' | 'pat';
+
+/** How the integration follows the repository (spec: `sync_config`). */
+export interface SyncConfig {
+  /** A pull request gets a preview site. */
+  preview: boolean;
+  /** The branch intents are read from. */
+  branch: string;
+  /** Where the intent files lie in the repository. */
+  intentsPath: string;
+  /** Previews older than this are removed. */
+  previewTtlHours: number;
+}
+
+/** What an integration is, its secrets apart. */
+export interface GitIntegrationDefinition {
+  provider: GitProvider;
+  repository: string;
+  /** GitHub Enterprise or a self-hosted GitLab; null: the provider's public service. */
+  baseUrl: string | null;
+  authMethod: GitAuthMethod;
+  syncConfig: SyncConfig;
+}
+
+/** An integration was made; its token and webhook secret are sealed under the integration's own key. */
+export type GitIntegrationCreated = DomainEvent<
+  'GitIntegrationCreated',
+  GitIntegrationDefinition & {
+    integrationId: string;
+    token: Sealed | null;
+    webhookSecret: Sealed;
+    at: string;
+    by: string;
+  }
+>;
+/** Some settings changed (only those given); a new token or secret replaces the old one. */
+export type GitIntegrationUpdated = DomainEvent<
+  'GitIntegrationUpdated',
+  {
+    integrationId: string;
+    changes: Partial<GitIntegrationDefinition> & { token?: Sealed | null; webhookSecret?: Sealed };
+    at: string;
+    by: string;
+  }
+>;
+/** The integration is gone; its key is shredded, so its sealed secrets cannot be opened again. */
+export type GitIntegrationDeleted = DomainEvent<'GitIntegrationDeleted', { integrationId: string; at: string; by: string }>;
+
+/**
+ * A verified webhook delivery, as the provider sent it: one stream per provider and delivery id, so a redelivery
+ * is recognised and recorded once. Processed later, off the request.
+ */
+export type GitDeliveryReceived = DomainEvent<
+  'GitDeliveryReceived',
+  {
+    integrationId: string;
+    provider: GitProvider;
+    deliveryId: string;
+    /** `X-GitHub-Event` / `X-Gitlab-Event`. */
+    event: string;
+    payload: unknown;
+    at: string;
+  }
+>;
+
+export type GitIntegrationEvent = GitIntegrationCreated | GitIntegrationUpdated | GitIntegrationDeleted;
+export const GIT_INTEGRATION_EVENT_TYPES = [
+  'GitIntegrationCreated',
+  'GitIntegrationUpdated',
+  'GitIntegrationDeleted',
+] as const;
+
+export const gitIntegrationStream = (siteId: string, integrationId: string) =>
+  `${siteId}/git-integration/${integrationId}`;
+
+/** One stream per (provider, delivery id): a digest, since the id is the provider's text. */
+export const gitDeliveryStream = (siteId: string, provider: GitProvider, deliveryId: string) =>
+  `${siteId}/git-delivery/${provider}-${createHash('sha256').update(deliveryId).digest('base64url').slice(0, 32)}`;

@@ -1,0 +1,226 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient, firstError } from '../../../test/setup/api.ts';
+import { createUser } from '../../../test/setup/users.ts';
+
+/** Site main: its admin and an editor; site other: its own admin. */
+let t: TestApp;
+let admin: string;
+let editor: string;
+let otherAdmin: string;
+const { call, ok } = apiClient(
+  () => t,
+  () => admin,
+);
+const PASS = 'Git-integration-pass-1!';
+const SECRET = 'a-webhook-secret-of-forty-characters-long';
+const BASE = '/api/v1/integrations/git';
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { SVC_PUBLIC_URL: 'https://cms.example.com/' } });
+  admin = await t.setup();
+  await ok('POST', '/api/v1/sites', { id: 'other', name: 'Other' });
+  editor = await createUser(t, 'ed@example.com', PASS, { main: 'editor' });
+  otherAdmin = await createUser(t, 'oa@example.com', PASS, { other: 'admin' });
+}, 60_000);
+afterAll(() => t.close());
+
+const github = (over: object = {}) => ({
+  provider: 'github',
+  repository: 'acme/site',
+  authMethod: 'pat',
+  token: 'ghp_secret_token_value',
+  webhookSecret: SECRET,
+  ...over,
+});
+
+/** A delivery as GitHub sends it: the body signed with the secret. */
+const deliver = (path: string, body: string, opts: { secret?: string; id?: string; type?: string; headers?: Record<string, string> } = {}) =>
+  t.call({
+    method: 'POST',
+    url: path,
+    payload: body,
+    headers: {
+      'content-type': opts.type ?? 'application/json',
+      'x-github-event': 'pull_request',
+      'x-github-delivery': opts.id ?? randomUUID(),
+      ...(opts.secret === undefined
+        ? {}
+        : { 'x-hub-signature-256': `sha256=${createHmac('sha256', opts.secret).update(body).digest('hex')}` }),
+      ...opts.headers,
+    },
+  });
+const deliveries = async (id: string) => (await ok('GET', `${BASE}/${id}/deliveries`)) as { deliveryId: string }[];
+
+describe('integrations', () => {
+  it('keep the token and the secret write-only, and give the receiver address', async () => {
+    const created = await ok('POST', BASE, github({ webhookSecret: undefined, sync_config: { preview: true } }));
+    expect(created).toMatchObject({
+      provider: 'github',
+      repository: 'acme/site',
+      baseUrl: null,
+      authMethod: 'pat',
+      hasToken: true,
+      sync_config: { preview: true, branch: 'main', intentsPath: 'content', previewTtlHours: 72 },
+      webhookUrl: `https://cms.example.com/api/v1/integrations/git/webhook/github/main/${created.id}`,
+    });
+    expect(created.webhookSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const read = await ok('GET', `${BASE}/${created.id}`);
+    expect(read.webhookSecret).toBeUndefined();
+    expect(JSON.stringify(read)).not.toContain('ghp_secret_token_value');
+    expect(JSON.stringify(await ok('GET', BASE))).not.toContain('ghp_secret_token_value');
+    const changed = await ok('PATCH', `${BASE}/${created.id}`, { token: null, sync_config: { branch: 'release/v2' } });
+    expect(changed).toMatchObject({ hasToken: false, sync_config: { preview: true, branch: 'release/v2' } });
+    expect((await ok('GET', BASE)).map((i: { id: string }) => i.id)).toContain(created.id);
+    // The log holds the secrets sealed, never in clear.
+    const events = [];
+    for await (const e of t.deps.store.readStream(`main/git-integration/${created.id}`)) events.push(e);
+    expect(JSON.stringify(events)).not.toContain('ghp_secret_token_value');
+    expect(JSON.stringify(events)).not.toContain(created.webhookSecret);
+  });
+
+  it('are for site admins of their own site only', async () => {
+    const mine = await ok('POST', BASE, github());
+    expect((await call('GET', BASE, undefined, { as: null })).statusCode).toBe(401);
+    expect((await call('GET', BASE, undefined, { as: editor })).statusCode).toBe(403);
+    expect((await call('POST', BASE, github(), { as: editor })).statusCode).toBe(403);
+    for (const [method, body] of [['GET'], ['PATCH', { repository: 'evil/x' }], ['DELETE']] as const) {
+      const res = await call(method, `${BASE}/${mine.id}`, body, { as: otherAdmin, site: 'other' });
+      expect(res.statusCode, res.body).toBe(404);
+    }
+    expect((await call('GET', `${BASE}/${mine.id}/deliveries`, undefined, { as: otherAdmin, site: 'other' })).statusCode).toBe(404);
+    expect(await ok('GET', BASE, undefined, { as: otherAdmin, site: 'other' })).toEqual([]);
+    expect((await ok('GET', `${BASE}/${mine.id}`)).repository).toBe('acme/site');
+  });
+
+  it('refuse bad settings with precise 400s', async () => {
+    for (const [body, path] of [
+      [github({ repository: '../etc' }), 'repository'],
+      [github({ repository: 'no-owner' }), 'repository'],
+      [github({ baseUrl: 'http://github.internal' }), 'baseUrl'],
+      [github({ baseUrl: 'https://user:pw@ghe.example.com' }), 'baseUrl'],
+      [github({ provider: 'bitbucket' }), 'provider'],
+      [github({ webhookSecret: 'short' }), 'webhookSecret'],
+      [github({ sync_config: { branch: 'a..b' } }), 'sync_config'],
+      [github({ sync_config: { intentsPath: '../../secrets' } }), 'sync_config'],
+      [github({ sync_config: { previewTtlHours: 0 } }), 'sync_config'],
+      [github({ extra: 1 }), ''],
+    ] as const) {
+      const res = await call('POST', BASE, body);
+      expect(res.statusCode, `${JSON.stringify(body)}: ${res.body}`).toBe(400);
+      if (path) expect(firstError(res.body).path.join('.')).toContain(path);
+    }
+    const proto = await t.call({
+      method: 'POST',
+      url: BASE,
+      as: admin,
+      site: 'main',
+      payload: '{"provider":"github","repository":"a/b","authMethod":"pat","__proto__":{"x":1}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(proto.statusCode).toBe(400);
+    expect((await call('PATCH', `${BASE}/nope`, { repository: 'a/b' })).statusCode).toBe(404);
+    expect((await call('DELETE', `${BASE}/nope`)).statusCode).toBe(404);
+  });
+});
+
+describe('the webhook receiver', () => {
+  let gh: { id: string };
+  let hook: string;
+  beforeAll(async () => {
+    gh = await ok('POST', BASE, github());
+    hook = `${BASE}/webhook/github/main/${gh.id}`;
+  });
+  const body = JSON.stringify({ action: 'opened', number: 7, pull_request: { title: 'Ünïcode – title' } });
+
+  it('records a verified GitHub delivery once, however often it is redelivered', async () => {
+    const id = randomUUID();
+    const first = await deliver(hook, body, { secret: SECRET, id });
+    expect([first.statusCode, first.json().data]).toEqual([200, { deliveryId: id, duplicate: false }]);
+    const again = await deliver(hook, body, { secret: SECRET, id });
+    expect([again.statusCode, again.json().data]).toEqual([200, { deliveryId: id, duplicate: true }]);
+    expect((await deliveries(gh.id)).filter((d) => d.deliveryId === id)).toHaveLength(1);
+    const form = `payload=${encodeURIComponent(body)}`;
+    const asForm = await deliver(hook, form, { secret: SECRET, type: 'application/x-www-form-urlencoded' });
+    expect(asForm.statusCode, asForm.body).toBe(200);
+  });
+
+  it('answers 401 INVALID_SIGNATURE to anything unverified, and writes nothing', async () => {
+    const other = await ok('POST', BASE, github({ webhookSecret: 'another-secret-of-enough-length' }));
+    const before = (await deliveries(gh.id)).length;
+    const refused = [
+      await deliver(hook, body, {}),
+      await deliver(hook, body, { secret: 'the-wrong-secret-entirely' }),
+      await deliver(hook, body, { secret: 'another-secret-of-enough-length' }),
+      await deliver(hook, body, { headers: { 'x-hub-signature-256': 'sha256=abc' } }),
+      await deliver(hook, body, { headers: { 'x-hub-signature-256': `sha1=${'0'.repeat(40)}` } }),
+      // Signed, then changed on the way.
+      await t.call({
+        method: 'POST',
+        url: hook,
+        payload: body.replace('opened', 'closed'),
+        headers: {
+          'content-type': 'application/json',
+          'x-github-delivery': randomUUID(),
+          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        },
+      }),
+      await deliver(`${BASE}/webhook/gitlab/main/${gh.id}`, body, { secret: SECRET, headers: { 'x-gitlab-token': SECRET } }),
+      await deliver(`${BASE}/webhook/github/other/${gh.id}`, body, { secret: SECRET }),
+      await deliver(`${BASE}/webhook/github/main/unknown`, body, { secret: SECRET }),
+      await deliver(`${BASE}/webhook/github/main/${other.id}`, body, { secret: SECRET }),
+      await deliver(`${BASE}/webhook/bitbucket/main/${gh.id}`, body, { secret: SECRET }),
+    ];
+    for (const res of refused) {
+      expect(res.statusCode, res.body).toBe(401);
+      expect(firstError(res.body).code).toBe('INVALID_SIGNATURE');
+    }
+    expect((await deliveries(gh.id)).length).toBe(before);
+    expect(await deliveries(other.id)).toEqual([]);
+  });
+
+  it('answers a verified delivery it cannot use with a precise 400 or 413', async () => {
+    const noId = await t.call({
+      method: 'POST',
+      url: hook,
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+      },
+    });
+    expect([noId.statusCode, firstError(noId.body).code]).toEqual([400, 'VALIDATION_FAILED']);
+    for (const bad of ['not json', '[1,2]', '{"a":{"__proto__":{"x":1}}}', '{"a":"\\u0000"}']) {
+      const res = await deliver(hook, bad, { secret: SECRET });
+      expect([res.statusCode, firstError(res.body).path]).toEqual([400, ['body']]);
+    }
+    const huge = JSON.stringify({ blob: 'x'.repeat(3 * 1024 * 1024) });
+    expect((await deliver(hook, huge, { secret: SECRET })).statusCode).toBe(413);
+  });
+
+  it('verifies GitLab by its token, and stops at once when the integration is deleted', async () => {
+    const gl = await ok('POST', BASE, github({ provider: 'gitlab', repository: 'group/sub/site' }));
+    const path = `${BASE}/webhook/gitlab/main/${gl.id}`;
+    const send = (token: string | null, id = randomUUID()) =>
+      t.call({
+        method: 'POST',
+        url: path,
+        payload: '{"object_kind":"pipeline"}',
+        headers: {
+          'content-type': 'application/json',
+          'x-gitlab-event': 'Pipeline Hook',
+          'x-gitlab-event-uuid': id,
+          ...(token === null ? {} : { 'x-gitlab-token': token }),
+        },
+      });
+    const good = await send(SECRET);
+    expect(good.statusCode, good.body).toBe(200);
+    expect((await send(`${SECRET}x`)).statusCode).toBe(401);
+    expect((await send(null)).statusCode).toBe(401);
+    expect((await deliveries(gl.id)).map((d) => d)).toMatchObject([{ provider: 'gitlab', event: 'Pipeline Hook' }]);
+    await ok('DELETE', `${BASE}/${gl.id}`);
+    expect((await send(SECRET)).statusCode).toBe(401);
+    expect((await call('GET', `${BASE}/${gl.id}`)).statusCode).toBe(404);
+  });
+});

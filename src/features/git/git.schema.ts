@@ -1,0 +1,92 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { GIT_PROVIDERS } from './git.events.ts';
+
+/** `owner/name` on GitHub, `group/…/name` on GitLab. */
+const Repository = z
+  .string()
+  .max(200)
+  .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+){1,8}$/, 'a repository is owner/name (GitLab: group/…/name)')
+  .refine((r) => !r.split('/').some((p) => p === '.' || p === '..'), 'a repository path has no . or .. part');
+
+const BaseUrl = z
+  .string()
+  .max(500)
+  .url()
+  .refine((u) => {
+    const url = new URL(u);
+    return url.protocol === 'https:' && !url.username && !url.password && !url.search && !url.hash;
+  }, 'the base URL is https, without credentials, query or fragment');
+
+const Branch = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^(?!\/|.*\/\/|.*\.\.|.*\/$|.*\.lock$)[A-Za-z0-9._/-]+$/, 'a branch name as git allows it');
+const IntentsPath = z
+  .string()
+  .max(300)
+  .regex(/^[A-Za-z0-9._/-]*$/, 'a path in the repository')
+  .refine((p) => !p.split('/').some((x) => x === '..'), 'the path stays inside the repository');
+
+export const SyncConfig = z
+  .object({
+    preview: z.boolean().default(false),
+    branch: Branch.default('main'),
+    intentsPath: IntentsPath.default('content'),
+    previewTtlHours: z.number().int().min(1).max(720).default(72),
+  })
+  .strict();
+
+const Token = z.string().min(1).max(4096);
+const Secret = z.string().min(16, 'a webhook secret has at least 16 characters').max(256);
+
+export const IntegrationCreate = z
+  .object({
+    provider: z.enum(GIT_PROVIDERS),
+    repository: Repository,
+    baseUrl: BaseUrl.nullable().optional(),
+    authMethod: z.enum(['app', 'pat']),
+    token: Token.optional(),
+    webhookSecret: Secret.optional(),
+    sync_config: SyncConfig.optional(),
+  })
+  .strict();
+export type IntegrationCreate = z.infer<typeof IntegrationCreate>;
+
+export const IntegrationPatch = z
+  .object({
+    repository: Repository.optional(),
+    baseUrl: BaseUrl.nullable().optional(),
+    authMethod: z.enum(['app', 'pat']).optional(),
+    /** null removes the token. */
+    token: Token.nullable().optional(),
+    webhookSecret: Secret.optional(),
+    sync_config: SyncConfig.partial().optional(),
+  })
+  .strict();
+export type IntegrationPatch = z.infer<typeof IntegrationPatch>;
+
+export const IntegrationRecord = z
+  .object({
+    id: z.string(),
+    provider: z.enum(GIT_PROVIDERS),
+    repository: z.string(),
+    baseUrl: z.string().nullable(),
+    authMethod: z.enum(['app', 'pat']),
+    hasToken: z.boolean(),
+    webhookUrl: z.string(),
+    sync_config: z.object({
+      preview: z.boolean(),
+      branch: z.string(),
+      intentsPath: z.string(),
+      previewTtlHours: z.number().int(),
+    }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'GitIntegration' });
+export type IntegrationRecord = z.infer<typeof IntegrationRecord>;
+
+/** A webhook secret made for the caller when they give none: 32 random bytes, base64url. */
+export const generateSecret = () => randomBytes(32).toString('base64url');

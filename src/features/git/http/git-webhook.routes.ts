@@ -1,0 +1,91 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../../deps.ts';
+import type { ActorRef } from '../../../kernel/es/event.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
+import { recordDelivery, webhookSecretOf } from '../git.commands.ts';
+import { DeliveryIdMissing, DeliveryPayloadInvalid, InvalidSignature } from '../git.errors.ts';
+import { GIT_PROVIDERS, type GitProvider } from '../git.events.ts';
+import { DELIVERY_HEADERS, deliveryHeader, verifyDelivery } from '../git.verify.ts';
+import { ReceiptAnswer, ReceiverParams } from './git.schemas.ts';
+
+const tags = ['git'];
+/** A delivery's body at most (GitHub caps its payloads at 25 MB; what this service reads of one is far smaller). */
+const MAX_BODY = 2 * 1024 * 1024;
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const isProvider = (p: string): p is GitProvider => (GIT_PROVIDERS as readonly string[]).includes(p);
+
+/** The delivery's JSON: the body, or GitHub's form encoding of it (`payload=`). */
+function payloadOf(contentType: string | undefined, body: Buffer): Record<string, unknown> {
+  let text = body.toString('utf8');
+  if ((contentType ?? '').startsWith('application/x-www-form-urlencoded')) {
+    const form = new URLSearchParams(text).get('payload');
+    if (form === null) throw new DeliveryPayloadInvalid({ message: 'a form delivery has a payload field' });
+    text = form;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new DeliveryPayloadInvalid({ message: 'not JSON' });
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new DeliveryPayloadInvalid({ message: 'not a JSON object' });
+  const problem = inspectJson(value, ['body']);
+  if (problem) throw new DeliveryPayloadInvalid({ message: `${problem.path.join('.')}: ${problem.message}` });
+  return value as Record<string, unknown>;
+}
+
+/**
+ * The public receiver of a provider's webhooks. It verifies the delivery on the raw body before anything else
+ * (an unknown integration, another provider's, a wrong or missing signature: 401 INVALID_SIGNATURE, nothing
+ * written), then records it once per (provider, delivery id) and answers at once; processing is a reactor's.
+ */
+export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  // This plugin's routes only: the body stays bytes until its signature is checked.
+  plain.removeContentTypeParser('application/json');
+  plain.addContentTypeParser(
+    ['application/json', 'application/x-www-form-urlencoded'],
+    { parseAs: 'buffer', bodyLimit: MAX_BODY },
+    (_req, body, done) => done(null, body),
+  );
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+
+  app.post(
+    '/api/v1/integrations/git/webhook/:provider/:siteId/:integrationId',
+    {
+      config: { caller: 'public', ownCredential: true, site: false },
+      bodyLimit: MAX_BODY,
+      schema: {
+        tags,
+        summary: 'Receiver of GitHub (X-Hub-Signature-256) and GitLab (X-Gitlab-Token) webhooks',
+        params: ReceiverParams,
+        response: { 200: dataEnvelope(ReceiptAnswer) },
+      },
+    },
+    async (req) => {
+      const { provider, siteId, integrationId } = req.params;
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (!isProvider(provider) || !SITE_ID_PATTERN.test(siteId) || !ID.test(integrationId))
+        throw new InvalidSignature({});
+      const secret = await webhookSecretOf(deps, siteId, provider, integrationId);
+      if (!secret || !(await verifyDelivery(provider, secret, body, req.headers))) throw new InvalidSignature({});
+      const names = DELIVERY_HEADERS[provider];
+      const deliveryId = deliveryHeader(req.headers, names.id);
+      if (!deliveryId) throw new DeliveryIdMissing({ header: names.id });
+      const event = deliveryHeader(req.headers, names.event) ?? 'unknown';
+      const payload = payloadOf(req.headers['content-type'], body);
+      const ctx = commandContext(req, deps.clock, siteId);
+      const actor: ActorRef = { type: 'system', id: `git-${provider}` };
+      const recorded = await recordDelivery(
+        deps,
+        { ...ctx, actor, metadata: { ...ctx.metadata, actor } },
+        { integrationId, provider, deliveryId, event, payload },
+      );
+      return { data: { deliveryId, duplicate: !recorded } };
+    },
+  );
+};

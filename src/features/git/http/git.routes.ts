@@ -1,0 +1,140 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { AppDeps } from '../../../deps.ts';
+import { siteOf } from '../../../kernel/http/access.ts';
+import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { readAsSite } from '../../../kernel/tenancy/site.ts';
+import { listDeliveries, listIntegrations } from '../../../../projections/git-integrations/index.ts';
+import {
+  createIntegration,
+  deleteIntegration,
+  integrationOf,
+  recordOf,
+  updateIntegration,
+  webhookUrl,
+} from '../git.commands.ts';
+import { IntegrationCreate, IntegrationPatch, IntegrationRecord } from '../git.schema.ts';
+import {
+  CreatedIntegration,
+  DeliveryRecord,
+  IntegrationParams,
+  PageMeta,
+  PageQuery,
+} from './git.schemas.ts';
+
+const BASE = '/api/v1/integrations/git';
+const tags = ['git'];
+
+/**
+ * The site's git integrations (site admins: they hold a repository's credentials) and what their receivers
+ * recorded. The token and the webhook secret are write-only: answers say `hasToken`, and a secret made for the
+ * caller is shown once, in the create's answer.
+ */
+export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const config = { caller: 'site-admin' as const };
+
+  app.get(
+    BASE,
+    { config, schema: { tags, summary: "The site's git integrations", response: { 200: dataEnvelope(IntegrationRecord.array()) } } },
+    async (req) => {
+      const siteId = siteOf(req);
+      const rows = await readAsSite(deps.db, siteId, (db) => listIntegrations(db, siteId));
+      return {
+        data: rows.map(({ syncConfig, ...r }) => ({
+          ...r,
+          sync_config: syncConfig,
+          webhookUrl: webhookUrl(deps, siteId, r.provider, r.id),
+        })),
+      };
+    },
+  );
+
+  app.post(
+    BASE,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Connect a repository (its token and webhook secret are sealed, never shown again)',
+        body: IntegrationCreate,
+        response: { 201: dataEnvelope(CreatedIntegration, 'Created') },
+      },
+    },
+    async (req, reply) => {
+      const { record, webhookSecret } = await createIntegration(deps, commandContext(req, deps.clock), req.body);
+      reply.status(201);
+      return { data: { ...record, ...(webhookSecret ? { webhookSecret } : {}) } };
+    },
+  );
+
+  app.get(
+    `${BASE}/:id`,
+    {
+      config,
+      schema: { tags, summary: 'One integration', params: IntegrationParams, response: { 200: dataEnvelope(IntegrationRecord) } },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      return { data: recordOf(deps, siteId, await integrationOf(deps, siteId, req.params.id)) };
+    },
+  );
+
+  app.patch(
+    `${BASE}/:id`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Change an integration (a token or secret given replaces the stored one; token null removes it)',
+        params: IntegrationParams,
+        body: IntegrationPatch,
+        response: { 200: dataEnvelope(IntegrationRecord) },
+      },
+    },
+    async (req) => ({
+      data: await updateIntegration(deps, commandContext(req, deps.clock), req.params.id, req.body),
+    }),
+  );
+
+  app.delete(
+    `${BASE}/:id`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Disconnect a repository: its token and secret are shredded',
+        params: IntegrationParams,
+        response: { 204: NoContent },
+      },
+    },
+    async (req, reply) => {
+      await deleteIntegration(deps, commandContext(req, deps.clock), req.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  app.get(
+    `${BASE}/:id/deliveries`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: "The integration's verified webhook deliveries, newest first",
+        params: IntegrationParams,
+        querystring: PageQuery,
+        response: { 200: listEnvelope(DeliveryRecord, PageMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      await integrationOf(deps, siteId, req.params.id);
+      const { limit, offset } = req.query;
+      const { rows, total } = await readAsSite(deps.db, siteId, (db) =>
+        listDeliveries(db, siteId, req.params.id, { limit, offset }),
+      );
+      return { data: rows, meta: { total, limit, offset } };
+    },
+  );
+};

@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { GIT_PROVIDERS } from '../git.events.ts';
+import { IntegrationRecord } from '../git.schema.ts';
+
+export const IntegrationParams = z.object({ id: z.string().min(1).max(64) });
+export const CreatedIntegration = IntegrationRecord.extend({
+  webhookSecret: z.string().optional().describe('The webhook secret made for this integration: shown this once'),
+});
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(25),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+});
+export const PageMeta = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+export const DeliveryRecord = z.object({
+  provider: z.enum(GIT_PROVIDERS),
+  deliveryId: z.string(),
+  event: z.string(),
+  receivedAt: z.string(),
+});
+export const ReceiverParams = z.object({
+  provider: z.string().max(20),
+  siteId: z.string().max(200),
+  integrationId: z.string().max(200),
+});
+export const ReceiptAnswer = z.object({ deliveryId: z.string(), duplicate: z.boolean() });
