@@ -40,7 +40,9 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
         seq bigint not null,
         primary key (site_id, provider, delivery_id)
       )`.execute(db);
-    await sql`create index ${sql.raw(`${deliveries}_integration`)} on ${sql.table(deliveries)} (site_id, integration_id, seq)`.execute(db);
+    await sql`create index ${sql.raw(`${deliveries}_integration`)} on ${sql.table(deliveries)} (site_id, integration_id, seq)`.execute(
+      db,
+    );
   },
   apply: async (trx, e) => {
     switch (e.type) {

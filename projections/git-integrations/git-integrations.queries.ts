@@ -53,7 +53,10 @@ export async function listDeliveries(
   integrationId: string,
   page: { limit: number; offset: number },
 ): Promise<{ rows: GitDeliveryRow[]; total: number }> {
-  const base = db.selectFrom('git_deliveries').where('site_id', '=', siteId).where('integration_id', '=', integrationId);
+  const base = db
+    .selectFrom('git_deliveries')
+    .where('site_id', '=', siteId)
+    .where('integration_id', '=', integrationId);
   const [rows, count] = await Promise.all([
     base.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),

@@ -12,7 +12,13 @@ import {
   type GitProvider,
   type SyncConfig,
 } from './git.events.ts';
-import { generateSecret, SyncConfig as SyncConfigSchema, type IntegrationCreate, type IntegrationPatch, type IntegrationRecord } from './git.schema.ts';
+import {
+  generateSecret,
+  SyncConfig as SyncConfigSchema,
+  type IntegrationCreate,
+  type IntegrationPatch,
+  type IntegrationRecord,
+} from './git.schema.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
 type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;
@@ -24,7 +30,11 @@ export function webhookUrl(deps: Pick<AppDeps, 'config'>, siteId: string, provid
 }
 
 /** An integration as the API shows it: the token and the secret stay behind. */
-export function recordOf(deps: Pick<AppDeps, 'config'>, siteId: string, s: NonNullable<GitIntegrationState>): IntegrationRecord {
+export function recordOf(
+  deps: Pick<AppDeps, 'config'>,
+  siteId: string,
+  s: NonNullable<GitIntegrationState>,
+): IntegrationRecord {
   return {
     id: s.integrationId,
     provider: s.provider,
@@ -98,7 +108,10 @@ export async function updateIntegration(
   if (patch.repository !== undefined) changes.repository = patch.repository;
   if (patch.baseUrl !== undefined) changes.baseUrl = patch.baseUrl;
   if (patch.authMethod !== undefined) changes.authMethod = patch.authMethod;
-  if (patch.sync_config !== undefined) changes.syncConfig = { ...current.syncConfig, ...patch.sync_config };
+  if (patch.sync_config !== undefined) {
+    const given = Object.entries(patch.sync_config).filter(([, v]) => v !== undefined);
+    changes.syncConfig = { ...current.syncConfig, ...Object.fromEntries(given) };
+  }
   if (patch.token !== undefined)
     changes.token = patch.token === null ? null : await seal(deps.db, ring, integrationId, patch.token);
   if (patch.webhookSecret !== undefined)

@@ -1,12 +1,7 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 import { GitIntegrationNotFound } from './git.errors.ts';
-import type {
-  GitDeliveryReceived,
-  GitIntegrationDefinition,
-  GitIntegrationEvent,
-  GitProvider,
-} from './git.events.ts';
+import type { GitDeliveryReceived, GitIntegrationDefinition, GitIntegrationEvent, GitProvider } from './git.events.ts';
 
 /** A live integration as its stream holds it (null: none, or deleted). */
 export type GitIntegrationState =

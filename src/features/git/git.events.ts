@@ -50,7 +50,10 @@ export type GitIntegrationUpdated = DomainEvent<
   }
 >;
 /** The integration is gone; its key is shredded, so its sealed secrets cannot be opened again. */
-export type GitIntegrationDeleted = DomainEvent<'GitIntegrationDeleted', { integrationId: string; at: string; by: string }>;
+export type GitIntegrationDeleted = DomainEvent<
+  'GitIntegrationDeleted',
+  { integrationId: string; at: string; by: string }
+>;
 
 /**
  * A verified webhook delivery, as the provider sent it: one stream per provider and delivery id, so a redelivery

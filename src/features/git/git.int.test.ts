@@ -36,7 +36,11 @@ const github = (over: object = {}) => ({
 });
 
 /** A delivery as GitHub sends it: the body signed with the secret. */
-const deliver = (path: string, body: string, opts: { secret?: string; id?: string; type?: string; headers?: Record<string, string> } = {}) =>
+const deliver = (
+  path: string,
+  body: string,
+  opts: { secret?: string; id?: string; type?: string; headers?: Record<string, string> } = {},
+) =>
   t.call({
     method: 'POST',
     url: path,
@@ -74,8 +78,8 @@ describe('integrations', () => {
     expect(changed).toMatchObject({ hasToken: false, sync_config: { preview: true, branch: 'release/v2' } });
     expect((await ok('GET', BASE)).map((i: { id: string }) => i.id)).toContain(created.id);
     // The log holds the secrets sealed, never in clear.
-    const events = [];
-    for await (const e of t.deps.store.readStream(`main/git-integration/${created.id}`)) events.push(e);
+    const events: unknown[] = [];
+    for await (const e of t.deps.store.readStream(`main/git-integration/${created.id}`)) events.push(e.data);
     expect(JSON.stringify(events)).not.toContain('ghp_secret_token_value');
     expect(JSON.stringify(events)).not.toContain(created.webhookSecret);
   });
@@ -89,7 +93,9 @@ describe('integrations', () => {
       const res = await call(method, `${BASE}/${mine.id}`, body, { as: otherAdmin, site: 'other' });
       expect(res.statusCode, res.body).toBe(404);
     }
-    expect((await call('GET', `${BASE}/${mine.id}/deliveries`, undefined, { as: otherAdmin, site: 'other' })).statusCode).toBe(404);
+    expect(
+      (await call('GET', `${BASE}/${mine.id}/deliveries`, undefined, { as: otherAdmin, site: 'other' })).statusCode,
+    ).toBe(404);
     expect(await ok('GET', BASE, undefined, { as: otherAdmin, site: 'other' })).toEqual([]);
     expect((await ok('GET', `${BASE}/${mine.id}`)).repository).toBe('acme/site');
   });
@@ -166,7 +172,10 @@ describe('the webhook receiver', () => {
           'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
         },
       }),
-      await deliver(`${BASE}/webhook/gitlab/main/${gh.id}`, body, { secret: SECRET, headers: { 'x-gitlab-token': SECRET } }),
+      await deliver(`${BASE}/webhook/gitlab/main/${gh.id}`, body, {
+        secret: SECRET,
+        headers: { 'x-gitlab-token': SECRET },
+      }),
       await deliver(`${BASE}/webhook/github/other/${gh.id}`, body, { secret: SECRET }),
       await deliver(`${BASE}/webhook/github/main/unknown`, body, { secret: SECRET }),
       await deliver(`${BASE}/webhook/github/main/${other.id}`, body, { secret: SECRET }),

@@ -62,7 +62,16 @@ export const IntegrationPatch = z
     /** null removes the token. */
     token: Token.nullable().optional(),
     webhookSecret: Secret.optional(),
-    sync_config: SyncConfig.partial().optional(),
+    // Without defaults: a patch changes only the keys it names.
+    sync_config: z
+      .object({
+        preview: z.boolean().optional(),
+        branch: Branch.optional(),
+        intentsPath: IntentsPath.optional(),
+        previewTtlHours: z.number().int().min(1).max(720).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type IntegrationPatch = z.infer<typeof IntegrationPatch>;

@@ -17,7 +17,12 @@ const sameSecret = (a: string, b: string) =>
  * `X-Hub-Signature-256` (HMAC-SHA256 of the body under the secret, by @octokit/webhooks-methods, which compares in
  * constant time), GitLab's `X-Gitlab-Token` (the secret itself, compared in constant time).
  */
-export async function verifyDelivery(provider: GitProvider, secret: string, body: Buffer, headers: Headers): Promise<boolean> {
+export async function verifyDelivery(
+  provider: GitProvider,
+  secret: string,
+  body: Buffer,
+  headers: Headers,
+): Promise<boolean> {
   if (provider === 'gitlab') {
     const token = one(headers, 'x-gitlab-token');
     return token !== null && sameSecret(token, secret);
@@ -32,10 +37,10 @@ export async function verifyDelivery(provider: GitProvider, secret: string, body
 }
 
 /** The provider's delivery id and event name headers. */
-export const DELIVERY_HEADERS: Readonly<Record<GitProvider, { id: string; event: string }>> = {
-  github: { id: 'x-github-delivery', event: 'x-github-event' },
-  gitlab: { id: 'x-gitlab-event-uuid', event: 'x-gitlab-event' },
-};
+export const DELIVERY_HEADERS: ReadonlyMap<GitProvider, { id: string; event: string }> = new Map([
+  ['github', { id: 'x-github-delivery', event: 'x-github-event' }],
+  ['gitlab', { id: 'x-gitlab-event-uuid', event: 'x-gitlab-event' }],
+]);
 
 /** A header value, when it is one string of 1 to 200 printable characters. */
 export function deliveryHeader(headers: Headers, name: string): string | null {

@@ -73,7 +73,7 @@ export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
         throw new InvalidSignature({});
       const secret = await webhookSecretOf(deps, siteId, provider, integrationId);
       if (!secret || !(await verifyDelivery(provider, secret, body, req.headers))) throw new InvalidSignature({});
-      const names = DELIVERY_HEADERS[provider];
+      const names = DELIVERY_HEADERS.get(provider)!;
       const deliveryId = deliveryHeader(req.headers, names.id);
       if (!deliveryId) throw new DeliveryIdMissing({ header: names.id });
       const event = deliveryHeader(req.headers, names.event) ?? 'unknown';

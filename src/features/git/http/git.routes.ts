@@ -15,13 +15,7 @@ import {
   webhookUrl,
 } from '../git.commands.ts';
 import { IntegrationCreate, IntegrationPatch, IntegrationRecord } from '../git.schema.ts';
-import {
-  CreatedIntegration,
-  DeliveryRecord,
-  IntegrationParams,
-  PageMeta,
-  PageQuery,
-} from './git.schemas.ts';
+import { CreatedIntegration, DeliveryRecord, IntegrationParams, PageMeta, PageQuery } from './git.schemas.ts';
 
 const BASE = '/api/v1/integrations/git';
 const tags = ['git'];
@@ -37,7 +31,14 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.get(
     BASE,
-    { config, schema: { tags, summary: "The site's git integrations", response: { 200: dataEnvelope(IntegrationRecord.array()) } } },
+    {
+      config,
+      schema: {
+        tags,
+        summary: "The site's git integrations",
+        response: { 200: dataEnvelope(IntegrationRecord.array()) },
+      },
+    },
     async (req) => {
       const siteId = siteOf(req);
       const rows = await readAsSite(deps.db, siteId, (db) => listIntegrations(db, siteId));
@@ -73,7 +74,12 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     `${BASE}/:id`,
     {
       config,
-      schema: { tags, summary: 'One integration', params: IntegrationParams, response: { 200: dataEnvelope(IntegrationRecord) } },
+      schema: {
+        tags,
+        summary: 'One integration',
+        params: IntegrationParams,
+        response: { 200: dataEnvelope(IntegrationRecord) },
+      },
     },
     async (req) => {
       const siteId = siteOf(req);
