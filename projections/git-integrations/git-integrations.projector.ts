@@ -33,12 +33,13 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
       create table ${sql.table(deliveries)} (
         site_id text not null,
         integration_id text not null,
+        delivery_key text not null,
         provider text not null,
         delivery_id text not null,
         event text not null,
         received_at timestamptz not null,
         seq bigint not null,
-        primary key (site_id, provider, delivery_id)
+        primary key (site_id, integration_id, delivery_key)
       )`.execute(db);
     await sql`create index ${sql.raw(`${deliveries}_integration`)} on ${sql.table(deliveries)} (site_id, integration_id, seq)`.execute(
       db,
@@ -89,6 +90,11 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
           .where('site_id', '=', e.siteId)
           .where('integration_id', '=', e.data.integrationId)
           .execute();
+        await trx
+          .deleteFrom('git_deliveries')
+          .where('site_id', '=', e.siteId)
+          .where('integration_id', '=', e.data.integrationId)
+          .execute();
         return;
       case 'GitDeliveryReceived': {
         const d = e.data;
@@ -97,13 +103,14 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
           .values({
             site_id: e.siteId,
             integration_id: d.integrationId,
+            delivery_key: d.key,
             provider: d.provider,
             delivery_id: d.deliveryId,
             event: d.event,
             received_at: d.at,
             seq: String(e.globalPosition),
           })
-          .onConflict((oc) => oc.columns(['site_id', 'provider', 'delivery_id']).doNothing())
+          .onConflict((oc) => oc.columns(['site_id', 'integration_id', 'delivery_key']).doNothing())
           .execute();
         return;
       }

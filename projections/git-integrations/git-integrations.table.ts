@@ -19,6 +19,7 @@ export interface GitIntegrationsTable {
 export interface GitDeliveriesTable {
   site_id: string;
   integration_id: string;
+  delivery_key: string;
   provider: string;
   delivery_id: string;
   event: string;

@@ -102,16 +102,15 @@ export async function updateIntegration(
   integrationId: string,
   patch: IntegrationPatch,
 ): Promise<IntegrationRecord> {
-  const current = await integrationOf(deps, ctx.siteId, integrationId);
+  // Known before anything is sealed under the id the request names.
+  await integrationOf(deps, ctx.siteId, integrationId);
   const ring = deps.config.keyring;
   const changes: GitIntegrationUpdated['data']['changes'] = {};
   if (patch.repository !== undefined) changes.repository = patch.repository;
   if (patch.baseUrl !== undefined) changes.baseUrl = patch.baseUrl;
   if (patch.authMethod !== undefined) changes.authMethod = patch.authMethod;
-  if (patch.sync_config !== undefined) {
-    const given = Object.entries(patch.sync_config).filter(([, v]) => v !== undefined);
-    changes.syncConfig = { ...current.syncConfig, ...Object.fromEntries(given) };
-  }
+  const given = patch.sync_config && Object.entries(patch.sync_config).filter(([, v]) => v !== undefined);
+  const syncConfig = given?.length ? (Object.fromEntries(given) as Partial<SyncConfig>) : undefined;
   if (patch.token !== undefined)
     changes.token = patch.token === null ? null : await seal(deps.db, ring, integrationId, patch.token);
   if (patch.webhookSecret !== undefined)
@@ -120,7 +119,16 @@ export async function updateIntegration(
     deps.store,
     gitIntegrationDecider,
     gitIntegrationStream(ctx.siteId, integrationId),
-    { type: 'UpdateIntegration', data: { integrationId, changes, at: ctx.now.toISOString(), by: ctx.actor.id } },
+    {
+      type: 'UpdateIntegration',
+      data: {
+        integrationId,
+        changes,
+        ...(syncConfig ? { syncConfig } : {}),
+        at: ctx.now.toISOString(),
+        by: ctx.actor.id,
+      },
+    },
     { metadata: ctx.metadata },
   );
   return recordOf(deps, ctx.siteId, r.state!);
@@ -150,16 +158,16 @@ export async function webhookSecretOf(
   return unseal(deps.db, deps.config.keyring, integrationId, state.webhookSecret);
 }
 
-/** Records a verified delivery once per (provider, delivery id); false when it had been recorded already. */
+/** Records a verified delivery once per integration and delivery key; false when it had been recorded already. */
 export async function recordDelivery(
   deps: Deps,
   ctx: Ctx,
-  d: { integrationId: string; provider: GitProvider; deliveryId: string; event: string; payload: unknown },
+  d: { integrationId: string; provider: GitProvider; key: string; deliveryId: string; event: string; payload: unknown },
 ): Promise<boolean> {
   const r = await handleCommand(
     deps.store,
     gitDeliveryDecider,
-    gitDeliveryStream(ctx.siteId, d.provider, d.deliveryId),
+    gitDeliveryStream(ctx.siteId, d.integrationId, d.key),
     { type: 'RecordDelivery', data: { ...d, at: ctx.now.toISOString() } },
     { metadata: ctx.metadata },
   );

@@ -1,7 +1,13 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
 import { GitIntegrationNotFound } from './git.errors.ts';
-import type { GitDeliveryReceived, GitIntegrationDefinition, GitIntegrationEvent, GitProvider } from './git.events.ts';
+import type {
+  GitDeliveryReceived,
+  GitIntegrationDefinition,
+  GitIntegrationEvent,
+  GitProvider,
+  SyncConfig,
+} from './git.events.ts';
 
 /** A live integration as its stream holds it (null: none, or deleted). */
 export type GitIntegrationState =
@@ -21,7 +27,17 @@ export type GitIntegrationCommand =
       type: 'CreateIntegration';
       data: Extract<GitIntegrationEvent, { type: 'GitIntegrationCreated' }>['data'];
     }
-  | { type: 'UpdateIntegration'; data: { integrationId: string; changes: Changes; at: string; by: string } }
+  | {
+      type: 'UpdateIntegration';
+      /** `syncConfig`: the keys to change, merged into the settings the decision sees (never a stale read's). */
+      data: {
+        integrationId: string;
+        changes: Omit<Changes, 'syncConfig'>;
+        syncConfig?: Partial<SyncConfig>;
+        at: string;
+        by: string;
+      };
+    }
   | { type: 'DeleteIntegration'; data: { integrationId: string; at: string; by: string } };
 
 /** One stream per integration: made once, changed while it lives, deleted once. */
@@ -44,10 +60,14 @@ export const gitIntegrationDecider: Decider<GitIntegrationState, GitIntegrationC
       case 'CreateIntegration':
         // The id is new: a second create of it (a retried request) changes nothing.
         return s ? [] : [{ type: 'GitIntegrationCreated', data: c.data }];
-      case 'UpdateIntegration':
+      case 'UpdateIntegration': {
         if (!s) throw new GitIntegrationNotFound({ integrationId: c.data.integrationId });
-        if (Object.keys(c.data.changes).length === 0) return [];
-        return [{ type: 'GitIntegrationUpdated', data: c.data }];
+        const { syncConfig, ...data } = c.data;
+        const changes: Changes = { ...data.changes };
+        if (syncConfig) changes.syncConfig = { ...s.syncConfig, ...syncConfig };
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'GitIntegrationUpdated', data: { ...data, changes } }];
+      }
       case 'DeleteIntegration':
         if (!s) throw new GitIntegrationNotFound({ integrationId: c.data.integrationId });
         return [{ type: 'GitIntegrationDeleted', data: c.data }];

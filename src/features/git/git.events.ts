@@ -64,6 +64,11 @@ export type GitDeliveryReceived = DomainEvent<
   {
     integrationId: string;
     provider: GitProvider;
+    /**
+     * What makes a delivery the same one: GitHub's, a digest of the signed body (a replay under another delivery id
+     * is the same delivery); GitLab's, of its `Idempotency-Key` (or event id).
+     */
+    key: string;
     deliveryId: string;
     /** `X-GitHub-Event` / `X-Gitlab-Event`. */
     event: string;
@@ -82,6 +87,10 @@ export const GIT_INTEGRATION_EVENT_TYPES = [
 export const gitIntegrationStream = (siteId: string, integrationId: string) =>
   `${siteId}/git-integration/${integrationId}`;
 
-/** One stream per (provider, delivery id): a digest, since the id is the provider's text. */
-export const gitDeliveryStream = (siteId: string, provider: GitProvider, deliveryId: string) =>
-  `${siteId}/git-delivery/${provider}-${createHash('sha256').update(deliveryId).digest('base64url').slice(0, 32)}`;
+/** A delivery's key (see `GitDeliveryReceived`): a digest, since what it is made of is the provider's. */
+export const deliveryKey = (what: Buffer | string) =>
+  createHash('sha256').update(what).digest('base64url').slice(0, 32);
+
+/** One stream per integration and delivery key. */
+export const gitDeliveryStream = (siteId: string, integrationId: string, key: string) =>
+  `${siteId}/git-delivery/${integrationId}-${key}`;

@@ -106,6 +106,18 @@ describe('integrations', () => {
       [github({ repository: 'no-owner' }), 'repository'],
       [github({ baseUrl: 'http://github.internal' }), 'baseUrl'],
       [github({ baseUrl: 'https://user:pw@ghe.example.com' }), 'baseUrl'],
+      [github({ baseUrl: 'https://169.254.169.254/latest' }), 'baseUrl'],
+      [github({ baseUrl: 'https://localhost:6379' }), 'baseUrl'],
+      [github({ baseUrl: 'https://[::1]/' }), 'baseUrl'],
+      [github({ baseUrl: 'https://10.0.0.1' }), 'baseUrl'],
+      [github({ repository: '-oProxyCommand/x' }), 'repository'],
+      [github({ repository: '.git/x' }), 'repository'],
+      [github({ webhookSecret: 'a'.repeat(40) }), 'webhookSecret'],
+      [github({ sync_config: { branch: '-x' } }), 'sync_config'],
+      [github({ sync_config: { branch: '.hidden/a.lock' } }), 'sync_config'],
+      [github({ sync_config: { intentsPath: '/etc/passwd' } }), 'sync_config'],
+      [github({ sync_config: { intentsPath: '.git/hooks' } }), 'sync_config'],
+      [github({ sync_config: { intentsPath: 'a//b' } }), 'sync_config'],
       [github({ provider: 'bitbucket' }), 'provider'],
       [github({ webhookSecret: 'short' }), 'webhookSecret'],
       [github({ sync_config: { branch: 'a..b' } }), 'sync_config'],
@@ -147,9 +159,37 @@ describe('the webhook receiver', () => {
     const again = await deliver(hook, body, { secret: SECRET, id });
     expect([again.statusCode, again.json().data]).toEqual([200, { deliveryId: id, duplicate: true }]);
     expect((await deliveries(gh.id)).filter((d) => d.deliveryId === id)).toHaveLength(1);
-    const form = `payload=${encodeURIComponent(body)}`;
-    const asForm = await deliver(hook, form, { secret: SECRET, type: 'application/x-www-form-urlencoded' });
-    expect(asForm.statusCode, asForm.body).toBe(200);
+    // The same signed body under another delivery id (a replay) is the same delivery.
+    const replay = await deliver(hook, body, { secret: SECRET, headers: { 'x-github-event': 'release' } });
+    expect(replay.json().data.duplicate).toBe(true);
+    expect((await deliveries(gh.id)).filter((d) => d.deliveryId === id)).toHaveLength(1);
+    // Another integration of the site has deliveries of its own, even under the same id.
+    const twin = await ok('POST', BASE, github());
+    const onTwin = await deliver(`${BASE}/webhook/github/main/${twin.id}`, body, { secret: SECRET, id });
+    expect(onTwin.json().data.duplicate).toBe(false);
+    expect((await deliveries(twin.id)).map((d) => d.deliveryId)).toEqual([id]);
+  });
+
+  it('takes JSON only: a form or text reading of a signed body is refused before it is read', async () => {
+    // Signed JSON whose text also parses as a form with another payload.
+    const sly = JSON.stringify({ note: `&payload=${encodeURIComponent('{"forged":true}')}&` });
+    for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'application/xml']) {
+      const res = await deliver(hook, sly, { secret: SECRET, type });
+      expect(res.statusCode, res.body).toBe(415);
+    }
+    const before = (await deliveries(gh.id)).length;
+    const none = await t.call({ method: 'POST', url: hook, headers: { 'x-github-delivery': randomUUID() } });
+    expect(none.statusCode).toBe(401);
+    expect((await deliveries(gh.id)).length).toBe(before);
+  });
+
+  it('refuses the old secret once it was rotated', async () => {
+    const rotated = await ok('POST', BASE, github());
+    const path = `${BASE}/webhook/github/main/${rotated.id}`;
+    expect((await deliver(path, body, { secret: SECRET })).statusCode).toBe(200);
+    await ok('PATCH', `${BASE}/${rotated.id}`, { webhookSecret: 'the-rotated-secret-value-123' });
+    expect((await deliver(path, `${body} `, { secret: SECRET })).statusCode).toBe(401);
+    expect((await deliver(path, `${body}  `, { secret: 'the-rotated-secret-value-123' })).statusCode).toBe(200);
   });
 
   it('answers 401 INVALID_SIGNATURE to anything unverified, and writes nothing', async () => {
@@ -227,7 +267,40 @@ describe('the webhook receiver', () => {
     expect(good.statusCode, good.body).toBe(200);
     expect((await send(`${SECRET}x`)).statusCode).toBe(401);
     expect((await send(null)).statusCode).toBe(401);
-    expect((await deliveries(gl.id)).map((d) => d)).toMatchObject([{ provider: 'gitlab', event: 'Pipeline Hook' }]);
+    // A GitLab delivery at a GitHub integration's address.
+    const atGithub = await t.call({
+      method: 'POST',
+      url: `${BASE}/webhook/github/main/${gh.id}`,
+      payload: '{"object_kind":"pipeline"}',
+      headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'x-gitlab-event-uuid': randomUUID() },
+    });
+    expect(atGithub.statusCode).toBe(401);
+    // A retry carries GitLab's Idempotency-Key: the same delivery, whatever its event id.
+    const retryKey = randomUUID();
+    const first = await t.call({
+      method: 'POST',
+      url: path,
+      payload: '{"object_kind":"push"}',
+      headers: {
+        'content-type': 'application/json',
+        'x-gitlab-token': SECRET,
+        'x-gitlab-event-uuid': randomUUID(),
+        'idempotency-key': retryKey,
+      },
+    });
+    const retried = await t.call({
+      method: 'POST',
+      url: path,
+      payload: '{"object_kind":"push"}',
+      headers: {
+        'content-type': 'application/json',
+        'x-gitlab-token': SECRET,
+        'x-gitlab-event-uuid': randomUUID(),
+        'idempotency-key': retryKey,
+      },
+    });
+    expect([first.json().data.duplicate, retried.json().data.duplicate]).toEqual([false, true]);
+    expect((await deliveries(gl.id)).at(-1)).toMatchObject({ provider: 'gitlab', event: 'Pipeline Hook' });
     await ok('DELETE', `${BASE}/${gl.id}`);
     expect((await send(SECRET)).statusCode).toBe(401);
     expect((await call('GET', `${BASE}/${gl.id}`)).statusCode).toBe(404);

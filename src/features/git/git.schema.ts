@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { isPublicAddress } from '../../kernel/net/address-policy.ts';
 import { GIT_PROVIDERS } from './git.events.ts';
 
 /** `owner/name` on GitHub, `group/…/name` on GitLab. */
@@ -7,7 +9,10 @@ const Repository = z
   .string()
   .max(200)
   .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+){1,8}$/, 'a repository is owner/name (GitLab: group/…/name)')
-  .refine((r) => !r.split('/').some((p) => p === '.' || p === '..'), 'a repository path has no . or .. part');
+  .refine(
+    (r) => !r.split('/').some((p) => p.startsWith('.') || p.startsWith('-') || p.endsWith('.git')),
+    'no part of a repository path starts with . or - or ends with .git',
+  );
 
 const BaseUrl = z
   .string()
@@ -16,18 +21,34 @@ const BaseUrl = z
   .refine((u) => {
     const url = new URL(u);
     return url.protocol === 'https:' && !url.username && !url.password && !url.search && !url.hash;
-  }, 'the base URL is https, without credentials, query or fragment');
+  }, 'the base URL is https, without credentials, query or fragment')
+  .refine((u) => {
+    // Names are checked again after DNS when the provider is called (the outbound helper).
+    const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
+    return host !== 'localhost' && !host.endsWith('.localhost') && !(isIP(host) && !isPublicAddress(host));
+  }, 'the base URL is not a private, loopback or link-local address');
 
+/** git's ref rules (git-check-ref-format), on the letters a branch of this service may use. */
 const Branch = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^(?!\/|.*\/\/|.*\.\.|.*\/$|.*\.lock$)[A-Za-z0-9._/-]+$/, 'a branch name as git allows it');
+  .regex(/^[A-Za-z0-9._/-]+$/, 'a branch name of letters, digits and . _ / -')
+  .refine(
+    (b) =>
+      !b.includes('..') &&
+      !b.endsWith('.') &&
+      b.split('/').every((p) => p !== '' && !p.startsWith('.') && !p.startsWith('-') && !p.endsWith('.lock')),
+    'a branch name as git allows it (no .., no part empty or starting with . or -, none ending in .lock)',
+  );
 const IntentsPath = z
   .string()
   .max(300)
   .regex(/^[A-Za-z0-9._/-]*$/, 'a path in the repository')
-  .refine((p) => !p.split('/').some((x) => x === '..'), 'the path stays inside the repository');
+  .refine(
+    (p) => p === '' || p.split('/').every((x) => x !== '' && x !== '.' && x !== '..' && x !== '.git'),
+    'a relative path inside the repository (no leading /, no empty, . , .. or .git part)',
+  );
 
 export const SyncConfig = z
   .object({
@@ -39,7 +60,11 @@ export const SyncConfig = z
   .strict();
 
 const Token = z.string().min(1).max(4096);
-const Secret = z.string().min(16, 'a webhook secret has at least 16 characters').max(256);
+const Secret = z
+  .string()
+  .min(20, 'a webhook secret has at least 20 characters')
+  .max(256)
+  .refine((v) => new Set(v).size >= 10, 'a webhook secret has at least 10 different characters');
 
 export const IntegrationCreate = z
   .object({

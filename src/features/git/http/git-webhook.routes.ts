@@ -8,7 +8,8 @@ import { inspectJson } from '../../../kernel/http/input-guard.ts';
 import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { recordDelivery, webhookSecretOf } from '../git.commands.ts';
 import { DeliveryIdMissing, DeliveryPayloadInvalid, InvalidSignature } from '../git.errors.ts';
-import { GIT_PROVIDERS, type GitProvider } from '../git.events.ts';
+import { deliveryKey, GIT_PROVIDERS, type GitProvider } from '../git.events.ts';
+import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { DELIVERY_HEADERS, deliveryHeader, verifyDelivery } from '../git.verify.ts';
 import { ReceiptAnswer, ReceiverParams } from './git.schemas.ts';
 
@@ -18,17 +19,14 @@ const MAX_BODY = 2 * 1024 * 1024;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const isProvider = (p: string): p is GitProvider => (GIT_PROVIDERS as readonly string[]).includes(p);
 
-/** The delivery's JSON: the body, or GitHub's form encoding of it (`payload=`). */
-function payloadOf(contentType: string | undefined, body: Buffer): Record<string, unknown> {
-  let text = body.toString('utf8');
-  if ((contentType ?? '').startsWith('application/x-www-form-urlencoded')) {
-    const form = new URLSearchParams(text).get('payload');
-    if (form === null) throw new DeliveryPayloadInvalid({ message: 'a form delivery has a payload field' });
-    text = form;
-  }
+/** Requests to the receiver from one address per minute (a provider's bursts fit; guessing a secret does not). */
+const PER_IP = { max: 600, windowS: 60 };
+
+/** The delivery's JSON (the signed bytes themselves: only `application/json` is taken, see the plugin's parser). */
+function payloadOf(body: Buffer): Record<string, unknown> {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(body.toString('utf8'));
   } catch {
     throw new DeliveryPayloadInvalid({ message: 'not JSON' });
   }
@@ -45,19 +43,19 @@ function payloadOf(contentType: string | undefined, body: Buffer): Record<string
  * written), then records it once per (provider, delivery id) and answers at once; processing is a reactor's.
  */
 export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
-  // This plugin's routes only: the body stays bytes until its signature is checked.
-  plain.removeContentTypeParser('application/json');
-  plain.addContentTypeParser(
-    ['application/json', 'application/x-www-form-urlencoded'],
-    { parseAs: 'buffer', bodyLimit: MAX_BODY },
-    (_req, body, done) => done(null, body),
+  // This plugin's routes only: the body stays bytes until its signature is checked, and only JSON is taken (a
+  // signature covers the body, not its content type: a form reading of signed JSON could say something else).
+  // GitHub webhooks are set to `application/json`; anything else answers 415.
+  plain.removeAllContentTypeParsers();
+  plain.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: MAX_BODY }, (_req, body, done) =>
+    done(null, body),
   );
   const app = plain.withTypeProvider<ZodTypeProvider>();
 
   app.post(
     '/api/v1/integrations/git/webhook/:provider/:siteId/:integrationId',
     {
-      config: { caller: 'public', ownCredential: true, site: false },
+      config: { caller: 'public', site: false },
       bodyLimit: MAX_BODY,
       schema: {
         tags,
@@ -66,7 +64,8 @@ export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
         response: { 200: dataEnvelope(ReceiptAnswer) },
       },
     },
-    async (req) => {
+    async (req, reply) => {
+      await enforceRate(deps.limiter, reply, [{ key: `git-webhook:${req.ip}`, rule: PER_IP }]);
       const { provider, siteId, integrationId } = req.params;
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!isProvider(provider) || !SITE_ID_PATTERN.test(siteId) || !ID.test(integrationId))
@@ -76,14 +75,21 @@ export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       const names = DELIVERY_HEADERS.get(provider)!;
       const deliveryId = deliveryHeader(req.headers, names.id);
       if (!deliveryId) throw new DeliveryIdMissing({ header: names.id });
+      // Unsigned (GitHub signs the body only): what processing trusts is read from the payload.
       const event = deliveryHeader(req.headers, names.event) ?? 'unknown';
-      const payload = payloadOf(req.headers['content-type'], body);
+      const payload = payloadOf(body);
+      // GitHub: the signed body itself, so a replay under a new delivery id is the same delivery. GitLab (a shared
+      // token, nothing signed): its retry key, else its event id.
+      const key =
+        provider === 'github'
+          ? deliveryKey(body)
+          : deliveryKey(`id:${deliveryHeader(req.headers, 'idempotency-key') ?? deliveryId}`);
       const ctx = commandContext(req, deps.clock, siteId);
       const actor: ActorRef = { type: 'system', id: `git-${provider}` };
       const recorded = await recordDelivery(
         deps,
         { ...ctx, actor, metadata: { ...ctx.metadata, actor } },
-        { integrationId, provider, deliveryId, event, payload },
+        { integrationId, provider, key, deliveryId, event, payload },
       );
       return { data: { deliveryId, duplicate: !recorded } };
     },

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { GIT_PROVIDERS } from '../git.events.ts';
 import { IntegrationRecord } from '../git.schema.ts';
 
-export const IntegrationParams = z.object({ id: z.string().min(1).max(64) });
+export const IntegrationParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an integration id') });
 export const CreatedIntegration = IntegrationRecord.extend({
   webhookSecret: z.string().optional().describe('The webhook secret made for this integration: shown this once'),
 });
