@@ -158,17 +158,30 @@ export async function webhookSecretOf(
   return unseal(deps.db, deps.config.keyring, integrationId, state.webhookSecret);
 }
 
+/**
+ * The payload of a recorded delivery in clear, or null once its integration was deleted (its key destroyed): what
+ * the processing of deliveries reads.
+ */
+export async function deliveryPayload(
+  deps: Pick<AppDeps, 'db' | 'config'>,
+  e: { integrationId: string; payload: string },
+): Promise<unknown> {
+  const text = await unseal(deps.db, deps.config.keyring, e.integrationId, e.payload);
+  return text === null ? null : (JSON.parse(text) as unknown);
+}
+
 /** Records a verified delivery once per integration and delivery key; false when it had been recorded already. */
 export async function recordDelivery(
   deps: Deps,
   ctx: Ctx,
   d: { integrationId: string; provider: GitProvider; key: string; deliveryId: string; event: string; payload: unknown },
 ): Promise<boolean> {
+  const payload = await seal(deps.db, deps.config.keyring, d.integrationId, JSON.stringify(d.payload));
   const r = await handleCommand(
     deps.store,
     gitDeliveryDecider,
     gitDeliveryStream(ctx.siteId, d.integrationId, d.key),
-    { type: 'RecordDelivery', data: { ...d, at: ctx.now.toISOString() } },
+    { type: 'RecordDelivery', data: { ...d, payload, at: ctx.now.toISOString() } },
     { metadata: ctx.metadata },
   );
   return r.events.length > 0;

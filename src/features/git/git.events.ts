@@ -72,7 +72,11 @@ export type GitDeliveryReceived = DomainEvent<
     deliveryId: string;
     /** `X-GitHub-Event` / `X-Gitlab-Event`. */
     event: string;
-    payload: unknown;
+    /**
+     * The payload as JSON text, sealed under the integration's key: it can name people (senders, commit authors),
+     * and deleting the integration makes every payload it received unreadable.
+     */
+    payload: Sealed;
     at: string;
   }
 >;

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { deliveryPayload } from './git.commands.ts';
 
 /** Site main: its admin and an editor; site other: its own admin. */
 let t: TestApp;
@@ -168,6 +169,21 @@ describe('the webhook receiver', () => {
     const onTwin = await deliver(`${BASE}/webhook/github/main/${twin.id}`, body, { secret: SECRET, id });
     expect(onTwin.json().data.duplicate).toBe(false);
     expect((await deliveries(twin.id)).map((d) => d.deliveryId)).toEqual([id]);
+  });
+
+  it('keeps each payload sealed under its integration, unreadable once the integration is deleted', async () => {
+    const own = await ok('POST', BASE, github());
+    const marked = JSON.stringify({ sender: { login: 'octocat', email: 'octo@example.com' } });
+    expect((await deliver(`${BASE}/webhook/github/main/${own.id}`, marked, { secret: SECRET })).statusCode).toBe(200);
+    const recorded: { integrationId: string; payload: string }[] = [];
+    for (const e of await t.deps.store.readAll({ limit: 100_000 }))
+      if (e.type === 'GitDeliveryReceived' && (e.data as { integrationId: string }).integrationId === own.id)
+        recorded.push(e.data as { integrationId: string; payload: string });
+    expect(recorded).toHaveLength(1);
+    expect(JSON.stringify(recorded)).not.toContain('octo@example.com');
+    expect(await deliveryPayload(t.deps, recorded[0]!)).toEqual(JSON.parse(marked));
+    await ok('DELETE', `${BASE}/${own.id}`);
+    expect(await deliveryPayload(t.deps, recorded[0]!)).toBeNull();
   });
 
   it('takes JSON only: a form or text reading of a signed body is refused before it is read', async () => {
