@@ -139,6 +139,42 @@ describe('integrations', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(proto.statusCode).toBe(400);
+    const mine = await ok('POST', BASE, github());
+    let deep = '{"x":1}';
+    for (let i = 0; i < 200; i++) deep = `{"a":${deep}}`;
+    for (const [method, url, raw] of [
+      ['POST', BASE, JSON.stringify(github({ repository: 'acme/\u0000x' }))],
+      ['POST', BASE, JSON.stringify(github({ sync_config: { previewTtlHours: 1e308 } }))],
+      ['POST', BASE, '{"provider":"github","repository":"a/b","authMethod":"pat","constructor":{"prototype":{"x":1}}}'],
+      ['POST', BASE, deep],
+      ['PATCH', `${BASE}/${mine.id}`, '{"sync_config":{"__proto__":{"preview":true}}}'],
+      ['PATCH', `${BASE}/${mine.id}`, '{"sync_config":{"previewTtlHours":99999999999999999999}}'],
+      ['PATCH', `${BASE}/${mine.id}`, deep],
+      ['GET', `${BASE}/${mine.id}/deliveries?limit=1e308`, undefined],
+      ['GET', `${BASE}/${mine.id}/deliveries?offset=-1`, undefined],
+      ['GET', `${BASE}/a%00b`, undefined],
+    ] as const) {
+      const res = await t.call({
+        method,
+        url,
+        as: admin,
+        site: 'main',
+        ...(raw === undefined ? {} : { payload: raw, headers: { 'content-type': 'application/json' } }),
+      });
+      expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(400);
+      expect(firstError(res.body).code).toBe('VALIDATION_FAILED');
+    }
+    expect((await ok('GET', `${BASE}/${mine.id}`)).sync_config.preview).toBe(false);
+    for (const [method, url] of [
+      ['POST', BASE],
+      ['GET', `${BASE}/${mine.id}`],
+      ['PATCH', `${BASE}/${mine.id}`],
+      ['DELETE', `${BASE}/${mine.id}`],
+      ['GET', `${BASE}/${mine.id}/deliveries`],
+    ] as const)
+      expect(
+        (await call(method, url, method === 'GET' || method === 'DELETE' ? undefined : {}, { as: null })).statusCode,
+      ).toBe(401);
     expect((await call('PATCH', `${BASE}/nope`, { repository: 'a/b' })).statusCode).toBe(404);
     expect((await call('DELETE', `${BASE}/nope`)).statusCode).toBe(404);
   });
@@ -267,16 +303,17 @@ describe('the webhook receiver', () => {
   it('verifies GitLab by its token, and stops at once when the integration is deleted', async () => {
     const gl = await ok('POST', BASE, github({ provider: 'gitlab', repository: 'group/sub/site' }));
     const path = `${BASE}/webhook/gitlab/main/${gl.id}`;
-    const send = (token: string | null, id = randomUUID()) =>
+    const send = (token: string | null, headers: Record<string, string> = {}, url = path) =>
       t.call({
         method: 'POST',
-        url: path,
+        url,
         payload: '{"object_kind":"pipeline"}',
         headers: {
           'content-type': 'application/json',
           'x-gitlab-event': 'Pipeline Hook',
-          'x-gitlab-event-uuid': id,
+          'x-gitlab-event-uuid': randomUUID(),
           ...(token === null ? {} : { 'x-gitlab-token': token }),
+          ...headers,
         },
       });
     const good = await send(SECRET);
@@ -284,37 +321,11 @@ describe('the webhook receiver', () => {
     expect((await send(`${SECRET}x`)).statusCode).toBe(401);
     expect((await send(null)).statusCode).toBe(401);
     // A GitLab delivery at a GitHub integration's address.
-    const atGithub = await t.call({
-      method: 'POST',
-      url: `${BASE}/webhook/github/main/${gh.id}`,
-      payload: '{"object_kind":"pipeline"}',
-      headers: { 'content-type': 'application/json', 'x-gitlab-token': SECRET, 'x-gitlab-event-uuid': randomUUID() },
-    });
-    expect(atGithub.statusCode).toBe(401);
+    expect((await send(SECRET, {}, `${BASE}/webhook/github/main/${gh.id}`)).statusCode).toBe(401);
     // A retry carries GitLab's Idempotency-Key: the same delivery, whatever its event id.
-    const retryKey = randomUUID();
-    const first = await t.call({
-      method: 'POST',
-      url: path,
-      payload: '{"object_kind":"push"}',
-      headers: {
-        'content-type': 'application/json',
-        'x-gitlab-token': SECRET,
-        'x-gitlab-event-uuid': randomUUID(),
-        'idempotency-key': retryKey,
-      },
-    });
-    const retried = await t.call({
-      method: 'POST',
-      url: path,
-      payload: '{"object_kind":"push"}',
-      headers: {
-        'content-type': 'application/json',
-        'x-gitlab-token': SECRET,
-        'x-gitlab-event-uuid': randomUUID(),
-        'idempotency-key': retryKey,
-      },
-    });
+    const retryKey = { 'idempotency-key': randomUUID() };
+    const first = await send(SECRET, retryKey);
+    const retried = await send(SECRET, retryKey);
     expect([first.json().data.duplicate, retried.json().data.duplicate]).toEqual([false, true]);
     expect((await deliveries(gl.id)).at(-1)).toMatchObject({ provider: 'gitlab', event: 'Pipeline Hook' });
     await ok('DELETE', `${BASE}/${gl.id}`);

@@ -31,7 +31,7 @@ export const UpgradeRequired = defineError<Record<string, never>>(
 
 /** No ticket, a forged or malformed one, or one already used. */
 export const TicketRefused = defineError<{
-  reason: 'ticket_required' | 'ticket_invalid' | 'ticket_used' | 'access_revoked';
+  reason: 'ticket_required' | 'ticket_invalid' | 'ticket_used';
 }>(
   'UNAUTHENTICATED',
   'unauthenticated',
@@ -40,7 +40,6 @@ export const TicketRefused = defineError<{
       ticket_required: 'a realtime connection needs ?ticket= from POST /api/v1/realtime/ticket',
       ticket_invalid: 'the realtime ticket is not valid',
       ticket_used: 'the realtime ticket was used already: each ticket opens one connection',
-      access_revoked: 'the account or session behind the ticket no longer has access',
     })[d.reason],
   (d) => ({ path: ['ticket'], extensions: { reason: d.reason } }),
 );

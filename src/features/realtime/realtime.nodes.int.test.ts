@@ -26,6 +26,18 @@ const raise = (t: TestApp, id: string) =>
     metadata: systemMetadata('main'),
   });
 
+/** The admin's SSE connection to the node at `base` (a ticket of app `t`), once it said `ready`. */
+async function connect(t: TestApp, admin: string, base: string, headers: Record<string, string> = {}) {
+  const { ok } = apiClient(
+    () => t,
+    () => admin,
+  );
+  const c = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`, headers);
+  expect(c.status, c.body).toBe(200);
+  await c.next((f) => f.type === 'ready');
+  return c;
+}
+
 const listen = async (app: TestApp['app']) => {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -44,13 +56,8 @@ describe('one node', () => {
   it('ends its open streams when it shuts down, so closing does not wait on them', async () => {
     const t = await createTestApp();
     const admin = await t.setup();
-    const { ok } = apiClient(
-      () => t,
-      () => admin,
-    );
     const base = await listen(t.app);
-    const c = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-    await c.next((f) => f.type === 'ready');
+    const c = await connect(t, admin, base);
     const started = Date.now();
     await t.close();
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -63,18 +70,17 @@ describe('a reconnection that missed more than a replay reads', () => {
     const t = await createTestApp({ env: { SVC_REALTIME_MAX_REPLAY: '3' } });
     try {
       const admin = await t.setup();
-      const { ok } = apiClient(
-        () => t,
-        () => admin,
-      );
       const base = await listen(t.app);
-      const first = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-      await first.next((f) => f.type === 'ready');
+      const first = await connect(t, admin, base);
       await raise(t, 'seen');
       await t.deps.realtime.relay.tick();
       const seen = await first.next((f) => f.type === 'notification');
       first.close();
       for (let i = 0; i < 6; i++) await raise(t, `missed-${i}`);
+      const { ok } = apiClient(
+        () => t,
+        () => admin,
+      );
       const again = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`, {
         'last-event-id': seen.id!,
       });
@@ -111,14 +117,8 @@ describe('Redis unreachable', () => {
     const t = await createTestApp({ env: { REDIS_URL: 'redis://127.0.0.1:9' } });
     try {
       const admin = await t.setup();
-      const { ok } = apiClient(
-        () => t,
-        () => admin,
-      );
       const base = await listen(t.app);
-      const c = await openSse(`${base}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-      expect(c.status, c.body).toBe(200);
-      await c.next((f) => f.type === 'ready');
+      const c = await connect(t, admin, base);
       await raise(t, 'while-redis-is-down');
       await t.deps.realtime.relay.tick();
       await c.next((f) => f.type === 'notification' && f.data.id === 'while-redis-is-down');
@@ -155,12 +155,7 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
     // Node A leads the relay (a client of its own makes it read, and so take the lock first): it reads the log and
     // publishes; node B only listens.
     baseA = await listen(t.app);
-    const { ok } = apiClient(
-      () => t,
-      () => admin,
-    );
-    keeper = await openSse(`${baseA}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-    await keeper.next((f) => f.type === 'ready');
+    keeper = await connect(t, admin, baseA);
     await t.deps.realtime.relay.tick();
     const runtime = await startRuntime(config, t.deps.database, pino({ level: 'silent' }), { asyncWorker: false });
     second = { runtime, app: await buildApp(runtime.deps, { logger: false }) };
@@ -174,13 +169,7 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
   });
 
   it('delivers a notification appended on one node to a client of the other, over pub/sub', async () => {
-    const { ok } = apiClient(
-      () => t,
-      () => admin,
-    );
-    const onB = await openSse(`${baseB}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-    expect(onB.status, onB.body).toBe(200);
-    await onB.next((f) => f.type === 'ready');
+    const onB = await connect(t, admin, baseB);
     await raise(t, 'across-nodes');
     await t.deps.realtime.relay.tick();
     await onB.next((f) => f.type === 'notification' && f.data.id === 'across-nodes');
@@ -188,12 +177,7 @@ describe.skipIf(!shared)('two nodes on one database and one Redis', () => {
   });
 
   it('ignores a malformed message on the channel, and the connections live on', async () => {
-    const { ok } = apiClient(
-      () => t,
-      () => admin,
-    );
-    const onB = await openSse(`${baseB}${(await ok('POST', '/api/v1/realtime/ticket')).sse}`);
-    await onB.next((f) => f.type === 'ready');
+    const onB = await connect(t, admin, baseB);
     const raw = new Redis(t.deps.config.REDIS_URL!);
     const channel = `${t.deps.config.REDIS_KEY_PREFIX}rt:realtime`;
     for (const bad of [

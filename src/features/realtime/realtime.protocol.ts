@@ -52,40 +52,28 @@ export type ClientMessage = z.infer<typeof ClientMessage>;
 /** Client messages are small. */
 export const MAX_MESSAGE_BYTES = 16 * 1024;
 
-/** A parsed client message, or the reason it is refused (prototype keys and NULs before the schema sees them). */
-export function parseClientMessage(raw: string): ClientMessage | { error: string } {
-  if (raw.length > MAX_MESSAGE_BYTES) return { error: `a message is at most ${MAX_MESSAGE_BYTES} bytes` };
+/** JSON text checked as the edge checks bodies (prototype keys, NULs, depth) and then by `schema`; or why not. */
+function parseChecked<T>(raw: string, schema: z.ZodType<T>, root: string[], what: string): T | { error: string } {
+  if (raw.length > MAX_MESSAGE_BYTES) return { error: `${what} is at most ${MAX_MESSAGE_BYTES} bytes` };
   let value: unknown;
   try {
     value = JSON.parse(raw);
   } catch {
-    return { error: 'a message is one JSON object' };
+    return { error: `${what} is not JSON` };
   }
-  const problem = inspectJson(value, [], 16);
+  const problem = inspectJson(value, root, 16);
   if (problem) return { error: `${problem.path.join('.')}: ${problem.message}` };
-  const r = ClientMessage.safeParse(value);
+  const r = schema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    return { error: `${i.path.join('.') || 'message'}: ${i.message}` };
+    return { error: `${[...root, ...i.path.map(String)].join('.') || what}: ${i.message}` };
   }
   return r.data;
 }
 
-/** Subscriptions given on the SSE URL (`subscribe=` a JSON array), checked alike. */
-export function parseSubscriptionList(raw: string): LiveSubscription[] | { error: string } {
-  if (raw.length > MAX_MESSAGE_BYTES) return { error: `subscribe is at most ${MAX_MESSAGE_BYTES} bytes` };
-  let value: unknown;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return { error: 'subscribe is a JSON array of subscriptions' };
-  }
-  const problem = inspectJson(value, ['subscribe'], 16);
-  if (problem) return { error: `${problem.path.join('.')}: ${problem.message}` };
-  const r = z.array(LiveSubscription).max(100).safeParse(value);
-  if (!r.success) {
-    const i = r.error.issues[0]!;
-    return { error: `subscribe.${i.path.join('.')}: ${i.message}` };
-  }
-  return r.data;
-}
+/** A parsed client message, or the reason it is refused. */
+export const parseClientMessage = (raw: string) => parseChecked(raw, ClientMessage, [], 'a message');
+
+/** Subscriptions given on the connection address (`subscribe=` a JSON array), checked alike. */
+export const parseSubscriptionList = (raw: string) =>
+  parseChecked(raw, z.array(LiveSubscription).max(100), ['subscribe'], 'subscribe');
