@@ -20,6 +20,7 @@ export { checkPassword } from './password-policy.ts';
 export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
 export { hashPassword } from './passwords.ts';
 export { TokenService } from './tokens.ts';
+export { userActor } from './internal-authenticator.ts';
 export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
 export { Session } from './http/auth.schemas.ts';

@@ -1,4 +1,5 @@
-import type { Authenticator } from '../../kernel/auth/actor.ts';
+import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
+import { dictFrom } from '../../kernel/safe/keys.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { findUserForToken, type UserRow } from '../../../projections/users/index.ts';
@@ -14,6 +15,28 @@ const USER_CHANGES = new Set([
   'UserEmailVerified',
   'UserPasswordChanged',
 ]);
+
+/**
+ * The actor of an active user's credential: the account's roles (only on `sites` when given), its token version,
+ * and the session and authentication methods of the credential. Requests (access tokens) and realtime connections
+ * (which look the account up again for each batch of frames) make their actor here alike.
+ */
+export function userActor(
+  user: UserRow,
+  c: { sessionId: string | null; amr: string[]; sites?: (siteId: string) => boolean; impersonator?: string },
+): Actor {
+  return {
+    type: 'user',
+    id: user.userId,
+    email: user.email ?? '',
+    instanceAdmin: user.instanceAdmin,
+    roles: c.sites ? dictFrom(Object.entries(user.roles).filter(([site]) => c.sites!(site))) : user.roles,
+    tokenVersion: user.tokenVersion,
+    sessionId: c.sessionId,
+    amr: c.amr,
+    ...(c.impersonator ? { impersonator: c.impersonator } : {}),
+  };
+}
 
 interface CachedUser {
   at: number;
@@ -84,20 +107,9 @@ export function internalAuthenticator(db: Db, tokens: TokenService, store: Event
       const claims = await verify(token);
       const user = await lookup(claims.sub, claims.sid);
       if (!user || user.tokenVersion !== claims.tv || user.status !== 'active') throw new StaleAccessToken();
-      return {
-        type: 'user',
-        id: user.userId,
-        email: user.email ?? '',
-        instanceAdmin: user.instanceAdmin,
-        // An impersonation acts only on the sites it was issued for.
-        roles: claims.act
-          ? Object.fromEntries(Object.entries(user.roles).filter(([site]) => site in claims.sites))
-          : user.roles,
-        tokenVersion: user.tokenVersion,
-        sessionId: claims.sid,
-        amr: claims.amr,
-        ...(claims.act ? { impersonator: claims.act } : {}),
-      };
+      // An impersonation acts only on the sites it was issued for.
+      const sites = claims.act ? (site: string) => site in claims.sites : undefined;
+      return userActor(user, { sessionId: claims.sid, amr: claims.amr, sites, impersonator: claims.act ?? undefined });
     },
   };
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
-import type { Actor } from '../../kernel/auth/actor.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import type { RealtimeClient, RelayFrame } from '../../kernel/realtime/hub.ts';
-import { dictFrom, own } from '../../kernel/safe/keys.ts';
+import { own } from '../../kernel/safe/keys.ts';
+import { userActor } from '../auth/index.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { checkLiveQuery, readLive, type LiveQuery } from '../items/index.ts';
 import { inboxViewer, receives, type Recipient, type Standing } from '../notifications/index.ts';
@@ -259,18 +259,9 @@ export class Connection implements RealtimeClient {
     return memoized(memo, key, async () => {
       const user = await findUserForToken(this.deps.db, h.userId, h.sessionId);
       if (!user || !user.sessionLive || user.status !== 'active' || user.tokenVersion !== h.tokenVersion) return null;
-      const role = own(user.roles, h.siteId);
-      if (!role && !user.instanceAdmin) return null;
-      const actor: Actor = {
-        type: 'user',
-        id: user.userId,
-        email: user.email ?? '',
-        instanceAdmin: user.instanceAdmin,
-        roles: role ? dictFrom([[h.siteId, role]]) : dictFrom<string>([]),
-        tokenVersion: user.tokenVersion,
-        sessionId: h.sessionId,
-        amr: h.amr,
-      };
+      if (!own(user.roles, h.siteId) && !user.instanceAdmin) return null;
+      // Its roles on the ticket's site only: the connection is bound to it.
+      const actor = userActor(user, { sessionId: h.sessionId, amr: h.amr, sites: (site) => site === h.siteId });
       const principal: Principal = { actor, site: { id: h.siteId } };
       return { principal, standing: await inboxViewer(this.deps, principal) };
     });
