@@ -1,18 +1,25 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import {
+  GIT_ACTIVITY_EVENT_TYPES,
   GIT_INTEGRATION_EVENT_TYPES,
+  type GitActivityEvent,
   type GitDeliveryReceived,
   type GitIntegrationEvent,
 } from '../../src/features/git/git.events.ts';
 
-/** Each site's git integrations (no secrets) and the deliveries their receivers recorded, in the append's transaction. */
-export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | GitDeliveryReceived>({
+const ACTIVITY_TABLES = ['git_deliveries', 'git_pull_requests', 'git_ci_runs'] as const;
+
+/**
+ * Each site's git integrations (no secrets), the deliveries their receivers recorded, and the pull requests and CI
+ * runs processing found in them, in the append's transaction.
+ */
+export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent>({
   name: 'git-integrations',
-  version: 1,
+  version: 2,
   mode: 'inline',
-  tables: ['git_integrations', 'git_deliveries'],
-  handles: [...GIT_INTEGRATION_EVENT_TYPES, 'GitDeliveryReceived'],
+  tables: ['git_integrations', ...ACTIVITY_TABLES],
+  handles: [...GIT_INTEGRATION_EVENT_TYPES, 'GitDeliveryReceived', ...GIT_ACTIVITY_EVENT_TYPES],
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('git_integrations'))} (
@@ -44,6 +51,41 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
     await sql`create index ${sql.raw(`${deliveries}_integration`)} on ${sql.table(deliveries)} (site_id, integration_id, seq)`.execute(
       db,
     );
+    const prs = t('git_pull_requests');
+    await sql`
+      create table ${sql.table(prs)} (
+        site_id text not null,
+        integration_id text not null,
+        number integer not null,
+        title text not null,
+        state text not null,
+        action text not null,
+        head_ref text not null,
+        head_sha text not null,
+        base_ref text not null,
+        url text,
+        updated_at timestamptz not null,
+        seq bigint not null,
+        primary key (site_id, integration_id, number)
+      )`.execute(db);
+    await sql`create index ${sql.raw(`${prs}_recent`)} on ${sql.table(prs)} (site_id, seq)`.execute(db);
+    const runs = t('git_ci_runs');
+    await sql`
+      create table ${sql.table(runs)} (
+        site_id text not null,
+        integration_id text not null,
+        source text not null,
+        run_id text not null,
+        name text not null,
+        sha text not null,
+        ref text,
+        state text not null,
+        url text,
+        updated_at timestamptz not null,
+        seq bigint not null,
+        primary key (site_id, integration_id, source, run_id)
+      )`.execute(db);
+    await sql`create index ${sql.raw(`${runs}_recent`)} on ${sql.table(runs)} (site_id, seq)`.execute(db);
   },
   apply: async (trx, e) => {
     switch (e.type) {
@@ -90,11 +132,12 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
           .where('site_id', '=', e.siteId)
           .where('integration_id', '=', e.data.integrationId)
           .execute();
-        await trx
-          .deleteFrom('git_deliveries')
-          .where('site_id', '=', e.siteId)
-          .where('integration_id', '=', e.data.integrationId)
-          .execute();
+        for (const table of ACTIVITY_TABLES)
+          await trx
+            .deleteFrom(table)
+            .where('site_id', '=', e.siteId)
+            .where('integration_id', '=', e.data.integrationId)
+            .execute();
         return;
       case 'GitDeliveryReceived': {
         const d = e.data;
@@ -114,6 +157,46 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
           .execute();
         return;
       }
+      case 'GitPullRequestObserved': {
+        const d = e.data;
+        const row = {
+          title: d.title,
+          state: d.state,
+          action: d.action,
+          head_ref: d.headRef,
+          head_sha: d.headSha,
+          base_ref: d.baseRef,
+          url: d.url,
+          updated_at: d.updatedAt,
+          seq: String(e.globalPosition),
+        };
+        await trx
+          .insertInto('git_pull_requests')
+          .values({ site_id: e.siteId, integration_id: d.integrationId, number: d.number, ...row })
+          .onConflict((oc) => oc.columns(['site_id', 'integration_id', 'number']).doUpdateSet(row))
+          .execute();
+        return;
+      }
+      case 'GitCiRunObserved': {
+        const d = e.data;
+        const row = {
+          name: d.name,
+          sha: d.sha,
+          ref: d.ref,
+          state: d.state,
+          url: d.url,
+          updated_at: d.updatedAt,
+          seq: String(e.globalPosition),
+        };
+        await trx
+          .insertInto('git_ci_runs')
+          .values({ site_id: e.siteId, integration_id: d.integrationId, source: d.source, run_id: d.runId, ...row })
+          .onConflict((oc) => oc.columns(['site_id', 'integration_id', 'source', 'run_id']).doUpdateSet(row))
+          .execute();
+        return;
+      }
+      case 'git_ci_failed':
+        return;
     }
   },
 });

@@ -71,3 +71,98 @@ export async function listDeliveries(
     total: Number(count.n),
   };
 }
+
+/** A pull request (merge request) as `/pull-requests` shows it. */
+export interface GitPullRequestRow {
+  integrationId: string;
+  number: number;
+  title: string;
+  state: 'open' | 'closed' | 'merged';
+  action: string;
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  url: string | null;
+  updatedAt: string;
+}
+
+/** A CI run as `/ci` shows it. */
+export interface GitCiRunRow {
+  integrationId: string;
+  source: 'check_run' | 'status' | 'pipeline';
+  runId: string;
+  name: string;
+  sha: string;
+  ref: string | null;
+  state: 'queued' | 'running' | 'success' | 'failure' | 'cancelled' | 'skipped';
+  url: string | null;
+  updatedAt: string;
+}
+
+type Page = { limit: number; offset: number };
+
+/** The site's pull requests, most recently changed first, optionally of one integration or state. */
+export async function listPullRequests(
+  db: Db,
+  siteId: string,
+  q: Page & { integrationId?: string | undefined; state?: string | undefined },
+): Promise<{ rows: GitPullRequestRow[]; total: number }> {
+  let base = db.selectFrom('git_pull_requests').where('site_id', '=', siteId);
+  if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
+  if (q.state !== undefined) base = base.where('state', '=', q.state);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      integrationId: r.integration_id,
+      number: r.number,
+      title: r.title,
+      state: r.state as GitPullRequestRow['state'],
+      action: r.action,
+      headRef: r.head_ref,
+      headSha: r.head_sha,
+      baseRef: r.base_ref,
+      url: r.url,
+      updatedAt: iso(r.updated_at),
+    })),
+    total: Number(count.n),
+  };
+}
+
+/** The site's CI runs, most recently changed first, optionally of one integration, state, commit or branch. */
+export async function listCiRuns(
+  db: Db,
+  siteId: string,
+  q: Page & {
+    integrationId?: string | undefined;
+    state?: string | undefined;
+    sha?: string | undefined;
+    ref?: string | undefined;
+  },
+): Promise<{ rows: GitCiRunRow[]; total: number }> {
+  let base = db.selectFrom('git_ci_runs').where('site_id', '=', siteId);
+  if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
+  if (q.state !== undefined) base = base.where('state', '=', q.state);
+  if (q.sha !== undefined) base = base.where('sha', '=', q.sha);
+  if (q.ref !== undefined) base = base.where('ref', '=', q.ref);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      integrationId: r.integration_id,
+      source: r.source as GitCiRunRow['source'],
+      runId: r.run_id,
+      name: r.name,
+      sha: r.sha,
+      ref: r.ref,
+      state: r.state as GitCiRunRow['state'],
+      url: r.url,
+      updatedAt: iso(r.updated_at),
+    })),
+    total: Number(count.n),
+  };
+}

@@ -27,9 +27,42 @@ export interface GitDeliveriesTable {
   seq: Int8;
 }
 
+/** One row per pull request (merge request) of an integration, as the newest delivery showed it. */
+export interface GitPullRequestsTable {
+  site_id: string;
+  integration_id: string;
+  number: number;
+  title: string;
+  state: string;
+  action: string;
+  head_ref: string;
+  head_sha: string;
+  base_ref: string;
+  url: string | null;
+  updated_at: Timestamp;
+  seq: Int8;
+}
+
+/** One row per CI run (check run, commit status, pipeline) of an integration, in its newest state. */
+export interface GitCiRunsTable {
+  site_id: string;
+  integration_id: string;
+  source: string;
+  run_id: string;
+  name: string;
+  sha: string;
+  ref: string | null;
+  state: string;
+  url: string | null;
+  updated_at: Timestamp;
+  seq: Int8;
+}
+
 declare module '../../src/kernel/db/database.ts' {
   interface DB {
     git_integrations: GitIntegrationsTable;
     git_deliveries: GitDeliveriesTable;
+    git_pull_requests: GitPullRequestsTable;
+    git_ci_runs: GitCiRunsTable;
   }
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../../kernel/es/event.ts';
 import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { CiRunSeen, CiSource, PullRequestSeen } from './git.observations.ts';
 
 export const GIT_PROVIDERS = ['github', 'gitlab'] as const;
 export type GitProvider = (typeof GIT_PROVIDERS)[number];
@@ -98,3 +99,44 @@ export const deliveryKey = (what: Buffer | string) =>
 /** One stream per integration and delivery key. */
 export const gitDeliveryStream = (siteId: string, integrationId: string, key: string) =>
   `${siteId}/git-delivery/${integrationId}-${key}`;
+
+/**
+ * A pull request (merge request) as a delivery showed it. Only what the API shows is kept: no author, no
+ * description, since the delivery's payload, which names people, stays sealed.
+ */
+export type GitPullRequestObserved = DomainEvent<
+  'GitPullRequestObserved',
+  Omit<PullRequestSeen, 'kind'> & { integrationId: string; deliveryKey: string; at: string }
+>;
+/** A CI run's state as a delivery showed it. */
+export type GitCiRunObserved = DomainEvent<
+  'GitCiRunObserved',
+  Omit<CiRunSeen, 'kind'> & { integrationId: string; deliveryKey: string; at: string }
+>;
+/**
+ * A CI run failed (spec audit event `git_ci_failed`): appended with the observation that saw it fail, and answered
+ * by an incident notification to the site's admins, critical when the run is for the integration's branch.
+ */
+export type GitCiFailed = DomainEvent<
+  'git_ci_failed',
+  {
+    integrationId: string;
+    source: CiSource;
+    runId: string;
+    name: string;
+    sha: string;
+    ref: string | null;
+    url: string | null;
+    severity: 'warning' | 'critical';
+    at: string;
+  }
+>;
+export type GitActivityEvent = GitPullRequestObserved | GitCiRunObserved | GitCiFailed;
+export const GIT_ACTIVITY_EVENT_TYPES = ['GitPullRequestObserved', 'GitCiRunObserved', 'git_ci_failed'] as const;
+
+/** One stream per pull request of an integration. */
+export const gitPullRequestStream = (siteId: string, integrationId: string, number: number) =>
+  `${siteId}/git-pr/${integrationId}-${String(number)}`;
+/** One stream per CI run of an integration (the run's id is the provider's, so it is digested). */
+export const gitCiStream = (siteId: string, integrationId: string, source: CiSource, runId: string) =>
+  `${siteId}/git-ci/${integrationId}-${deliveryKey(`${source}:${runId}`)}`;

@@ -3,11 +3,20 @@ import type { AppDeps, Feature } from '../../deps.ts';
 import { gitIntegrationsProjector } from '../../../projections/git-integrations/index.ts';
 import { gitRoutes } from './http/git.routes.ts';
 import { gitWebhookRoutes } from './http/git-webhook.routes.ts';
+import { gitDeliveryProcessor, gitIncidentReporter } from './git.reactor.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(gitRoutes, deps);
   await app.register(gitWebhookRoutes, deps);
 };
 
-/** Git integration: repositories connected to a site, and the verified webhook deliveries of their providers. */
-export const gitFeature: Feature = { name: 'git', projectors: [gitIntegrationsProjector], routes };
+/**
+ * Git integration: repositories connected to a site, the verified webhook deliveries of their providers, and the
+ * pull requests and CI runs processing finds in them (a failed run raises an incident).
+ */
+export const gitFeature: Feature = {
+  name: 'git',
+  projectors: [gitIntegrationsProjector],
+  routes,
+  reactors: (deps) => [gitDeliveryProcessor(deps), gitIncidentReporter(deps)],
+};

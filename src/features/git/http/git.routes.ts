@@ -5,7 +5,12 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { listDeliveries, listIntegrations } from '../../../../projections/git-integrations/index.ts';
+import {
+  listCiRuns,
+  listDeliveries,
+  listIntegrations,
+  listPullRequests,
+} from '../../../../projections/git-integrations/index.ts';
 import {
   createIntegration,
   deleteIntegration,
@@ -15,7 +20,17 @@ import {
   webhookUrl,
 } from '../git.commands.ts';
 import { IntegrationCreate, IntegrationPatch, IntegrationRecord } from '../git.schema.ts';
-import { CreatedIntegration, DeliveryRecord, IntegrationParams, PageMeta, PageQuery } from './git.schemas.ts';
+import {
+  CiQuery,
+  CiRunRecord,
+  CreatedIntegration,
+  DeliveryRecord,
+  IntegrationParams,
+  PageMeta,
+  PageQuery,
+  PullRequestQuery,
+  PullRequestRecord,
+} from './git.schemas.ts';
 
 const BASE = '/api/v1/integrations/git';
 const tags = ['git'];
@@ -141,6 +156,42 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         listDeliveries(db, siteId, req.params.id, { limit, offset }),
       );
       return { data: rows, meta: { total, limit, offset } };
+    },
+  );
+
+  app.get(
+    `${BASE}/pull-requests`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: "The pull requests (merge requests) of the site's repositories, most recently changed first",
+        querystring: PullRequestQuery,
+        response: { 200: listEnvelope(PullRequestRecord, PageMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { rows, total } = await readAsSite(deps.db, siteId, (db) => listPullRequests(db, siteId, req.query));
+      return { data: rows, meta: { total, limit: req.query.limit, offset: req.query.offset } };
+    },
+  );
+
+  app.get(
+    `${BASE}/ci`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: "CI runs (check runs, commit statuses, pipelines) of the site's repositories, with their states",
+        querystring: CiQuery,
+        response: { 200: listEnvelope(CiRunRecord, PageMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { rows, total } = await readAsSite(deps.db, siteId, (db) => listCiRuns(db, siteId, req.query));
+      return { data: rows, meta: { total, limit: req.query.limit, offset: req.query.offset } };
     },
   );
 };

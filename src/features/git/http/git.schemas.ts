@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GIT_PROVIDERS } from '../git.events.ts';
+import { CI_STATES } from '../git.observations.ts';
 import { IntegrationRecord } from '../git.schema.ts';
 
 export const IntegrationParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an integration id') });
@@ -23,3 +24,41 @@ export const ReceiverParams = z.object({
   integrationId: z.string().max(200),
 });
 export const ReceiptAnswer = z.object({ deliveryId: z.string(), duplicate: z.boolean() });
+
+const integrationId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an integration id');
+export const PullRequestQuery = PageQuery.extend({
+  integrationId: integrationId.optional(),
+  state: z.enum(['open', 'closed', 'merged']).optional(),
+});
+export const PullRequestRecord = z.object({
+  integrationId: z.string(),
+  number: z.number().int(),
+  title: z.string(),
+  state: z.enum(['open', 'closed', 'merged']),
+  action: z.string().describe("The provider's word for the last change: opened, synchronize, closed, …"),
+  headRef: z.string(),
+  headSha: z.string(),
+  baseRef: z.string(),
+  url: z.string().nullable(),
+  updatedAt: z.string(),
+});
+export const CiQuery = PageQuery.extend({
+  integrationId: integrationId.optional(),
+  state: z.enum(CI_STATES).optional(),
+  sha: z
+    .string()
+    .regex(/^[0-9a-f]{7,64}$/i, 'a commit id')
+    .optional(),
+  ref: z.string().min(1).max(255).optional(),
+});
+export const CiRunRecord = z.object({
+  integrationId: z.string(),
+  source: z.enum(['check_run', 'status', 'pipeline']),
+  runId: z.string(),
+  name: z.string(),
+  sha: z.string(),
+  ref: z.string().nullable(),
+  state: z.enum(CI_STATES),
+  url: z.string().nullable(),
+  updatedAt: z.string(),
+});
