@@ -165,6 +165,20 @@ const EnvSchema = z.object({
   SVC_TRANSLATE_API_KEY: z.string().min(1).optional(),
   /** Lets the provider be on a private, loopback or link-local address (a self-hosted LibreTranslate, tests). */
   SVC_TRANSLATE_ALLOW_PRIVATE: bool(false),
+  /**
+   * Lets a git integration's `baseUrl` be http or on a private, loopback or link-local address (a GitLab on the same
+   * network, tests); its API is reached through the outbound helper either way.
+   */
+  SVC_GIT_ALLOW_PRIVATE: bool(false),
+  /** Webhook deliveries the git receiver takes from one address per minute (429 beyond). */
+  SVC_GIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /** The whole exchange with a git provider's API, connect included. */
+  SVC_GIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  /** OAuth apps of the providers (GET /integrations/git/:id/oauth/authorize); unset: that provider offers no OAuth. */
+  SVC_GIT_GITHUB_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SVC_GIT_GITHUB_CLIENT_SECRET: z.string().min(1).max(500).optional(),
+  SVC_GIT_GITLAB_CLIENT_ID: z.string().min(1).max(200).optional(),
+  SVC_GIT_GITLAB_CLIENT_SECRET: z.string().min(1).max(500).optional(),
   /** The whole exchange with the provider, connect included. */
   SVC_TRANSLATE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** Largest TMX document POST /api/v1/tm/import reads (bytes); a larger one is 413 TMX_TOO_LARGE. */

@@ -32,3 +32,55 @@ export const DeliveryPayloadInvalid = defineError<{ message: string }>(
   (d) => `the delivery's payload is not usable: ${d.message}`,
   () => ({ path: ['body'] }),
 );
+
+/** The provider's API could not be reached, or answered something unusable (its words are not passed on). */
+export const GitProviderFailed = defineError<{ reason: string }>(
+  'GIT_PROVIDER_FAILED',
+  'bad_gateway',
+  (d) => `the git provider could not be used: ${d.reason}`,
+  (d) => ({ extensions: { reason: d.reason } }),
+);
+
+/** The integration has no token to call its provider with (set one, or connect it through OAuth). */
+export const GitTokenMissing = defineError<{ integrationId: string }>(
+  'GIT_TOKEN_MISSING',
+  'conflict',
+  (d) => `git integration ${d.integrationId} has no token`,
+);
+
+/** The configured branch (or commit) is not in the repository. */
+export const GitRefNotFound = defineError<{ ref: string }>(
+  'GIT_REF_NOT_FOUND',
+  'unprocessable',
+  (d) => `${d.ref} is not a branch or commit of the repository`,
+);
+
+/** Intent files that could not be read as intents: every file's problem is listed, and nothing was applied. */
+export const GitIntentsInvalid = defineError<{ files: { path: string; problem: string }[] }>(
+  'GIT_INTENTS_INVALID',
+  'unprocessable',
+  (d) => `${String(d.files.length)} intent file(s) could not be used; nothing was applied`,
+  (d) => ({ extensions: { files: d.files } }),
+);
+
+/** The provider has no OAuth app configured (SVC_GIT_GITHUB_CLIENT_ID/SECRET, SVC_GIT_GITLAB_CLIENT_ID/SECRET). */
+export const GitOAuthNotConfigured = defineError<{ provider: string }>(
+  'GIT_OAUTH_NOT_CONFIGURED',
+  'unavailable',
+  (d) => `no OAuth app is configured for ${d.provider}`,
+);
+
+/** Only a person can connect a repository through OAuth (the token is given in their name). */
+export const GitOAuthNeedsUser = defineError<Record<string, never>>(
+  'PERMISSION_DENIED',
+  'forbidden',
+  () => 'connecting a repository through OAuth needs a signed-in user',
+);
+
+/** The callback's state is missing, forged, expired, used already, or its user may no longer connect the integration. */
+export const GitOAuthStateInvalid = defineError<{ reason: 'invalid' | 'expired' | 'used' | 'revoked' }>(
+  'GIT_OAUTH_STATE_INVALID',
+  'invalid',
+  (d) => `the OAuth state is not usable (${d.reason})`,
+  (d) => ({ extensions: { reason: d.reason } }),
+);

@@ -14,19 +14,26 @@ const Repository = z
     'no part of a repository path starts with . or - or ends with .git',
   );
 
-const BaseUrl = z
-  .string()
-  .max(500)
-  .url()
-  .refine((u) => {
-    const url = new URL(u);
-    return url.protocol === 'https:' && !url.username && !url.password && !url.search && !url.hash;
-  }, 'the base URL is https, without credentials, query or fragment')
-  .refine((u) => {
-    // Names are checked again after DNS when the provider is called (the outbound helper).
-    const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
-    return host !== 'localhost' && !host.endsWith('.localhost') && !(isIP(host) && !isPublicAddress(host));
-  }, 'the base URL is not a private, loopback or link-local address');
+/**
+ * A provider's own address: https, without credentials, query or fragment, and not a private, loopback or
+ * link-local address written as such (names are checked again after DNS when the provider is called, by the
+ * outbound helper). `allowPrivate` (SVC_GIT_ALLOW_PRIVATE: a GitLab on the same network, tests) lifts both.
+ */
+const baseUrl = (allowPrivate: boolean) =>
+  z
+    .string()
+    .max(500)
+    .url()
+    .refine((u) => {
+      const url = new URL(u);
+      const scheme = url.protocol === 'https:' || (allowPrivate && url.protocol === 'http:');
+      return scheme && !url.username && !url.password && !url.search && !url.hash;
+    }, 'the base URL is https, without credentials, query or fragment')
+    .refine((u) => {
+      if (allowPrivate) return true;
+      const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
+      return host !== 'localhost' && !host.endsWith('.localhost') && !(isIP(host) && !isPublicAddress(host));
+    }, 'the base URL is not a private, loopback or link-local address');
 
 /** git's ref rules (git-check-ref-format), on the letters a branch of this service may use. */
 const Branch = z
@@ -66,39 +73,45 @@ const Secret = z
   .max(256)
   .refine((v) => new Set(v).size >= 10, 'a webhook secret has at least 10 different characters');
 
-export const IntegrationCreate = z
-  .object({
-    provider: z.enum(GIT_PROVIDERS),
-    repository: Repository,
-    baseUrl: BaseUrl.nullable().optional(),
-    authMethod: z.enum(['app', 'pat']),
-    token: Token.optional(),
-    webhookSecret: Secret.optional(),
-    sync_config: SyncConfig.optional(),
-  })
-  .strict();
+/** The create's body; `allowPrivate` as for `baseUrl`. */
+export const integrationCreate = (allowPrivate: boolean) =>
+  z
+    .object({
+      provider: z.enum(GIT_PROVIDERS),
+      repository: Repository,
+      baseUrl: baseUrl(allowPrivate).nullable().optional(),
+      authMethod: z.enum(['app', 'pat']),
+      token: Token.optional(),
+      webhookSecret: Secret.optional(),
+      sync_config: SyncConfig.optional(),
+    })
+    .strict();
+export const IntegrationCreate = integrationCreate(false);
 export type IntegrationCreate = z.infer<typeof IntegrationCreate>;
 
-export const IntegrationPatch = z
-  .object({
-    repository: Repository.optional(),
-    baseUrl: BaseUrl.nullable().optional(),
-    authMethod: z.enum(['app', 'pat']).optional(),
-    /** null removes the token. */
-    token: Token.nullable().optional(),
-    webhookSecret: Secret.optional(),
-    // Without defaults: a patch changes only the keys it names.
-    sync_config: z
-      .object({
-        preview: z.boolean().optional(),
-        branch: Branch.optional(),
-        intentsPath: IntentsPath.optional(),
-        previewTtlHours: z.number().int().min(1).max(720).optional(),
-      })
-      .strict()
-      .optional(),
-  })
-  .strict();
+/** The patch's body; `allowPrivate` as for `baseUrl`. */
+export const integrationPatch = (allowPrivate: boolean) =>
+  z
+    .object({
+      repository: Repository.optional(),
+      baseUrl: baseUrl(allowPrivate).nullable().optional(),
+      authMethod: z.enum(['app', 'pat']).optional(),
+      /** null removes the token. */
+      token: Token.nullable().optional(),
+      webhookSecret: Secret.optional(),
+      // Without defaults: a patch changes only the keys it names.
+      sync_config: z
+        .object({
+          preview: z.boolean().optional(),
+          branch: Branch.optional(),
+          intentsPath: IntentsPath.optional(),
+          previewTtlHours: z.number().int().min(1).max(720).optional(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict();
+export const IntegrationPatch = integrationPatch(false);
 export type IntegrationPatch = z.infer<typeof IntegrationPatch>;
 
 export const IntegrationRecord = z

@@ -96,6 +96,13 @@ export const ERROR_KIND = {
   TRANSLATION_PROVIDER_FAILED: 'bad_gateway',
   TMX_INVALID: 'invalid',
   TMX_TOO_LARGE: 'too_large',
+  // Git integration (the spec leaves these open; README "Git integration" lists them).
+  GIT_PROVIDER_FAILED: 'bad_gateway',
+  GIT_TOKEN_MISSING: 'conflict',
+  GIT_REF_NOT_FOUND: 'unprocessable',
+  GIT_INTENTS_INVALID: 'unprocessable',
+  GIT_OAUTH_NOT_CONFIGURED: 'unavailable',
+  GIT_OAUTH_STATE_INVALID: 'invalid',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

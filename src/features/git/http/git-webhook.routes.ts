@@ -19,9 +19,6 @@ const MAX_BODY = 2 * 1024 * 1024;
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const isProvider = (p: string): p is GitProvider => (GIT_PROVIDERS as readonly string[]).includes(p);
 
-/** Requests to the receiver from one address per minute (a provider's bursts fit; guessing a secret does not). */
-const PER_IP = { max: 600, windowS: 60 };
-
 /** The delivery's JSON (the signed bytes themselves: only `application/json` is taken, see the plugin's parser). */
 function payloadOf(body: Buffer): Record<string, unknown> {
   let value: unknown;
@@ -65,7 +62,9 @@ export const gitWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps)
       },
     },
     async (req, reply) => {
-      await enforceRate(deps.limiter, reply, [{ key: `git-webhook:${req.ip}`, rule: PER_IP }]);
+      // Requests from one address per minute (SVC_GIT_WEBHOOK_PER_MINUTE): a provider's bursts fit, guessing does not.
+      const perIp = { max: deps.config.SVC_GIT_WEBHOOK_PER_MINUTE, windowS: 60 };
+      await enforceRate(deps.limiter, reply, [{ key: `git-webhook:${req.ip}`, rule: perIp }]);
       const { provider, siteId, integrationId } = req.params;
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       if (!isProvider(provider) || !SITE_ID_PATTERN.test(siteId) || !ID.test(integrationId))

@@ -7,6 +7,7 @@ import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/enve
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import {
   listCiRuns,
+  listProvenance,
   listDeliveries,
   listIntegrations,
   listPullRequests,
@@ -19,7 +20,7 @@ import {
   updateIntegration,
   webhookUrl,
 } from '../git.commands.ts';
-import { IntegrationCreate, IntegrationPatch, IntegrationRecord } from '../git.schema.ts';
+import { integrationCreate, integrationPatch, IntegrationRecord } from '../git.schema.ts';
 import {
   CiQuery,
   CiRunRecord,
@@ -28,9 +29,14 @@ import {
   IntegrationParams,
   PageMeta,
   PageQuery,
+  ProvenanceQuery,
+  ProvenanceRecord,
   PullRequestQuery,
   PullRequestRecord,
+  SyncBody,
+  SyncReportRecord,
 } from './git.schemas.ts';
+import { syncIntents } from '../git.gitops.ts';
 
 const BASE = '/api/v1/integrations/git';
 const tags = ['git'];
@@ -74,7 +80,7 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       schema: {
         tags,
         summary: 'Connect a repository (its token and webhook secret are sealed, never shown again)',
-        body: IntegrationCreate,
+        body: integrationCreate(deps.config.SVC_GIT_ALLOW_PRIVATE),
         response: { 201: dataEnvelope(CreatedIntegration, 'Created') },
       },
     },
@@ -110,7 +116,7 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         tags,
         summary: 'Change an integration (a token or secret given replaces the stored one; token null removes it)',
         params: IntegrationParams,
-        body: IntegrationPatch,
+        body: integrationPatch(deps.config.SVC_GIT_ALLOW_PRIVATE),
         response: { 200: dataEnvelope(IntegrationRecord) },
       },
     },
@@ -193,5 +199,41 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const { rows, total } = await readAsSite(deps.db, siteId, (db) => listCiRuns(db, siteId, req.query));
       return { data: rows, meta: { total, limit: req.query.limit, offset: req.query.offset } };
     },
+  );
+
+  app.get(
+    `${BASE}/provenance`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: 'Which commit (of which integration and file) last set each field of an item through gitops',
+        querystring: ProvenanceQuery,
+        response: { 200: listEnvelope(ProvenanceRecord, PageMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { rows, total } = await readAsSite(deps.db, siteId, (db) => listProvenance(db, siteId, req.query));
+      return { data: rows, meta: { total, limit: req.query.limit, offset: req.query.offset } };
+    },
+  );
+
+  app.post(
+    `${BASE}/:id/gitops/sync`,
+    {
+      config,
+      schema: {
+        tags,
+        summary:
+          "Read the branch's intent files, record them as content intents, scan the drift and reconcile (as the caller, actor gitops, the commit as correlation id)",
+        params: IntegrationParams,
+        body: SyncBody,
+        response: { 200: dataEnvelope(SyncReportRecord) },
+      },
+    },
+    async (req) => ({
+      data: await syncIntents(deps, req, commandContext(req, deps.clock), req.params.id, { dryRun: req.body.dryRun }),
+    }),
   );
 };
