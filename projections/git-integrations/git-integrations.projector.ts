@@ -3,23 +3,33 @@ import { defineProjector } from '../../src/kernel/es/projector.ts';
 import {
   GIT_ACTIVITY_EVENT_TYPES,
   GIT_INTEGRATION_EVENT_TYPES,
+  GITOPS_EVENT_TYPES,
   type GitActivityEvent,
+  type GitopsEvent,
   type GitDeliveryReceived,
   type GitIntegrationEvent,
 } from '../../src/features/git/git.events.ts';
 
-const ACTIVITY_TABLES = ['git_deliveries', 'git_pull_requests', 'git_ci_runs'] as const;
+const ACTIVITY_TABLES = [
+  'git_deliveries',
+  'git_pull_requests',
+  'git_ci_runs',
+  'git_content_intents',
+  'git_provenance',
+] as const;
 
 /**
  * Each site's git integrations (no secrets), the deliveries their receivers recorded, and the pull requests and CI
  * runs processing found in them, in the append's transaction.
  */
-export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent>({
+export const gitIntegrationsProjector = defineProjector<
+  GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent | GitopsEvent
+>({
   name: 'git-integrations',
   version: 2,
   mode: 'inline',
   tables: ['git_integrations', ...ACTIVITY_TABLES],
-  handles: [...GIT_INTEGRATION_EVENT_TYPES, 'GitDeliveryReceived', ...GIT_ACTIVITY_EVENT_TYPES],
+  handles: [...GIT_INTEGRATION_EVENT_TYPES, 'GitDeliveryReceived', ...GIT_ACTIVITY_EVENT_TYPES, ...GITOPS_EVENT_TYPES],
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('git_integrations'))} (
@@ -86,6 +96,32 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
         primary key (site_id, integration_id, source, run_id)
       )`.execute(db);
     await sql`create index ${sql.raw(`${runs}_recent`)} on ${sql.table(runs)} (site_id, seq)`.execute(db);
+    await sql`
+      create table ${sql.table(t('git_content_intents'))} (
+        site_id text not null,
+        integration_id text not null,
+        collection text not null,
+        item_id text not null,
+        path text not null,
+        sha text not null,
+        intent_values jsonb not null,
+        updated_at timestamptz not null,
+        primary key (site_id, integration_id, collection, item_id)
+      )`.execute(db);
+    const provenance = t('git_provenance');
+    await sql`
+      create table ${sql.table(provenance)} (
+        site_id text not null,
+        collection text not null,
+        item_id text not null,
+        field text not null,
+        integration_id text not null,
+        sha text not null,
+        path text not null,
+        set_at timestamptz not null,
+        primary key (site_id, collection, item_id, field)
+      )`.execute(db);
+    await sql`create index ${sql.raw(`${provenance}_commit`)} on ${sql.table(provenance)} (site_id, sha)`.execute(db);
   },
   apply: async (trx, e) => {
     switch (e.type) {
@@ -197,6 +233,45 @@ export const gitIntegrationsProjector = defineProjector<GitIntegrationEvent | Gi
       }
       case 'git_ci_failed':
         return;
+      case 'GitContentIntentSet': {
+        const d = e.data;
+        const row = { path: d.path, sha: d.sha, intent_values: JSON.stringify(d.values), updated_at: d.at };
+        await trx
+          .insertInto('git_content_intents')
+          .values({
+            site_id: e.siteId,
+            integration_id: d.integrationId,
+            collection: d.collection,
+            item_id: d.itemId,
+            ...row,
+          })
+          .onConflict((oc) => oc.columns(['site_id', 'integration_id', 'collection', 'item_id']).doUpdateSet(row))
+          .execute();
+        return;
+      }
+      case 'GitContentIntentRemoved':
+        await trx
+          .deleteFrom('git_content_intents')
+          .where('site_id', '=', e.siteId)
+          .where('integration_id', '=', e.data.integrationId)
+          .where('collection', '=', e.data.collection)
+          .where('item_id', '=', e.data.itemId)
+          .execute();
+        return;
+      case 'GitopsSynced': {
+        // Which commit set which field: the last sync that wrote a field is its provenance.
+        const d = e.data;
+        for (const a of d.applied)
+          for (const field of a.fields) {
+            const row = { integration_id: d.integrationId, sha: d.sha, path: a.path, set_at: d.at };
+            await trx
+              .insertInto('git_provenance')
+              .values({ site_id: e.siteId, collection: a.collection, item_id: a.itemId, field, ...row })
+              .onConflict((oc) => oc.columns(['site_id', 'collection', 'item_id', 'field']).doUpdateSet(row))
+              .execute();
+          }
+        return;
+      }
     }
   },
 });

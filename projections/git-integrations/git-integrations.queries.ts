@@ -166,3 +166,78 @@ export async function listCiRuns(
     total: Number(count.n),
   };
 }
+
+/** A content intent the integration recorded (what the drift scan calls extra once the repository drops it). */
+export interface GitIntentRow {
+  collection: string;
+  itemId: string;
+  path: string;
+  sha: string;
+}
+
+/** The integration's recorded content intents. */
+export async function listIntents(db: Db, siteId: string, integrationId: string): Promise<GitIntentRow[]> {
+  const rows = await db
+    .selectFrom('git_content_intents')
+    .select(['collection', 'item_id', 'path', 'sha'])
+    .where('site_id', '=', siteId)
+    .where('integration_id', '=', integrationId)
+    .orderBy('collection')
+    .orderBy('item_id')
+    .execute();
+  return rows.map((r) => ({ collection: r.collection, itemId: r.item_id, path: r.path, sha: r.sha }));
+}
+
+/** A field's provenance: the commit, file and integration that last set it. */
+export interface GitProvenanceRow {
+  collection: string;
+  itemId: string;
+  field: string;
+  integrationId: string;
+  sha: string;
+  path: string;
+  setAt: string;
+}
+
+/** The site's provenance rows, by collection, item and field, optionally narrowed. */
+export async function listProvenance(
+  db: Db,
+  siteId: string,
+  q: Page & {
+    collection?: string | undefined;
+    itemId?: string | undefined;
+    field?: string | undefined;
+    sha?: string | undefined;
+    integrationId?: string | undefined;
+  },
+): Promise<{ rows: GitProvenanceRow[]; total: number }> {
+  let base = db.selectFrom('git_provenance').where('site_id', '=', siteId);
+  if (q.collection !== undefined) base = base.where('collection', '=', q.collection);
+  if (q.itemId !== undefined) base = base.where('item_id', '=', q.itemId);
+  if (q.field !== undefined) base = base.where('field', '=', q.field);
+  if (q.sha !== undefined) base = base.where('sha', '=', q.sha);
+  if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('collection')
+      .orderBy('item_id')
+      .orderBy('field')
+      .limit(q.limit)
+      .offset(q.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      collection: r.collection,
+      itemId: r.item_id,
+      field: r.field,
+      integrationId: r.integration_id,
+      sha: r.sha,
+      path: r.path,
+      setAt: iso(r.set_at),
+    })),
+    total: Number(count.n),
+  };
+}

@@ -58,11 +58,37 @@ export interface GitCiRunsTable {
   seq: Int8;
 }
 
+/** What an integration's repository declares of each item, as of the last sync that changed it. */
+export interface GitContentIntentsTable {
+  site_id: string;
+  integration_id: string;
+  collection: string;
+  item_id: string;
+  path: string;
+  sha: string;
+  intent_values: Json<Record<string, unknown>>;
+  updated_at: Timestamp;
+}
+
+/** Which commit (of which integration and file) last set each field of an item through a gitops sync. */
+export interface GitProvenanceTable {
+  site_id: string;
+  collection: string;
+  item_id: string;
+  field: string;
+  integration_id: string;
+  sha: string;
+  path: string;
+  set_at: Timestamp;
+}
+
 declare module '../../src/kernel/db/database.ts' {
   interface DB {
     git_integrations: GitIntegrationsTable;
     git_deliveries: GitDeliveriesTable;
     git_pull_requests: GitPullRequestsTable;
     git_ci_runs: GitCiRunsTable;
+    git_content_intents: GitContentIntentsTable;
+    git_provenance: GitProvenanceTable;
   }
 }

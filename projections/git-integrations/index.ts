@@ -4,9 +4,13 @@ export {
   listCiRuns,
   listDeliveries,
   listIntegrations,
+  listIntents,
+  listProvenance,
   listPullRequests,
   type GitCiRunRow,
   type GitDeliveryRow,
   type GitIntegrationRow,
+  type GitIntentRow,
+  type GitProvenanceRow,
   type GitPullRequestRow,
 } from './git-integrations.queries.ts';

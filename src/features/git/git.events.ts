@@ -140,3 +140,67 @@ export const gitPullRequestStream = (siteId: string, integrationId: string, numb
 /** One stream per CI run of an integration (the run's id is the provider's, so it is digested). */
 export const gitCiStream = (siteId: string, integrationId: string, source: CiSource, runId: string) =>
   `${siteId}/git-ci/${integrationId}-${deliveryKey(`${source}:${runId}`)}`;
+
+/**
+ * What the repository declares of one item, as of a commit (a content intent): recorded when it is new or its values
+ * changed, so the intent's history is its stream's.
+ */
+export type GitContentIntentSet = DomainEvent<
+  'GitContentIntentSet',
+  {
+    integrationId: string;
+    collection: string;
+    itemId: string;
+    path: string;
+    sha: string;
+    values: Record<string, unknown>;
+    at: string;
+  }
+>;
+/** The repository no longer declares the item (its live item is left as it is, and reported as extra). */
+export type GitContentIntentRemoved = DomainEvent<
+  'GitContentIntentRemoved',
+  { integrationId: string; collection: string; itemId: string; sha: string; at: string }
+>;
+
+/** An intent the reconcile applied: the item was created or these fields of it were set. */
+export interface AppliedIntent {
+  path: string;
+  collection: string;
+  itemId: string;
+  action: 'created' | 'updated';
+  fields: string[];
+}
+/** An intent the item commands refused (a value the collection's rules refuse, the caller's rights). */
+export interface RefusedIntent {
+  path: string;
+  collection: string;
+  itemId: string;
+  code: string;
+  message: string;
+}
+
+/** A gitops sync ran at a commit: what it found drifted and what it applied (provenance follows from it). */
+export type GitopsSynced = DomainEvent<
+  'GitopsSynced',
+  {
+    integrationId: string;
+    sha: string;
+    branch: string;
+    files: number;
+    intents: number;
+    drift: { missing: number; different: number; extra: number; inSync: number };
+    applied: AppliedIntent[];
+    refused: RefusedIntent[];
+    at: string;
+    by: string;
+  }
+>;
+export type GitopsEvent = GitContentIntentSet | GitContentIntentRemoved | GitopsSynced;
+export const GITOPS_EVENT_TYPES = ['GitContentIntentSet', 'GitContentIntentRemoved', 'GitopsSynced'] as const;
+
+/** One stream per item an integration declares. */
+export const gitIntentStream = (siteId: string, integrationId: string, collection: string, itemId: string) =>
+  `${siteId}/git-intent/${integrationId}-${deliveryKey(`${collection}/${itemId}`)}`;
+/** One stream per integration's syncs. */
+export const gitSyncStream = (siteId: string, integrationId: string) => `${siteId}/git-sync/${integrationId}`;

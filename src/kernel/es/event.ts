@@ -1,5 +1,5 @@
 /** Who caused a change; recorded on every event. */
-export type ActorType = 'user' | 'apiKey' | 'system' | 'flow' | 'agent' | 'scheduler';
+export type ActorType = 'user' | 'apiKey' | 'system' | 'flow' | 'agent' | 'scheduler' | 'gitops';
 export interface ActorRef {
   type: ActorType;
   id: string;

@@ -62,3 +62,60 @@ export const CiRunRecord = z.object({
   url: z.string().nullable(),
   updatedAt: z.string(),
 });
+
+export const SyncBody = z
+  .object({
+    dryRun: z.boolean().default(false).describe('Read the intents and report the drift; apply nothing'),
+  })
+  .strict()
+  .default({ dryRun: false });
+const Drift = z.object({
+  path: z.string().nullable(),
+  collection: z.string(),
+  itemId: z.string(),
+  fields: z.array(z.string()).optional(),
+});
+export const SyncReportRecord = z.object({
+  sha: z.string(),
+  branch: z.string(),
+  dryRun: z.boolean(),
+  files: z.number().int(),
+  intents: z.number().int(),
+  drift: z.object({
+    missing: z.array(Drift),
+    different: z.array(Drift),
+    extra: z.array(Drift).describe('Items the repository declared before and no longer does (left as they are)'),
+    inSync: z.number().int(),
+  }),
+  applied: z.array(
+    z.object({
+      path: z.string(),
+      collection: z.string(),
+      itemId: z.string(),
+      action: z.enum(['created', 'updated']),
+      fields: z.array(z.string()),
+    }),
+  ),
+  refused: z.array(
+    z.object({ path: z.string(), collection: z.string(), itemId: z.string(), code: z.string(), message: z.string() }),
+  ),
+});
+export const ProvenanceQuery = PageQuery.extend({
+  collection: z.string().min(1).max(64).optional(),
+  itemId: z.string().min(1).max(200).optional(),
+  field: z.string().min(1).max(64).optional(),
+  sha: z
+    .string()
+    .regex(/^[0-9a-f]{7,64}$/i, 'a commit id')
+    .optional(),
+  integrationId: integrationId.optional(),
+});
+export const ProvenanceRecord = z.object({
+  collection: z.string(),
+  itemId: z.string(),
+  field: z.string(),
+  integrationId: z.string(),
+  sha: z.string(),
+  path: z.string(),
+  setAt: z.string(),
+});
