@@ -3,11 +3,13 @@ import type { AppDeps, Feature } from '../../deps.ts';
 import { gitIntegrationsProjector } from '../../../projections/git-integrations/index.ts';
 import { gitRoutes } from './http/git.routes.ts';
 import { gitWebhookRoutes } from './http/git-webhook.routes.ts';
+import { gitOAuthRoutes } from './http/git-oauth.routes.ts';
 import { gitDeliveryProcessor, gitIncidentReporter } from './git.reactor.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(gitRoutes, deps);
   await app.register(gitWebhookRoutes, deps);
+  await app.register(gitOAuthRoutes, deps);
 };
 
 /**

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startGitProvider, type GitProviderServer } from '../../../test/support/git-provider.ts';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { apiClient, firstError } from '../../../test/setup/api.ts';
+import { createUser } from '../../../test/setup/users.ts';
+
+/** Site main: its admin, a second admin, an editor; site other: its own admin. OAuth apps for both providers. */
+let t: TestApp;
+let admin: string;
+let admin2: string;
+let editor: string;
+let otherAdmin: string;
+let provider: GitProviderServer;
+const { call, ok } = apiClient(
+  () => t,
+  () => admin,
+);
+const PASS = 'Git-oauth-pass-1!';
+const SECRET = 'a-webhook-secret-of-forty-characters-long';
+const BASE = '/api/v1/integrations/git';
+const PUBLIC = 'https://cms.example.com';
+const REDIRECT = `${PUBLIC}/api/v1/integrations/git/oauth/callback`;
+const APPS = {
+  github: { id: 'gh-client-id', secret: 'gh-client-secret' },
+  gitlab: { id: 'gl-client-id', secret: 'gl-client-secret' },
+};
+let hub: string;
+let lab: string;
+
+beforeAll(async () => {
+  provider = await startGitProvider({ token: 'initial-token' });
+  t = await createTestApp({
+    env: {
+      SVC_PUBLIC_URL: PUBLIC,
+      SVC_GIT_ALLOW_PRIVATE: 'true',
+      SVC_GIT_GITHUB_CLIENT_ID: APPS.github.id,
+      SVC_GIT_GITHUB_CLIENT_SECRET: APPS.github.secret,
+      SVC_GIT_GITLAB_CLIENT_ID: APPS.gitlab.id,
+      SVC_GIT_GITLAB_CLIENT_SECRET: APPS.gitlab.secret,
+    },
+  });
+  admin = await t.setup();
+  await ok('POST', '/api/v1/sites', { id: 'other', name: 'Other' });
+  admin2 = await createUser(t, 'a2@example.com', PASS, { main: 'admin' });
+  editor = await createUser(t, 'ed@example.com', PASS, { main: 'editor' });
+  otherAdmin = await createUser(t, 'oa@example.com', PASS, { other: 'admin' });
+  const make = async (p: 'github' | 'gitlab') =>
+    (
+      await ok('POST', BASE, {
+        provider: p,
+        repository: provider.repository,
+        baseUrl: p === 'github' ? provider.githubApi : provider.url,
+        authMethod: 'app',
+        webhookSecret: SECRET,
+      })
+    ).id as string;
+  hub = await make('github');
+  lab = await make('gitlab');
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+  await provider.close();
+});
+
+const authorize = async (id: string, as = admin) => {
+  const data = (await ok('GET', `${BASE}/${id}/oauth/authorize`, undefined, { as })) as { url: string };
+  return new URL(data.url);
+};
+const callback = (query: Record<string, string>) =>
+  t.call({ method: 'GET', url: `${BASE}/oauth/callback?${new URLSearchParams(query).toString()}` });
+
+describe('connecting a repository through OAuth', () => {
+  it('gives the provider’s authorization address and stores the exchanged token sealed (GitHub)', async () => {
+    const url = await authorize(hub);
+    expect(`${url.origin}${url.pathname}`).toBe(`${provider.url}/login/oauth/authorize`);
+    expect(url.searchParams.get('client_id')).toBe(APPS.github.id);
+    expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    const state = url.searchParams.get('state')!;
+    provider.oauth.allow({
+      code: 'gh-code-1',
+      clientId: APPS.github.id,
+      clientSecret: APPS.github.secret,
+      redirectUri: REDIRECT,
+      accessToken: 'gho_exchanged_token',
+    });
+    const res = await callback({ code: 'gh-code-1', state });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toEqual({ integrationId: hub, hasToken: true });
+    expect((await ok('GET', `${BASE}/${hub}`)).hasToken).toBe(true);
+    expect(provider.oauth.exchanges.at(-1)).toMatchObject({ provider: 'github', outcome: 'granted' });
+    // The token works: a sync reaches the repository with it.
+    await provider.repo.commit('main', { 'content/a.json': '[]' });
+    const report = await call('POST', `${BASE}/${hub}/gitops/sync`, { dryRun: true });
+    expect(report.statusCode, report.body).toBe(200);
+    expect(provider.requests.at(-1)!.auth).toContain('gho_exchanged_token');
+    // Nowhere readable: not in answers, not in the audit log.
+    const audit = await call('GET', '/api/v1/audit?limit=50');
+    expect(audit.body).not.toContain('gho_exchanged_token');
+    // The state was used: again, it is refused, and nothing is exchanged.
+    const exchanges = provider.oauth.exchanges.length;
+    const again = await callback({ code: 'gh-code-1', state });
+    expect(again.statusCode).toBe(400);
+    expect(firstError(again.body)).toMatchObject({ code: 'GIT_OAUTH_STATE_INVALID', extensions: { reason: 'used' } });
+    expect(provider.oauth.exchanges.length).toBe(exchanges);
+  });
+
+  it('speaks GitLab’s flow too', async () => {
+    const url = await authorize(lab);
+    expect(`${url.origin}${url.pathname}`).toBe(`${provider.url}/oauth/authorize`);
+    expect(url.searchParams.get('response_type')).toBe('code');
+    provider.oauth.allow({
+      code: 'gl-code-1',
+      clientId: APPS.gitlab.id,
+      clientSecret: APPS.gitlab.secret,
+      redirectUri: REDIRECT,
+      accessToken: 'glpat-exchanged',
+    });
+    const res = await callback({ code: 'gl-code-1', state: url.searchParams.get('state')! });
+    expect(res.statusCode, res.body).toBe(200);
+    expect((await ok('GET', `${BASE}/${lab}`)).hasToken).toBe(true);
+  });
+
+  it('refuses forged, foreign, revoked and declined callbacks without exchanging anything', async () => {
+    const exchanges = provider.oauth.exchanges.length;
+    const cases: [Record<string, string>, string][] = [
+      [{ code: 'x', state: 'not-a-jwt' }, 'invalid'],
+      [{ code: 'x' }, 'invalid'],
+      [{ error: 'access_denied', state: 'x' }, 'invalid'],
+      [{ code: 'x', state: 'a'.repeat(5000) }, ''],
+    ];
+    for (const [query, reason] of cases) {
+      const res = await callback(query);
+      expect(res.statusCode, JSON.stringify(query)).toBe(400);
+      if (reason) expect(firstError(res.body).extensions.reason).toBe(reason);
+    }
+    // An access token is not a state.
+    const access = await callback({ code: 'x', state: admin });
+    expect(access.statusCode).toBe(400);
+    // A state of a user who is no longer a site admin: refused.
+    const url = await authorize(hub, admin2);
+    const admin2Id = (await ok('GET', '/api/v1/auth/me', undefined, { as: admin2 })).id as string;
+    await ok('PATCH', `/api/v1/users/${admin2Id}`, { roleKey: 'editor' });
+    const demoted = await callback({ code: 'x', state: url.searchParams.get('state')! });
+    expect(demoted.statusCode).toBe(400);
+    expect(firstError(demoted.body).extensions.reason).toBe('revoked');
+    // A code the provider does not know: 502, and the state is spent.
+    const fresh = await authorize(hub);
+    const bad = await callback({ code: 'unknown-code', state: fresh.searchParams.get('state')! });
+    expect(bad.statusCode).toBe(502);
+    expect(firstError(bad.body).code).toBe('GIT_PROVIDER_FAILED');
+    expect(provider.oauth.exchanges.length).toBe(exchanges + 1);
+  });
+
+  it('is asked for by site admins of the integration’s own site, and needs a configured app', async () => {
+    const path = `${BASE}/${hub}/oauth/authorize`;
+    expect((await call('GET', path, undefined, { as: null })).statusCode).toBe(401);
+    expect((await call('GET', path, undefined, { as: editor })).statusCode).toBe(403);
+    expect((await call('GET', path, undefined, { as: otherAdmin })).statusCode).toBe(403);
+    expect((await call('GET', path, undefined, { as: otherAdmin, site: 'other' })).statusCode).toBe(404);
+    const plain = await createTestApp();
+    try {
+      const token = await plain.setup();
+      const created = await plain.call({
+        method: 'POST',
+        url: BASE,
+        as: token,
+        site: 'main',
+        payload: { provider: 'github', repository: 'acme/site', authMethod: 'app', webhookSecret: SECRET },
+      });
+      const id = created.json().data.id as string;
+      const res = await plain.call({ method: 'GET', url: `${BASE}/${id}/oauth/authorize`, as: token, site: 'main' });
+      expect(res.statusCode).toBe(503);
+      expect(firstError(res.body).code).toBe('GIT_OAUTH_NOT_CONFIGURED');
+    } finally {
+      await plain.close();
+    }
+  });
+});
