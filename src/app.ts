@@ -96,7 +96,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
   installOpenApiRoutes(app);
   installAccess(app, {
     authenticate: authenticator(deps),
-    siteExists: siteCache(deps),
+    siteExists: siteCache(deps, app),
     devActor: devActor(deps),
   });
   installDeprecation(app);
@@ -167,9 +167,16 @@ function devActor(deps: AppDeps): (() => Promise<Actor | null>) | undefined {
   };
 }
 
-/** Known sites are remembered for a few seconds (sites are never hard-deleted); unknown ones are asked each time. */
-function siteCache(deps: AppDeps): (siteId: string) => Promise<boolean> {
+/**
+ * Known sites are remembered for a few seconds; unknown ones are asked each time. A site deleted (a preview's
+ * teardown) is forgotten at once on the node that deleted it, and within those seconds on the others.
+ */
+function siteCache(deps: AppDeps, app: FastifyInstance): (siteId: string) => Promise<boolean> {
   const known = new Map<string, number>();
+  const unsubscribe = deps.store.onAppended((events) => {
+    for (const e of events) if (e.type === 'SiteDeleted') known.delete(e.siteId);
+  });
+  app.addHook('onClose', async () => unsubscribe());
   return async (siteId) => {
     const until = known.get(siteId);
     if (until && until > Date.now()) return true;

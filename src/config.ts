@@ -172,6 +172,8 @@ const EnvSchema = z.object({
   SVC_GIT_ALLOW_PRIVATE: bool(false),
   /** Webhook deliveries the git receiver takes from one address per minute (429 beyond). */
   SVC_GIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /** How often the TTL cleanup of preview sites runs (one node at a time). */
+  SVC_GIT_PREVIEW_SWEEP_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   /** The whole exchange with a git provider's API, connect included. */
   SVC_GIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** OAuth apps of the providers (GET /integrations/git/:id/oauth/authorize); unset: that provider offers no OAuth. */

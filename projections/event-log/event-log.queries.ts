@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { ActorRef } from '../../src/kernel/es/event.ts';
+import type { ActorRef, EventMetadata } from '../../src/kernel/es/event.ts';
 
 /**
  * The log itself as a read surface: a site's events, newest first, for the audit view. Not a projection (the log
@@ -87,5 +87,43 @@ export async function subjectEvents(db: Db, siteId: string, q: SubjectEventQuery
       ${q.dataSites ? sql`and (data ->> 'siteId' is null or data ->> 'siteId' = any(${q.dataSites}::text[]))` : sql``}
       ${q.after !== null ? sql`and global_position > ${q.after}::bigint` : sql``}
     order by global_position limit ${q.limit}`.execute(db);
+  return r.rows;
+}
+
+/** An event as a copy of a site's streams reads it (a preview's seed). */
+export interface CopiedEventRow {
+  pos: string;
+  type: string;
+  stream_id: string;
+  schema_version: number;
+  data: unknown;
+  metadata: EventMetadata;
+}
+
+/** The last global position of the site's events now (as text), or null for a site without events. */
+export async function siteHead(db: Db, siteId: string): Promise<string | null> {
+  const r = await sql<{ pos: string | null }>`
+    select max(global_position)::text as pos from events where site_id = ${siteId}`.execute(db);
+  return r.rows[0]?.pos ?? null;
+}
+
+/**
+ * A page of the site's events in streams of the given categories (the second part of a stream id), in log order,
+ * after `after` and at most at `upTo` (global positions as text).
+ */
+export async function siteStreamEvents(
+  db: Db,
+  siteId: string,
+  q: { categories: readonly string[]; after: string | null; upTo: string; limit: number },
+): Promise<CopiedEventRow[]> {
+  const r = await sql<CopiedEventRow>`
+    select global_position::text as pos, type, stream_id, schema_version, data, metadata
+    from events
+    where site_id = ${siteId}
+      and split_part(stream_id, '/', 2) = any(${[...q.categories]}::text[])
+      ${q.after === null ? sql`` : sql`and global_position > ${q.after}::bigint`}
+      and global_position <= ${q.upTo}::bigint
+    order by global_position
+    limit ${q.limit}`.execute(db);
   return r.rows;
 }

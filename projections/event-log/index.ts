@@ -3,6 +3,9 @@
  */
 export {
   siteEvents,
+  siteHead,
+  siteStreamEvents,
+  type CopiedEventRow,
   subjectEvents,
   type LogEntry,
   type LogQuery,

@@ -3,7 +3,7 @@ import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { SITE_EVENT_TYPES, type SiteEvent } from '../../src/features/sites/site.events.ts';
 
-/** Sites read model: one row per site, written in the append transaction. */
+/** Sites read model: one row per site, written in the append transaction (a deleted site's row goes with the kernel's cascade). */
 export const sitesProjector = defineProjector<SiteEvent>({
   name: 'sites',
   version: 1,
@@ -38,7 +38,7 @@ export const sitesProjector = defineProjector<SiteEvent>({
         })
         .onConflict((oc) => oc.column('site_id').doNothing())
         .execute();
-    } else {
+    } else if (e.type === 'SiteUpdated') {
       const d = e.data;
       await trx
         .updateTable('sites')

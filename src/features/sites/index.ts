@@ -4,7 +4,7 @@ import { siteActivityProjector } from '../../../projections/site-activity/index.
 import { sitesRoutes } from './http/sites.routes.ts';
 
 export { findSite } from '../../../projections/sites/index.ts';
-export { createSite, updateSite } from './site.commands.ts';
+export { createSite, deleteSite, updateSite } from './site.commands.ts';
 export { SiteRecord } from './http/sites.schemas.ts';
 
 export const sitesFeature: Feature = {

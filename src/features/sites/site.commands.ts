@@ -25,3 +25,15 @@ export function updateSite(
   const data = { siteId: ctx.siteId, ...input, now: ctx.now.toISOString() };
   return handleCommand(deps.store, siteDecider, siteStream(ctx.siteId), { type: 'UpdateSite', data }, ctx);
 }
+
+/**
+ * Ends a site: every read model drops its rows (in the append for the inline ones), its id is never given again.
+ * Only process managers call it (a preview's teardown); deleting it twice does nothing.
+ */
+export function deleteSite(
+  deps: Pick<AppDeps, 'store'>,
+  ctx: Pick<CommandContext, 'metadata'>,
+  input: { siteId: string; reason: string; by: string; now: string },
+) {
+  return handleCommand(deps.store, siteDecider, siteStream(input.siteId), { type: 'DeleteSite', data: input }, ctx);
+}

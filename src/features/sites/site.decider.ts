@@ -2,7 +2,8 @@ import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { SiteExists, SiteNotFound } from './site.errors.ts';
 import type { SiteEvent, SiteSettings } from './site.events.ts';
 
-export type SiteState = { exists: false } | { exists: true; name: string; settings: SiteSettings };
+/** `deleted`: the site ended; its id is not given again. */
+export type SiteState = { exists: false; deleted?: boolean } | { exists: true; name: string; settings: SiteSettings };
 
 /** Create a site. */
 export type CreateSite = { type: 'CreateSite'; data: { siteId: string; name: string; createdBy: string; now: string } };
@@ -11,7 +12,9 @@ export type UpdateSite = {
   type: 'UpdateSite';
   data: { siteId: string; name?: string; settings?: SiteSettings; now: string };
 };
-export type SiteCommand = CreateSite | UpdateSite;
+/** End a site (a preview's teardown). */
+export type DeleteSite = { type: 'DeleteSite'; data: { siteId: string; reason: string; by: string; now: string } };
+export type SiteCommand = CreateSite | UpdateSite | DeleteSite;
 
 export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
   initialState: () => ({ exists: false }),
@@ -22,6 +25,8 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
       case 'SiteUpdated':
         if (!s.exists) return s;
         return { exists: true, name: e.data.name ?? s.name, settings: { ...s.settings, ...e.data.settings } };
+      case 'SiteDeleted':
+        return { exists: false, deleted: true };
       default:
         return assertNever(e);
     }
@@ -29,7 +34,7 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
   decide: (cmd, s) => {
     switch (cmd.type) {
       case 'CreateSite':
-        if (s.exists) throw new SiteExists({ siteId: cmd.data.siteId });
+        if (s.exists || s.deleted) throw new SiteExists({ siteId: cmd.data.siteId });
         return [
           {
             type: 'SiteCreated',
@@ -51,6 +56,11 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
         if (name === undefined && changed.length === 0) return [];
         const settings = changed.length ? (Object.fromEntries(changed) as SiteSettings) : undefined;
         return [{ type: 'SiteUpdated', data: { siteId: cmd.data.siteId, name, settings, at: cmd.data.now } }];
+      }
+      case 'DeleteSite': {
+        if (!s.exists) return [];
+        const { now, ...rest } = cmd.data;
+        return [{ type: 'SiteDeleted', data: { ...rest, at: now } }];
       }
       default:
         return assertNever(cmd);

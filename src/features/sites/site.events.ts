@@ -22,7 +22,13 @@ export type SiteUpdated = DomainEvent<
   { siteId: string; name?: string; settings?: SiteSettings; at: string }
 >;
 
-export type SiteEvent = SiteCreated | SiteUpdated;
-export const SITE_EVENT_TYPES = ['SiteCreated', 'SiteUpdated'] as const;
+/**
+ * A site ended (a preview site torn down). Every read model drops the site's rows (kernel `SITE_DELETED`); its
+ * streams stay in the log, closed: the id is never given again, so nothing is appended under it any more.
+ */
+export type SiteDeleted = DomainEvent<'SiteDeleted', { siteId: string; reason: string; by: string; at: string }>;
+
+export type SiteEvent = SiteCreated | SiteUpdated | SiteDeleted;
+export const SITE_EVENT_TYPES = ['SiteCreated', 'SiteUpdated', 'SiteDeleted'] as const;
 
 export const siteStream = (siteId: string) => `${siteId}/site/${siteId}`;

@@ -1,3 +1,4 @@
+import { previewBaseOf } from '../tenancy/site.ts';
 import type { ActorRef } from '../es/event.ts';
 import { own } from '../safe/keys.ts';
 
@@ -43,10 +44,18 @@ export interface Authenticator {
   authenticate(token: string, ctx: AuthContext): Promise<Actor | null>;
 }
 
-/** Role of the actor on a site: instance admins are admin everywhere. */
+/**
+ * Role of the actor on a site: instance admins are admin everywhere; on a preview site (`<base>--pr-<n>`) the
+ * members of the base site (people, not API keys) keep their role there, live: a role revoked on the base is
+ * revoked on its previews.
+ */
 export function roleOn(actor: Actor, siteId: string): string | null {
   if (actor.instanceAdmin) return 'admin';
-  return own(actor.roles, siteId) ?? null;
+  const direct = own(actor.roles, siteId);
+  if (direct !== undefined) return direct;
+  // People only: an API key (or a flow's role) belongs to the one site it was made on.
+  const base = actor.type === 'user' ? previewBaseOf(siteId) : null;
+  return base === null ? null : (own(actor.roles, base) ?? null);
 }
 
 export function actorRef(actor: Actor | null): ActorRef {

@@ -1,4 +1,5 @@
 import {
+  sql,
   OperationNodeTransformer,
   TableNode,
   type KyselyPlugin,
@@ -70,13 +71,31 @@ export const liveTable: TableName = (logical) => logical;
 export function defineProjector<E extends DomainEvent = never>(spec: ProjectorSpec<E>): Projector {
   // The engine calls `apply` only with events whose type `handles` names (handlesEvent), which are E's events.
   const apply = spec.apply as Projector['apply'];
+  const handles = spec.handles as readonly string[] | '*';
   return {
     ...spec,
-    apply: (trx, event, t, ctx) => apply(physicalTables(trx, spec.tables, t), event, t, ctx),
+    apply: async (trx, event, t, ctx) => {
+      if (event.type === SITE_DELETED && !spec.instanceWide) {
+        // A deleted site leaves no row in any read model of its site: every table has a `site_id`.
+        for (const table of spec.tables)
+          await sql`delete from ${sql.table(t(table))} where site_id = ${event.siteId}`.execute(trx);
+        // Only a projector that names the event hears it too ('*' would write a row for the site again).
+        if (handles === '*' || !handles.includes(SITE_DELETED)) return;
+      }
+      await apply(physicalTables(trx, spec.tables, t), event, t, ctx);
+    },
   };
 }
 
-export const handlesEvent = (p: Projector, type: string): boolean => p.handles === '*' || p.handles.includes(type);
+/**
+ * The event that ends a site (`features/sites`): every read model that is not instance-wide is handed it, and the
+ * projector's own wrapper deletes the site's rows from its tables, in the append's transaction for inline ones and
+ * at catch-up for the others (so a teardown cut short by a crash completes when the workers resume).
+ */
+export const SITE_DELETED = 'SiteDeleted';
+
+export const handlesEvent = (p: Projector, type: string): boolean =>
+  p.handles === '*' || p.handles.includes(type) || (type === SITE_DELETED && !p.instanceWide);
 
 /**
  * During a rebuild the projector's tables are twins under other names; kysely's `insertInto` takes only a table of

@@ -5,6 +5,25 @@ import type { Db, DB } from '../db/database.ts';
 export const SITE_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const SYSTEM_SITE = '_system';
 
+/**
+ * A preview site's id: its base site's id, `--pr-` and the pull request's number, and `-<generation>` from the
+ * second preview of the same pull request on (a torn-down site's id is never given again). Reserved: no site is
+ * created with such an id by hand. Its members are the base site's, with their roles there (`roleOn`).
+ */
+const PREVIEW_SITE_ID = /^([a-z0-9][a-z0-9-]*?)--pr-(\d{1,9})(?:-(\d{1,4}))?$/;
+
+/** The base site of a preview site's id, or null for any other id. */
+export const previewBaseOf = (siteId: string): string | null => {
+  const m = PREVIEW_SITE_ID.exec(siteId);
+  return m && SITE_ID_PATTERN.test(siteId) ? m[1]! : null;
+};
+
+/** The id of a pull request's preview site, or null when it would be longer than a site id may be. */
+export function previewSiteId(base: string, pullRequest: number, generation: number): string | null {
+  const id = `${base}--pr-${String(pullRequest)}${generation > 1 ? `-${String(generation)}` : ''}`;
+  return SITE_ID_PATTERN.test(id) && previewBaseOf(id) === base ? id : null;
+}
+
 /** The site named by X-Svc-Site, or else by the first label of a host with at least three labels. */
 export function siteFromRequest(
   headers: Record<string, string | string[] | undefined>,

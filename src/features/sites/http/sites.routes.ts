@@ -6,7 +6,7 @@ import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { AdministratorsOnly } from '../../../kernel/http/kernel.errors.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
+import { previewBaseOf, SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
 import { SiteNotFound } from '../site.errors.ts';
@@ -15,7 +15,10 @@ import { ActiveSite, SettingsBody, SiteRecord } from './sites.schemas.ts';
 import { createSite, updateSite } from '../site.commands.ts';
 
 const CreateSiteBody = z.object({
-  id: z.string().regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -'),
+  id: z
+    .string()
+    .regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -')
+    .refine((id) => previewBaseOf(id) === null, 'ids of the form <site>--pr-<number> are kept for preview sites'),
   name: z.string().min(1).max(200),
 });
 const PatchSiteBody = z
