@@ -4,7 +4,9 @@ import {
   GIT_ACTIVITY_EVENT_TYPES,
   GIT_INTEGRATION_EVENT_TYPES,
   GITOPS_EVENT_TYPES,
+  GIT_PREVIEW_EVENT_TYPES,
   type GitActivityEvent,
+  type GitPreviewEvent,
   type GitopsEvent,
   type GitDeliveryReceived,
   type GitIntegrationEvent,
@@ -23,13 +25,19 @@ const ACTIVITY_TABLES = [
  * runs processing found in them, in the append's transaction.
  */
 export const gitIntegrationsProjector = defineProjector<
-  GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent | GitopsEvent
+  GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent | GitopsEvent | GitPreviewEvent
 >({
   name: 'git-integrations',
   version: 2,
   mode: 'inline',
-  tables: ['git_integrations', ...ACTIVITY_TABLES],
-  handles: [...GIT_INTEGRATION_EVENT_TYPES, 'GitDeliveryReceived', ...GIT_ACTIVITY_EVENT_TYPES, ...GITOPS_EVENT_TYPES],
+  tables: ['git_integrations', ...ACTIVITY_TABLES, 'git_previews'],
+  handles: [
+    ...GIT_INTEGRATION_EVENT_TYPES,
+    'GitDeliveryReceived',
+    ...GIT_ACTIVITY_EVENT_TYPES,
+    ...GITOPS_EVENT_TYPES,
+    ...GIT_PREVIEW_EVENT_TYPES,
+  ],
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('git_integrations'))} (
@@ -122,6 +130,24 @@ export const gitIntegrationsProjector = defineProjector<
         primary key (site_id, collection, item_id, field)
       )`.execute(db);
     await sql`create index ${sql.raw(`${provenance}_commit`)} on ${sql.table(provenance)} (site_id, sha)`.execute(db);
+    // Kept when the integration is deleted: its previews' teardown (a reactor's) reads which are live.
+    const previews = t('git_previews');
+    await sql`
+      create table ${sql.table(previews)} (
+        site_id text not null,
+        integration_id text not null,
+        number integer not null,
+        preview_site_id text not null,
+        state text not null,
+        head_sha text,
+        copied integer not null default 0,
+        intents jsonb,
+        reason text,
+        started_at timestamptz not null,
+        updated_at timestamptz not null,
+        primary key (site_id, integration_id, number)
+      )`.execute(db);
+    await sql`create index ${sql.raw(`${previews}_live`)} on ${sql.table(previews)} (state, started_at)`.execute(db);
   },
   apply: async (trx, e) => {
     switch (e.type) {
@@ -272,6 +298,47 @@ export const gitIntegrationsProjector = defineProjector<
           }
         return;
       }
+      case 'GitPreviewProvisioning': {
+        const d = e.data;
+        const row = {
+          preview_site_id: d.previewSiteId,
+          state: 'provisioning',
+          head_sha: null,
+          copied: 0,
+          intents: null,
+          reason: null,
+          started_at: d.at,
+          updated_at: d.at,
+        };
+        await trx
+          .insertInto('git_previews')
+          .values({ site_id: e.siteId, integration_id: d.integrationId, number: d.number, ...row })
+          .onConflict((oc) => oc.columns(['site_id', 'integration_id', 'number']).doUpdateSet(row))
+          .execute();
+        return;
+      }
+      case 'GitPreviewProvisioned':
+      case 'GitPreviewRefreshed':
+      case 'GitPreviewTornDown': {
+        const d = e.data;
+        await trx
+          .updateTable('git_previews')
+          .set({
+            ...(e.type === 'GitPreviewTornDown'
+              ? { state: 'torn_down', reason: e.data.reason }
+              : { state: 'live', head_sha: e.data.headSha, intents: JSON.stringify(e.data.intents) }),
+            ...(e.type === 'GitPreviewProvisioned' ? { copied: e.data.copied } : {}),
+            updated_at: d.at,
+          })
+          .where('site_id', '=', e.siteId)
+          .where('integration_id', '=', d.integrationId)
+          .where('number', '=', d.number)
+          .where('preview_site_id', '=', d.previewSiteId)
+          .execute();
+        return;
+      }
+      case 'GitPreviewRefused':
+        return;
     }
   },
 });

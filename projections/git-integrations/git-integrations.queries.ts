@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { GitAuthMethod, GitProvider, SyncConfig } from '../../src/features/git/git.events.ts';
 
@@ -240,4 +241,89 @@ export async function listProvenance(
     })),
     total: Number(count.n),
   };
+}
+
+/** A pull request's preview site as `/previews` shows it. */
+export interface GitPreviewRow {
+  integrationId: string;
+  number: number;
+  siteId: string;
+  state: 'provisioning' | 'live' | 'torn_down';
+  headSha: string | null;
+  copied: number;
+  intents: { applied: number; refused: number; error: string | null } | null;
+  reason: string | null;
+  startedAt: string;
+  updatedAt: string;
+}
+
+/** The site's preview sites, newest first. */
+export async function listPreviews(
+  db: Db,
+  siteId: string,
+  q: Page & { integrationId?: string | undefined; state?: string | undefined },
+): Promise<{ rows: GitPreviewRow[]; total: number }> {
+  let base = db.selectFrom('git_previews').where('site_id', '=', siteId);
+  if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
+  if (q.state !== undefined) base = base.where('state', '=', q.state);
+  const [rows, count] = await Promise.all([
+    base.selectAll().orderBy('started_at', 'desc').orderBy('number', 'desc').limit(q.limit).offset(q.offset).execute(),
+    base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return {
+    rows: rows.map((r) => ({
+      integrationId: r.integration_id,
+      number: r.number,
+      siteId: r.preview_site_id,
+      state: r.state as GitPreviewRow['state'],
+      headSha: r.head_sha,
+      copied: r.copied,
+      intents: r.intents,
+      reason: r.reason,
+      startedAt: iso(r.started_at),
+      updatedAt: iso(r.updated_at),
+    })),
+    total: Number(count.n),
+  };
+}
+
+/** The integration's previews that are not torn down. */
+export async function livePreviewsOf(
+  db: Db,
+  siteId: string,
+  integrationId: string,
+): Promise<{ number: number; siteId: string }[]> {
+  const rows = await db
+    .selectFrom('git_previews')
+    .select(['number', 'preview_site_id'])
+    .where('site_id', '=', siteId)
+    .where('integration_id', '=', integrationId)
+    .where('state', '!=', 'torn_down')
+    .execute();
+  return rows.map((r) => ({ number: r.number, siteId: r.preview_site_id }));
+}
+
+/**
+ * Previews, of every site, older than their integration's `previewTtlHours` (read as the system: the TTL cleanup
+ * is one loop for the instance). A preview whose integration is gone is torn down by the integration's deletion.
+ */
+export async function duePreviews(
+  db: Db,
+  now: Date,
+): Promise<{ baseSiteId: string; integrationId: string; number: number; siteId: string }[]> {
+  const r = await sql<{ site_id: string; integration_id: string; number: number; preview_site_id: string }>`
+    select p.site_id, p.integration_id, p.number, p.preview_site_id
+    from git_previews p
+    join git_integrations i on i.site_id = p.site_id and i.integration_id = p.integration_id
+    where p.state = 'live'
+      and p.started_at < ${now.toISOString()}::timestamptz
+        - make_interval(hours => (i.sync_config ->> 'previewTtlHours')::int)
+    order by p.started_at
+    limit 100`.execute(db);
+  return r.rows.map((x) => ({
+    baseSiteId: x.site_id,
+    integrationId: x.integration_id,
+    number: x.number,
+    siteId: x.preview_site_id,
+  }));
 }

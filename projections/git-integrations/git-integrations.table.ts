@@ -82,6 +82,21 @@ export interface GitProvenanceTable {
   set_at: Timestamp;
 }
 
+/** One row per pull request's newest preview site (kept after its integration's deletion, for the teardown). */
+export interface GitPreviewsTable {
+  site_id: string;
+  integration_id: string;
+  number: number;
+  preview_site_id: string;
+  state: string;
+  head_sha: string | null;
+  copied: number;
+  intents: Json<{ applied: number; refused: number; error: string | null }> | null;
+  reason: string | null;
+  started_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 declare module '../../src/kernel/db/database.ts' {
   interface DB {
     git_integrations: GitIntegrationsTable;
@@ -90,5 +105,6 @@ declare module '../../src/kernel/db/database.ts' {
     git_ci_runs: GitCiRunsTable;
     git_content_intents: GitContentIntentsTable;
     git_provenance: GitProvenanceTable;
+    git_previews: GitPreviewsTable;
   }
 }

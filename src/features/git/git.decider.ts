@@ -15,6 +15,8 @@ export type GitIntegrationState =
       integrationId: string;
       token: Sealed | null;
       webhookSecret: Sealed;
+      /** Who connected it: the person behind what its processing does on their behalf (preview refreshes). */
+      createdBy: string;
       createdAt: string;
       updatedAt: string;
     })
@@ -46,8 +48,8 @@ export const gitIntegrationDecider: Decider<GitIntegrationState, GitIntegrationC
   evolve: (s, e) => {
     switch (e.type) {
       case 'GitIntegrationCreated': {
-        const { at, by: _by, ...rest } = e.data;
-        return { ...rest, createdAt: at, updatedAt: at };
+        const { at, by, ...rest } = e.data;
+        return { ...rest, createdBy: by, createdAt: at, updatedAt: at };
       }
       case 'GitIntegrationUpdated':
         return s && { ...s, ...e.data.changes, updatedAt: e.data.at };

@@ -204,3 +204,61 @@ export const gitIntentStream = (siteId: string, integrationId: string, collectio
   `${siteId}/git-intent/${integrationId}-${deliveryKey(`${collection}/${itemId}`)}`;
 /** One stream per integration's syncs. */
 export const gitSyncStream = (siteId: string, integrationId: string) => `${siteId}/git-sync/${integrationId}`;
+
+/** Why a preview site ended. */
+export type PreviewEnd = 'closed' | 'merged' | 'expired' | 'integration_deleted' | 'interrupted';
+
+/** A preview site is being made for a pull request: its id is taken, its seed not complete yet. */
+export type GitPreviewProvisioning = DomainEvent<
+  'GitPreviewProvisioning',
+  { integrationId: string; number: number; previewSiteId: string; generation: number; at: string }
+>;
+/** The preview site is seeded (a copy of the base site's streams) and the branch's intents applied. */
+export type GitPreviewProvisioned = DomainEvent<
+  'GitPreviewProvisioned',
+  {
+    integrationId: string;
+    number: number;
+    previewSiteId: string;
+    headSha: string;
+    /** Events copied from the base site (schema, roles, items, pages). */
+    copied: number;
+    intents: PreviewIntents;
+    at: string;
+  }
+>;
+/** The pull request got new commits: the branch's intents were applied to the preview again. */
+export type GitPreviewRefreshed = DomainEvent<
+  'GitPreviewRefreshed',
+  { integrationId: string; number: number; previewSiteId: string; headSha: string; intents: PreviewIntents; at: string }
+>;
+/** The preview site was deleted (its read models emptied by the site's deletion). */
+export type GitPreviewTornDown = DomainEvent<
+  'GitPreviewTornDown',
+  { integrationId: string; number: number; previewSiteId: string; reason: PreviewEnd; at: string }
+>;
+/** No preview could be made (the base site's id leaves no room for a preview's). */
+export type GitPreviewRefused = DomainEvent<
+  'GitPreviewRefused',
+  { integrationId: string; number: number; reason: string; at: string }
+>;
+/** What applying the branch's intents to a preview gave: counts, or why it could not run. */
+export interface PreviewIntents {
+  applied: number;
+  refused: number;
+  /** The error code when the intents could not be read (no token, provider down, invalid files). */
+  error: string | null;
+}
+export type GitPreviewEvent =
+  GitPreviewProvisioning | GitPreviewProvisioned | GitPreviewRefreshed | GitPreviewTornDown | GitPreviewRefused;
+export const GIT_PREVIEW_EVENT_TYPES = [
+  'GitPreviewProvisioning',
+  'GitPreviewProvisioned',
+  'GitPreviewRefreshed',
+  'GitPreviewTornDown',
+  'GitPreviewRefused',
+] as const;
+
+/** One stream per pull request's previews, on the base site. */
+export const gitPreviewStream = (siteId: string, integrationId: string, number: number) =>
+  `${siteId}/git-preview/${integrationId}-${String(number)}`;

@@ -131,18 +131,24 @@ export async function readIntents(port: RepositoryPort, sha: string, dir: string
  * records them as content intents, scans the drift (missing, different, extra) and, unless `dryRun`, reconciles
  * through the item commands: each create or update is authorized as the caller (never more) and written under
  * actor type `gitops` with the commit as its correlation id. A refused intent is reported; the others apply.
+ * `target` applies them to another site (a preview) as of another commit; the caller is then a principal there.
  */
 export async function syncIntents(
   deps: AppDeps,
   caller: Principal,
   ctx: CommandContext,
   integrationId: string,
-  opts: { dryRun: boolean },
+  opts: {
+    dryRun: boolean;
+    /** Another site to apply the intents to, at a given commit (a preview, at its pull request's head). */
+    target?: { siteId: string; ref: string; sha: string };
+  },
 ): Promise<SyncReport> {
-  const siteId = ctx.siteId;
-  const { integration, port } = await repositoryFor(deps, siteId, integrationId);
-  const { branch, intentsPath } = integration.syncConfig;
-  const sha = await port.branchHead(branch);
+  const { integration, port } = await repositoryFor(deps, ctx.siteId, integrationId);
+  const siteId = opts.target?.siteId ?? ctx.siteId;
+  const { intentsPath } = integration.syncConfig;
+  const branch = opts.target?.ref ?? integration.syncConfig.branch;
+  const sha = opts.target?.sha ?? (await port.branchHead(branch));
   const intents = await readIntents(port, sha, intentsPath);
   const files = new Set(intents.map((i) => i.path)).size;
 
@@ -152,7 +158,7 @@ export async function syncIntents(
     siteId,
     actor,
     now: ctx.now,
-    metadata: { ...ctx.metadata, actor, correlationId: sha },
+    metadata: { ...ctx.metadata, siteId, actor, correlationId: sha },
   };
 
   const declared = new Set(intents.map((i) => `${i.collection}/${String(i.id)}`));

@@ -7,6 +7,7 @@ import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/enve
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import {
   listCiRuns,
+  listPreviews,
   listProvenance,
   listDeliveries,
   listIntegrations,
@@ -29,6 +30,8 @@ import {
   IntegrationParams,
   PageMeta,
   PageQuery,
+  PreviewQuery,
+  PreviewRecord,
   ProvenanceQuery,
   ProvenanceRecord,
   PullRequestQuery,
@@ -235,5 +238,23 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req) => ({
       data: await syncIntents(deps, req, commandContext(req, deps.clock), req.params.id, { dryRun: req.body.dryRun }),
     }),
+  );
+
+  app.get(
+    `${BASE}/previews`,
+    {
+      config,
+      schema: {
+        tags,
+        summary: "Preview sites of the site's pull requests, newest first",
+        querystring: PreviewQuery,
+        response: { 200: listEnvelope(PreviewRecord, PageMeta) },
+      },
+    },
+    async (req) => {
+      const siteId = siteOf(req);
+      const { rows, total } = await readAsSite(deps.db, siteId, (db) => listPreviews(db, siteId, req.query));
+      return { data: rows, meta: { total, limit: req.query.limit, offset: req.query.offset } };
+    },
   );
 };

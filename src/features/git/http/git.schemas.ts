@@ -119,3 +119,20 @@ export const ProvenanceRecord = z.object({
   path: z.string(),
   setAt: z.string(),
 });
+
+export const PreviewQuery = PageQuery.extend({
+  integrationId: integrationId.optional(),
+  state: z.enum(['provisioning', 'live', 'torn_down']).optional(),
+});
+export const PreviewRecord = z.object({
+  integrationId: z.string(),
+  number: z.number().int(),
+  siteId: z.string().describe('The preview site: <base>--pr-<number> (then -2, -3… for later previews of it)'),
+  state: z.enum(['provisioning', 'live', 'torn_down']),
+  headSha: z.string().nullable(),
+  copied: z.number().int().describe('Events copied from the base site when it was seeded'),
+  intents: z.object({ applied: z.number().int(), refused: z.number().int(), error: z.string().nullable() }).nullable(),
+  reason: z.string().nullable().describe('Why it was torn down'),
+  startedAt: z.string(),
+  updatedAt: z.string(),
+});

@@ -1,0 +1,396 @@
+import type { AppDeps } from '../../deps.ts';
+import type { Decider } from '../../kernel/es/decider.ts';
+import type { ActorRef, EventMetadata, NewEvent, StoredEvent } from '../../kernel/es/event.ts';
+import type { AppendRequest, ExpectedVersion } from '../../kernel/es/event-store.ts';
+import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
+import type { StoredEventOf } from '../../kernel/es/projector.ts';
+import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
+import type { Principal } from '../../kernel/http/access.ts';
+import { DomainError } from '../../kernel/http/errors.ts';
+import { asSystem, previewSiteId, readAsSite } from '../../kernel/tenancy/site.ts';
+import { siteHead, siteStreamEvents } from '../../../projections/event-log/index.ts';
+import { duePreviews, livePreviewsOf } from '../../../projections/git-integrations/index.ts';
+import { findUserForToken } from '../../../projections/users/index.ts';
+import { userActor } from '../auth/index.ts';
+import { isSystemCollection } from '../schema/index.ts';
+import { createSite, deleteSite, findSite } from '../sites/index.ts';
+import { gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
+import {
+  gitIntegrationStream,
+  gitPreviewStream,
+  type GitIntegrationDeleted,
+  type GitPreviewEvent,
+  type GitPullRequestObserved,
+  type PreviewEnd,
+  type PreviewIntents,
+} from './git.events.ts';
+import { syncIntents } from './git.gitops.ts';
+
+export const GIT_PREVIEWER = 'git-previewer';
+const PREVIEWER: ActorRef = { type: 'system', id: GIT_PREVIEWER };
+
+/** The streams a preview copies from its base site: schema (collections, fields, relations), roles, items, pages. */
+const COPIED = ['schema', 'access', 'item', 'page', 'page-slug'] as const;
+/** Events read and appended per round of the copy. */
+const COPY_PAGE = 2000;
+
+/** A pull request's previews as their stream holds them. */
+export interface PreviewState {
+  /** The last generation used (its site id is taken, whatever became of it). */
+  generation: number;
+  /** A preview whose seed began and did not complete (a crash): torn down before the next one. */
+  provisioning: string | null;
+  live: string | null;
+  headSha: string | null;
+}
+
+type PreviewCommand =
+  | { type: 'Begin'; event: Extract<GitPreviewEvent, { type: 'GitPreviewProvisioning' }> }
+  | { type: 'Complete'; event: Extract<GitPreviewEvent, { type: 'GitPreviewProvisioned' }> }
+  | { type: 'Refresh'; event: Extract<GitPreviewEvent, { type: 'GitPreviewRefreshed' }> }
+  | { type: 'End'; event: Extract<GitPreviewEvent, { type: 'GitPreviewTornDown' }> }
+  | { type: 'Refuse'; event: Extract<GitPreviewEvent, { type: 'GitPreviewRefused' }> };
+
+/** A pull request's previews: one at a time, each begun, completed, refreshed and ended once. */
+export const previewDecider: Decider<PreviewState, PreviewCommand, GitPreviewEvent> = {
+  initialState: () => ({ generation: 0, provisioning: null, live: null, headSha: null }),
+  evolve: (s, e) => {
+    switch (e.type) {
+      case 'GitPreviewProvisioning':
+        return { ...s, generation: e.data.generation, provisioning: e.data.previewSiteId };
+      case 'GitPreviewProvisioned':
+        return { ...s, provisioning: null, live: e.data.previewSiteId, headSha: e.data.headSha };
+      case 'GitPreviewRefreshed':
+        return { ...s, headSha: e.data.headSha };
+      case 'GitPreviewTornDown':
+        return { ...s, provisioning: null, live: null, headSha: null };
+      case 'GitPreviewRefused':
+        return s;
+    }
+  },
+  decide: (c, s) => {
+    const id = 'previewSiteId' in c.event.data ? c.event.data.previewSiteId : null;
+    switch (c.type) {
+      case 'Begin':
+        return s.live || s.provisioning ? [] : [c.event];
+      case 'Complete':
+        return s.provisioning === id ? [c.event] : [];
+      case 'Refresh':
+        return s.live === id && s.headSha !== c.event.data.headSha ? [c.event] : [];
+      case 'End':
+        return s.live === id || s.provisioning === id ? [c.event] : [];
+      case 'Refuse':
+        return s.live || s.provisioning ? [] : [c.event];
+    }
+  },
+};
+
+/** What the previewer does for one event (pure `react`'s answer). */
+export type PreviewWork =
+  | { kind: 'provision'; number: number; headSha: string; headRef: string }
+  | { kind: 'refresh'; number: number; siteId: string; headSha: string; headRef: string }
+  | { kind: 'teardown'; number: number; siteId: string; reason: PreviewEnd };
+
+export interface PreviewContext {
+  integration: GitIntegrationState;
+  preview: PreviewState;
+  /** The integration's live previews (for its deletion). */
+  live: { number: number; siteId: string }[];
+}
+
+/**
+ * The previews a pull request's change calls for (pure): opened (or any news of an open one without a preview) →
+ * provisioned; new commits → refreshed; closed or merged → torn down; a seed cut short by a crash → torn down and
+ * made again; the integration deleted → all its previews torn down. Only while `sync_config.preview` is on are
+ * previews made.
+ */
+export function previewWork(
+  e: StoredEventOf<GitPullRequestObserved | GitIntegrationDeleted>,
+  ctx: PreviewContext,
+): PreviewWork[] {
+  if (e.type === 'GitIntegrationDeleted')
+    return ctx.live.map((p) => ({
+      kind: 'teardown',
+      number: p.number,
+      siteId: p.siteId,
+      reason: 'integration_deleted',
+    }));
+  const d = e.data;
+  const p = ctx.preview;
+  const current = p.live ?? p.provisioning;
+  if (d.state !== 'open')
+    return current
+      ? [{ kind: 'teardown', number: d.number, siteId: current, reason: d.state === 'merged' ? 'merged' : 'closed' }]
+      : [];
+  if (!ctx.integration?.syncConfig.preview) return [];
+  const provision: PreviewWork = { kind: 'provision', number: d.number, headSha: d.headSha, headRef: d.headRef };
+  if (p.provisioning)
+    return [{ kind: 'teardown', number: d.number, siteId: p.provisioning, reason: 'interrupted' }, provision];
+  if (!p.live) return [provision];
+  if (p.headSha !== d.headSha)
+    return [{ kind: 'refresh', number: d.number, siteId: p.live, headSha: d.headSha, headRef: d.headRef }];
+  return [];
+}
+
+const isCopied = (streamId: string) => {
+  const [, , collection] = streamId.split('/');
+  return !(streamId.split('/')[1] === 'item' && collection !== undefined && isSystemCollection(collection));
+};
+
+/**
+ * Copies the base site's schema, roles, items (published and drafts, with their histories) and pages into the
+ * preview site as of the base's last event now: their events, each under the preview's stream of the same name,
+ * appended in rounds of many streams at once (not item by item). Files stay the base's: their bytes are not copied.
+ */
+export async function seedPreview(deps: AppDeps, base: string, preview: string): Promise<number> {
+  const upTo = await readAsSite(deps.db, base, (db) => siteHead(db, base));
+  if (upTo === null) return 0;
+  const versions = new Map<string, number>();
+  let after: string | null = null;
+  let copied = 0;
+  for (;;) {
+    const rows = await readAsSite(deps.db, base, (db) =>
+      siteStreamEvents(db, base, { categories: COPIED, after, upTo, limit: COPY_PAGE }),
+    );
+    if (rows.length === 0) return copied;
+    after = rows.at(-1)!.pos;
+    const streams = new Map<string, NewEvent[]>();
+    for (const r of rows) {
+      if (!isCopied(r.stream_id)) continue;
+      const streamId = `${preview}${r.stream_id.slice(base.length)}`;
+      const metadata: EventMetadata = { ...r.metadata, siteId: preview };
+      const list = streams.get(streamId) ?? [];
+      list.push({ type: r.type, data: r.data, schemaVersion: r.schema_version, metadata });
+      streams.set(streamId, list);
+    }
+    const batch: AppendRequest[] = [...streams].map(([streamId, events]) => ({
+      streamId,
+      events,
+      expectedVersion: (versions.get(streamId) ?? 'no_stream') as ExpectedVersion,
+    }));
+    if (batch.length === 0) continue;
+    const results = await deps.store.appendMany(batch);
+    results.forEach((r, i) => versions.set(batch[i]!.streamId, r.nextExpectedVersion));
+    copied += batch.reduce((n, b) => n + b.events.length, 0);
+  }
+}
+
+/**
+ * The branch's intents applied to the preview as the integration's creator would apply them (their role on the base
+ * site is theirs on its previews), never with more rights; what could not run is recorded, not thrown.
+ */
+async function applyIntents(
+  deps: AppDeps,
+  e: StoredEvent,
+  integration: NonNullable<GitIntegrationState>,
+  target: { siteId: string; ref: string; sha: string },
+): Promise<PreviewIntents> {
+  const user = await findUserForToken(deps.db, integration.createdBy, null);
+  if (!user) return { applied: 0, refused: 0, error: 'PERMISSION_DENIED' };
+  const principal: Principal = { actor: userActor(user, { sessionId: null, amr: [] }), site: { id: target.siteId } };
+  const actor: ActorRef = { type: 'user', id: user.userId };
+  const now = deps.clock.now();
+  try {
+    const report = await syncIntents(
+      deps,
+      principal,
+      { siteId: e.siteId, actor, now, metadata: reactionMetadata(e, actor, now) },
+      integration.integrationId,
+      { dryRun: false, target },
+    );
+    return { applied: report.applied.length, refused: report.refused.length, error: null };
+  } catch (err) {
+    if (err instanceof DomainError) return { applied: 0, refused: 0, error: err.code };
+    throw err;
+  }
+}
+
+/** Ends a preview: the site is deleted (every read model drops its rows), then the end recorded. Safe to repeat. */
+async function tearDown(
+  deps: AppDeps,
+  base: string,
+  metadata: EventMetadata,
+  integrationId: string,
+  w: { number: number; siteId: string; reason: PreviewEnd },
+): Promise<void> {
+  const at = metadata.occurredAt;
+  await deleteSite(
+    deps,
+    { metadata: { ...metadata, siteId: w.siteId } },
+    {
+      siteId: w.siteId,
+      reason: `preview ${w.reason}`,
+      by: GIT_PREVIEWER,
+      now: at,
+    },
+  );
+  await handleCommand(
+    deps.store,
+    previewDecider,
+    gitPreviewStream(base, integrationId, w.number),
+    {
+      type: 'End',
+      event: {
+        type: 'GitPreviewTornDown',
+        data: { integrationId, number: w.number, previewSiteId: w.siteId, reason: w.reason, at },
+      },
+    },
+    { metadata },
+  );
+}
+
+async function provision(
+  deps: AppDeps,
+  e: StoredEvent,
+  integration: NonNullable<GitIntegrationState>,
+  w: { number: number; headSha: string; headRef: string },
+): Promise<void> {
+  const base = e.siteId;
+  const integrationId = integration.integrationId;
+  const stream = gitPreviewStream(base, integrationId, w.number);
+  const now = deps.clock.now();
+  const at = now.toISOString();
+  const metadata = reactionMetadata(e, PREVIEWER, now);
+  const { state } = await readState(deps.store, previewDecider, stream);
+  if (state.live || state.provisioning) return;
+  const generation = state.generation + 1;
+  const siteId = previewSiteId(base, w.number, generation);
+  if (!siteId) {
+    const reason = 'the base site id leaves no room for a preview site id (63 characters at most)';
+    await handleCommand(
+      deps.store,
+      previewDecider,
+      stream,
+      { type: 'Refuse', event: { type: 'GitPreviewRefused', data: { integrationId, number: w.number, reason, at } } },
+      { metadata },
+    );
+    return;
+  }
+  const begun = await handleCommand(
+    deps.store,
+    previewDecider,
+    stream,
+    {
+      type: 'Begin',
+      event: {
+        type: 'GitPreviewProvisioning',
+        data: { integrationId, number: w.number, previewSiteId: siteId, generation, at },
+      },
+    },
+    { metadata },
+  );
+  if (begun.events.length === 0) return;
+  const baseSite = await findSite(deps.db, base);
+  await createSite(
+    deps,
+    { metadata: { ...metadata, siteId } },
+    {
+      siteId,
+      name: `${baseSite?.name ?? base} · PR #${String(w.number)}`.slice(0, 200),
+      createdBy: GIT_PREVIEWER,
+      now: at,
+    },
+  );
+  const copied = await seedPreview(deps, base, siteId);
+  const intents = await applyIntents(deps, e, integration, { siteId, ref: w.headRef, sha: w.headSha });
+  await handleCommand(
+    deps.store,
+    previewDecider,
+    stream,
+    {
+      type: 'Complete',
+      event: {
+        type: 'GitPreviewProvisioned',
+        data: { integrationId, number: w.number, previewSiteId: siteId, headSha: w.headSha, copied, intents, at },
+      },
+    },
+    { metadata },
+  );
+}
+
+async function refresh(
+  deps: AppDeps,
+  e: StoredEvent,
+  integration: NonNullable<GitIntegrationState>,
+  w: { number: number; siteId: string; headSha: string; headRef: string },
+): Promise<void> {
+  const intents = await applyIntents(deps, e, integration, { siteId: w.siteId, ref: w.headRef, sha: w.headSha });
+  const now = deps.clock.now();
+  await handleCommand(
+    deps.store,
+    previewDecider,
+    gitPreviewStream(e.siteId, integration.integrationId, w.number),
+    {
+      type: 'Refresh',
+      event: {
+        type: 'GitPreviewRefreshed',
+        data: {
+          integrationId: integration.integrationId,
+          number: w.number,
+          previewSiteId: w.siteId,
+          headSha: w.headSha,
+          intents,
+          at: now.toISOString(),
+        },
+      },
+    },
+    { metadata: reactionMetadata(e, PREVIEWER, now) },
+  );
+}
+
+/**
+ * Preview sites for pull requests (`sync_config.preview`): provisioned when one opens, refreshed on new commits,
+ * torn down when it closes or merges, or when its integration is deleted. Each step is recorded on the pull
+ * request's preview stream first or last, so a step cut short by a crash is completed (or undone) when the event
+ * is handled again.
+ */
+export function gitPreviewer(deps: AppDeps): Reactor {
+  const integrationOf = async (siteId: string, id: string) =>
+    (await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, id))).state;
+  return defineReactor<GitPullRequestObserved | GitIntegrationDeleted, PreviewContext, PreviewWork>({
+    name: GIT_PREVIEWER,
+    handles: ['GitPullRequestObserved', 'GitIntegrationDeleted'],
+    load: async (e) => {
+      const id = e.data.integrationId;
+      if (e.type === 'GitIntegrationDeleted') {
+        const live = await readAsSite(deps.db, e.siteId, (db) => livePreviewsOf(db, e.siteId, id));
+        return { integration: null, preview: previewDecider.initialState(), live };
+      }
+      const preview = (await readState(deps.store, previewDecider, gitPreviewStream(e.siteId, id, e.data.number)))
+        .state;
+      return { integration: await integrationOf(e.siteId, id), preview, live: [] };
+    },
+    react: previewWork,
+    send: async (w, e) => {
+      const integrationId = e.data.integrationId;
+      if (w.kind === 'teardown')
+        return tearDown(deps, e.siteId, reactionMetadata(e, PREVIEWER, deps.clock.now()), integrationId, w);
+      const integration = await integrationOf(e.siteId, integrationId);
+      if (!integration) return;
+      if (w.kind === 'provision') return provision(deps, e, integration, w);
+      return refresh(deps, e, integration, w);
+    },
+  });
+}
+
+/** The TTL cleanup (a leader loop): previews older than their integration's `previewTtlHours` are torn down. */
+export async function expirePreviews(deps: AppDeps): Promise<number> {
+  const now = deps.clock.now();
+  const due = await asSystem(deps.db, (db) => duePreviews(db, now));
+  for (const p of due) {
+    const metadata: EventMetadata = {
+      siteId: p.baseSiteId,
+      actor: PREVIEWER,
+      correlationId: `preview-expiry:${p.siteId}`,
+      causationId: null,
+      requestId: null,
+      occurredAt: now.toISOString(),
+    };
+    await tearDown(deps, p.baseSiteId, metadata, p.integrationId, {
+      number: p.number,
+      siteId: p.siteId,
+      reason: 'expired',
+    });
+  }
+  return due.length;
+}
