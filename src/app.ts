@@ -127,7 +127,12 @@ class OneLineRequestLog extends Fastify.LogController {
     if (error) return super.requestCompleted(error, request, reply);
     if (this.isLogDisabled(request)) return;
     request.log.info(
-      { method: request.method, url: request.url, statusCode: reply.statusCode, responseTime: reply.elapsedTime },
+      {
+        method: request.method,
+        url: loggedUrl(request.url),
+        statusCode: reply.statusCode,
+        responseTime: reply.elapsedTime,
+      },
       'request completed',
     );
   }
@@ -185,3 +190,6 @@ function siteCache(deps: AppDeps, app: FastifyInstance): (siteId: string) => Pro
     return found;
   };
 }
+
+/** A request's URL as the log keeps it: single-use credentials of a query (realtime tickets, OAuth states and codes) hidden. */
+const loggedUrl = (url: string) => url.replace(/([?&](?:ticket|state|code)=)[^&#]*/g, '$1[redacted]');

@@ -178,6 +178,12 @@ const EnvSchema = z.object({
   SVC_GIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** OAuth apps of the providers (GET /integrations/git/:id/oauth/authorize); unset: that provider offers no OAuth. */
   SVC_GIT_GITHUB_CLIENT_ID: z.string().min(1).max(200).optional(),
+  /**
+   * Where each OAuth app lives (its provider's web address): only integrations on that host are connected through it,
+   * so the app's secret is never sent to an address a site chose.
+   */
+  SVC_GIT_GITHUB_OAUTH_URL: z.string().url().default('https://github.com'),
+  SVC_GIT_GITLAB_OAUTH_URL: z.string().url().default('https://gitlab.com'),
   SVC_GIT_GITHUB_CLIENT_SECRET: z.string().min(1).max(500).optional(),
   SVC_GIT_GITLAB_CLIENT_ID: z.string().min(1).max(200).optional(),
   SVC_GIT_GITLAB_CLIENT_SECRET: z.string().min(1).max(500).optional(),

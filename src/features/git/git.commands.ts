@@ -103,7 +103,7 @@ export async function updateIntegration(
   patch: IntegrationPatch,
 ): Promise<IntegrationRecord> {
   // Known before anything is sealed under the id the request names.
-  await integrationOf(deps, ctx.siteId, integrationId);
+  const current = await integrationOf(deps, ctx.siteId, integrationId);
   const ring = deps.config.keyring;
   const changes: GitIntegrationUpdated['data']['changes'] = {};
   if (patch.repository !== undefined) changes.repository = patch.repository;
@@ -113,6 +113,10 @@ export async function updateIntegration(
   const syncConfig = given?.length ? (Object.fromEntries(given) as Partial<SyncConfig>) : undefined;
   if (patch.token !== undefined)
     changes.token = patch.token === null ? null : await seal(deps.db, ring, integrationId, patch.token);
+  // A token was given for one host: pointed at another, it is dropped (unless a new one comes with the change), so
+  // no admin can send a stored token, someone else's perhaps, to an address of their choosing.
+  else if (patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl && current.token !== null)
+    changes.token = null;
   if (patch.webhookSecret !== undefined)
     changes.webhookSecret = await seal(deps.db, ring, integrationId, patch.webhookSecret);
   const r = await handleCommand(

@@ -63,11 +63,14 @@ export const GitIntentsInvalid = defineError<{ files: { path: string; problem: s
   (d) => ({ extensions: { files: d.files } }),
 );
 
-/** The provider has no OAuth app configured (SVC_GIT_GITHUB_CLIENT_ID/SECRET, SVC_GIT_GITLAB_CLIENT_ID/SECRET). */
+/**
+ * No OAuth app is configured for the integration's provider and host (SVC_GIT_*_CLIENT_ID/SECRET, on the host of
+ * SVC_GIT_*_OAUTH_URL).
+ */
 export const GitOAuthNotConfigured = defineError<{ provider: string }>(
   'GIT_OAUTH_NOT_CONFIGURED',
   'unavailable',
-  (d) => `no OAuth app is configured for ${d.provider}`,
+  (d) => `no OAuth app is configured for this ${d.provider} host`,
 );
 
 /** Only a person can connect a repository through OAuth (the token is given in their name). */
@@ -77,8 +80,11 @@ export const GitOAuthNeedsUser = defineError<Record<string, never>>(
   () => 'connecting a repository through OAuth needs a signed-in user',
 );
 
-/** The callback's state is missing, forged, expired, used already, or its user may no longer connect the integration. */
-export const GitOAuthStateInvalid = defineError<{ reason: 'invalid' | 'expired' | 'used' | 'revoked' }>(
+/**
+ * The callback's state is missing, forged, expired, used already, from another browser than the one that asked for
+ * it, or its user may no longer connect the integration.
+ */
+export const GitOAuthStateInvalid = defineError<{ reason: 'invalid' | 'expired' | 'used' | 'revoked' | 'browser' }>(
   'GIT_OAUTH_STATE_INVALID',
   'invalid',
   (d) => `the OAuth state is not usable (${d.reason})`,

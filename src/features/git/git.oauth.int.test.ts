@@ -37,6 +37,8 @@ beforeAll(async () => {
       SVC_GIT_GITHUB_CLIENT_SECRET: APPS.github.secret,
       SVC_GIT_GITLAB_CLIENT_ID: APPS.gitlab.id,
       SVC_GIT_GITLAB_CLIENT_SECRET: APPS.gitlab.secret,
+      SVC_GIT_GITHUB_OAUTH_URL: provider.url,
+      SVC_GIT_GITLAB_OAUTH_URL: provider.url,
     },
   });
   admin = await t.setup();
@@ -62,19 +64,31 @@ afterAll(async () => {
   await provider.close();
 });
 
-const authorize = async (id: string, as = admin) => {
-  const data = (await ok('GET', `${BASE}/${id}/oauth/authorize`, undefined, { as })) as { url: string };
-  return new URL(data.url);
+/** The authorization address, and the cookie that binds the flow to this browser. */
+const begin = async (id: string, as = admin) => {
+  const res = await call('GET', `${BASE}/${id}/oauth/authorize`, undefined, { as });
+  expect(res.statusCode, res.body).toBe(200);
+  const set = [res.headers['set-cookie'] ?? []].flat().find((c) => c.startsWith('svc_git_oauth='))!;
+  expect(set).toMatch(/HttpOnly/i);
+  expect(set).toMatch(/Path=\/api\/v1\/integrations\/git\/oauth\/callback/);
+  return { url: new URL(res.json().data.url as string), cookie: set.split(';')[0]! };
 };
-const callback = (query: Record<string, string>) =>
-  t.call({ method: 'GET', url: `${BASE}/oauth/callback?${new URLSearchParams(query).toString()}` });
+const authorize = async (id: string, as = admin) => (await begin(id, as)).url;
+/** The provider sends the browser back: with the flow's cookie when it is the same browser. */
+const callback = (query: Record<string, string>, cookie?: string) =>
+  t.call({
+    method: 'GET',
+    url: `${BASE}/oauth/callback?${new URLSearchParams(query).toString()}`,
+    ...(cookie ? { headers: { cookie } } : {}),
+  });
 
 describe('connecting a repository through OAuth', () => {
   it('gives the provider’s authorization address and stores the exchanged token sealed (GitHub)', async () => {
-    const url = await authorize(hub);
+    const { url, cookie } = await begin(hub);
     expect(`${url.origin}${url.pathname}`).toBe(`${provider.url}/login/oauth/authorize`);
     expect(url.searchParams.get('client_id')).toBe(APPS.github.id);
     expect(url.searchParams.get('redirect_uri')).toBe(REDIRECT);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     const state = url.searchParams.get('state')!;
     provider.oauth.allow({
       code: 'gh-code-1',
@@ -83,9 +97,12 @@ describe('connecting a repository through OAuth', () => {
       redirectUri: REDIRECT,
       accessToken: 'gho_exchanged_token',
     });
-    const res = await callback({ code: 'gh-code-1', state });
+    const res = await callback({ code: 'gh-code-1', state }, cookie);
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({ integrationId: hub, hasToken: true });
+    // PKCE: the verifier (the cookie's value) went with the code.
+    const verifier = cookie.split('=')[1]!;
+    expect(provider.oauth.exchanges.at(-1)!.params.code_verifier).toBe(verifier);
     expect((await ok('GET', `${BASE}/${hub}`)).hasToken).toBe(true);
     expect(provider.oauth.exchanges.at(-1)).toMatchObject({ provider: 'github', outcome: 'granted' });
     // The token works: a sync reaches the repository with it.
@@ -98,14 +115,14 @@ describe('connecting a repository through OAuth', () => {
     expect(audit.body).not.toContain('gho_exchanged_token');
     // The state was used: again, it is refused, and nothing is exchanged.
     const exchanges = provider.oauth.exchanges.length;
-    const again = await callback({ code: 'gh-code-1', state });
+    const again = await callback({ code: 'gh-code-1', state }, cookie);
     expect(again.statusCode).toBe(400);
     expect(firstError(again.body)).toMatchObject({ code: 'GIT_OAUTH_STATE_INVALID', extensions: { reason: 'used' } });
     expect(provider.oauth.exchanges.length).toBe(exchanges);
   });
 
   it('speaks GitLab’s flow too', async () => {
-    const url = await authorize(lab);
+    const { url, cookie } = await begin(lab);
     expect(`${url.origin}${url.pathname}`).toBe(`${provider.url}/oauth/authorize`);
     expect(url.searchParams.get('response_type')).toBe('code');
     provider.oauth.allow({
@@ -115,7 +132,7 @@ describe('connecting a repository through OAuth', () => {
       redirectUri: REDIRECT,
       accessToken: 'glpat-exchanged',
     });
-    const res = await callback({ code: 'gl-code-1', state: url.searchParams.get('state')! });
+    const res = await callback({ code: 'gl-code-1', state: url.searchParams.get('state')! }, cookie);
     expect(res.statusCode, res.body).toBe(200);
     expect((await ok('GET', `${BASE}/${lab}`)).hasToken).toBe(true);
   });
@@ -136,19 +153,49 @@ describe('connecting a repository through OAuth', () => {
     // An access token is not a state.
     const access = await callback({ code: 'x', state: admin });
     expect(access.statusCode).toBe(400);
+    // Another browser: an attacker's state sent to a victim (who has no cookie, or the cookie of a flow of their
+    // own) is refused before anything is exchanged.
+    const attackers = await begin(hub, admin2);
+    const victims = await begin(hub);
+    for (const cookie of [undefined, victims.cookie, 'svc_git_oauth=']) {
+      const res = await callback({ code: 'x', state: attackers.url.searchParams.get('state')! }, cookie);
+      expect(res.statusCode).toBe(400);
+      expect(firstError(res.body).extensions.reason).toBe('browser');
+    }
     // A state of a user who is no longer a site admin: refused.
-    const url = await authorize(hub, admin2);
     const admin2Id = (await ok('GET', '/api/v1/auth/me', undefined, { as: admin2 })).id as string;
     await ok('PATCH', `/api/v1/users/${admin2Id}`, { roleKey: 'editor' });
-    const demoted = await callback({ code: 'x', state: url.searchParams.get('state')! });
+    const demoted = await callback({ code: 'x', state: attackers.url.searchParams.get('state')! }, attackers.cookie);
     expect(demoted.statusCode).toBe(400);
     expect(firstError(demoted.body).extensions.reason).toBe('revoked');
     // A code the provider does not know: 502, and the state is spent.
-    const fresh = await authorize(hub);
-    const bad = await callback({ code: 'unknown-code', state: fresh.searchParams.get('state')! });
+    const fresh = await begin(hub);
+    const bad = await callback({ code: 'unknown-code', state: fresh.url.searchParams.get('state')! }, fresh.cookie);
     expect(bad.statusCode).toBe(502);
     expect(firstError(bad.body).code).toBe('GIT_PROVIDER_FAILED');
     expect(provider.oauth.exchanges.length).toBe(exchanges + 1);
+  });
+
+  it('sends the app’s secret to the app’s own host only, and drops a token pointed at another host', async () => {
+    // An integration on another host: the instance's app is not for it, and nothing is sent anywhere.
+    const elsewhere = (
+      await ok('POST', BASE, {
+        provider: 'github',
+        repository: 'acme/site',
+        baseUrl: 'http://127.0.0.2:9/api/v3',
+        authMethod: 'app',
+        webhookSecret: SECRET,
+      })
+    ).id as string;
+    const res = await call('GET', `${BASE}/${elsewhere}/oauth/authorize`);
+    expect(res.statusCode).toBe(503);
+    expect(firstError(res.body).code).toBe('GIT_OAUTH_NOT_CONFIGURED');
+    // The token stored for one host is dropped when the integration is pointed at another.
+    expect((await ok('GET', `${BASE}/${hub}`)).hasToken).toBe(true);
+    const moved = await ok('PATCH', `${BASE}/${hub}`, { baseUrl: 'http://127.0.0.2:9/api/v3' });
+    expect(moved.hasToken).toBe(false);
+    const back = await ok('PATCH', `${BASE}/${hub}`, { baseUrl: provider.githubApi, token: 'a-new-token' });
+    expect(back.hasToken).toBe(true);
   });
 
   it('is asked for by site admins of the integration’s own site, and needs a configured app', async () => {

@@ -1,3 +1,4 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
@@ -14,20 +15,34 @@ const CALLBACK_PATH = '/api/v1/integrations/git/oauth/callback';
 
 type Deps = Pick<AppDeps, 'config' | 'tokens' | 'db' | 'store' | 'realtime' | 'authorizer'>;
 
-/** The provider's OAuth app, or 503 when none is configured. */
-function oauthApp(config: AppDeps['config'], provider: GitProvider) {
-  const id = provider === 'github' ? config.SVC_GIT_GITHUB_CLIENT_ID : config.SVC_GIT_GITLAB_CLIENT_ID;
-  const secret = provider === 'github' ? config.SVC_GIT_GITHUB_CLIENT_SECRET : config.SVC_GIT_GITLAB_CLIENT_SECRET;
-  if (!id || !secret) throw new GitOAuthNotConfigured({ provider });
-  return { clientId: id, clientSecret: secret };
+/** The cookie that binds a flow to the browser that began it (and is PKCE's verifier). */
+export const OAUTH_COOKIE = 'svc_git_oauth';
+const COOKIE_PATH = '/api/v1/integrations/git/oauth/callback';
+
+const trimmed = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * The provider's OAuth app for the integration's host, or 503: an app serves the one host it is registered on
+ * (SVC_GIT_*_OAUTH_URL), so its secret never goes to an address a site admin chose as `baseUrl`.
+ */
+function oauthApp(config: AppDeps['config'], provider: GitProvider, baseUrl: string | null) {
+  const github = provider === 'github';
+  const id = github ? config.SVC_GIT_GITHUB_CLIENT_ID : config.SVC_GIT_GITLAB_CLIENT_ID;
+  const secret = github ? config.SVC_GIT_GITHUB_CLIENT_SECRET : config.SVC_GIT_GITLAB_CLIENT_SECRET;
+  const web = trimmed(github ? config.SVC_GIT_GITHUB_OAUTH_URL : config.SVC_GIT_GITLAB_OAUTH_URL);
+  if (!id || !secret || webBase(provider, baseUrl) !== web) throw new GitOAuthNotConfigured({ provider });
+  return { clientId: id, clientSecret: secret, web };
 }
+
+/** PKCE's S256 challenge of a verifier (also what the state keeps of the browser's cookie). */
+const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 /**
  * The provider's web address (where people sign in): GitHub's public site, or a GitHub Enterprise `baseUrl`
  * without its `/api/v3`; GitLab's instance.
  */
 function webBase(provider: GitProvider, baseUrl: string | null): string {
-  const base = (baseUrl ?? (provider === 'github' ? 'https://github.com' : 'https://gitlab.com')).replace(/\/+$/, '');
+  const base = trimmed(baseUrl ?? (provider === 'github' ? 'https://github.com' : 'https://gitlab.com'));
   return provider === 'github' ? base.replace(/\/api\/v3$/, '') : base;
 }
 
@@ -35,28 +50,36 @@ const callbackUrl = (config: AppDeps['config']) =>
   `${(config.SVC_PUBLIC_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '')}${CALLBACK_PATH}`;
 
 /**
- * `GET /integrations/git/:id/oauth/authorize`: the provider's authorization address for a site admin, with a state
- * bound to them (their token version), the site and the integration: a JWT of its own audience, ten minutes, used
- * once by the callback.
+ * `GET /integrations/git/:id/oauth/authorize`: the provider's authorization address for a site admin. Its state is a
+ * JWT of its own audience, ten minutes, used once, bound to the admin (their token version), the site, the
+ * integration and the browser: a random verifier goes to the browser as an HttpOnly cookie for the callback's path
+ * only, the state keeps its digest, and the provider gets it as PKCE's challenge.
  */
 export async function authorizationUrl(
   deps: Deps,
   caller: Principal,
   integrationId: string,
-): Promise<{ url: string; expiresAt: string }> {
+): Promise<{ url: string; expiresAt: string; verifier: string; cookie: { path: string; secure: boolean } }> {
   const actor = actorOf(caller);
   if (actor.type !== 'user' || actor.impersonator) throw new GitOAuthNeedsUser({});
   const siteId = siteOf(caller);
   const integration = await integrationOf(deps, siteId, integrationId);
-  const app = oauthApp(deps.config, integration.provider);
+  const app = oauthApp(deps.config, integration.provider, integration.baseUrl);
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = challengeOf(verifier);
   const state = await deps.tokens.issuePurpose(
     'git-oauth-state',
     actor.id,
-    { site: siteId, integration: integrationId, tv: actor.tokenVersion },
+    { site: siteId, integration: integrationId, tv: actor.tokenVersion, pkce: challenge },
     STATE_TTL_S,
   );
-  const web = webBase(integration.provider, integration.baseUrl);
-  const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: callbackUrl(deps.config), state });
+  const query = new URLSearchParams({
+    client_id: app.clientId,
+    redirect_uri: callbackUrl(deps.config),
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
   if (integration.provider === 'github') query.set('scope', 'repo');
   else {
     query.set('response_type', 'code');
@@ -64,8 +87,10 @@ export async function authorizationUrl(
   }
   const path = integration.provider === 'github' ? '/login/oauth/authorize' : '/oauth/authorize';
   return {
-    url: `${web}${path}?${query.toString()}`,
+    url: `${app.web}${path}?${query.toString()}`,
     expiresAt: new Date(Date.now() + STATE_TTL_S * 1000).toISOString(),
+    verifier,
+    cookie: { path: COOKIE_PATH, secure: callbackUrl(deps.config).startsWith('https:') },
   };
 }
 
@@ -78,22 +103,37 @@ async function readState(deps: Deps, state: string) {
     claims === 'invalid' ||
     typeof claims.site !== 'string' ||
     typeof claims.integration !== 'string' ||
-    typeof claims.tv !== 'number'
+    typeof claims.tv !== 'number' ||
+    typeof claims.pkce !== 'string'
   )
     throw new GitOAuthStateInvalid({ reason: 'invalid' });
-  return { userId: claims.sub, siteId: claims.site, integrationId: claims.integration, tv: claims.tv, jti: claims.jti };
+  return {
+    userId: claims.sub,
+    siteId: claims.site,
+    integrationId: claims.integration,
+    tv: claims.tv,
+    jti: claims.jti,
+    challenge: claims.pkce,
+  };
 }
 
 /** The provider's answer to the code: an access token, or 502 GIT_PROVIDER_FAILED. */
-async function exchange(deps: Deps, provider: GitProvider, baseUrl: string | null, code: string): Promise<string> {
-  const app = oauthApp(deps.config, provider);
-  const tokenUrl = `${webBase(provider, baseUrl)}${provider === 'github' ? '/login/oauth/access_token' : '/oauth/token'}`;
+async function exchange(
+  deps: Deps,
+  provider: GitProvider,
+  baseUrl: string | null,
+  code: string,
+  verifier: string,
+): Promise<string> {
+  const app = oauthApp(deps.config, provider, baseUrl);
+  const tokenUrl = `${app.web}${provider === 'github' ? '/login/oauth/access_token' : '/oauth/token'}`;
   const form = new URLSearchParams({
     client_id: app.clientId,
     client_secret: app.clientSecret,
     code,
     redirect_uri: callbackUrl(deps.config),
     grant_type: 'authorization_code',
+    code_verifier: verifier,
   });
   let text: string;
   let status: number;
@@ -127,16 +167,22 @@ async function exchange(deps: Deps, provider: GitProvider, baseUrl: string | nul
 }
 
 /**
- * The public callback: the state is checked (genuine, unexpired), its user must still be a site admin with the
- * same token version, the integration must still exist, and the state is consumed (once in the whole deployment)
- * before the code is exchanged. The token is then stored sealed, in the user's name.
+ * The public callback: the state is checked (genuine, unexpired, from this browser: the cookie's verifier matches
+ * it), its user must still be a site admin with the same token version, the integration must still exist, and the
+ * state is consumed (once in the whole deployment) before the code is exchanged with PKCE's verifier. The token is
+ * then stored sealed, in the user's name.
  */
 export async function completeAuthorization(
   deps: Deps,
   ctx: Pick<CommandContext, 'now' | 'metadata'>,
-  input: { state: string; code: string },
+  input: { state: string; code: string; verifier: string | undefined },
 ): Promise<{ integrationId: string; hasToken: boolean }> {
   const s = await readState(deps, input.state);
+  // Another browser's state (a link an attacker sent) finds no cookie, or a verifier of another flow.
+  const expected = Buffer.from(s.challenge);
+  const given = Buffer.from(input.verifier ? challengeOf(input.verifier) : '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    throw new GitOAuthStateInvalid({ reason: 'browser' });
   const user = await findUserForToken(deps.db, s.userId, null);
   if (!user || user.tokenVersion !== s.tv) throw new GitOAuthStateInvalid({ reason: 'revoked' });
   const principal: Principal = {
@@ -152,7 +198,7 @@ export async function completeAuthorization(
   // Kept a little past the state's own life, so it cannot be used again before it expires.
   if (!(await deps.realtime.hub.claim(`git-oauth:${s.jti}`, (STATE_TTL_S + 60) * 1000)))
     throw new GitOAuthStateInvalid({ reason: 'used' });
-  const token = await exchange(deps, integration.provider, integration.baseUrl, input.code);
+  const token = await exchange(deps, integration.provider, integration.baseUrl, input.code, input.verifier!);
   const actor = { type: 'user' as const, id: s.userId };
   const record = await updateIntegration(
     deps,

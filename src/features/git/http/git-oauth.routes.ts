@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
-import { authorizationUrl, completeAuthorization } from '../git.oauth.ts';
+import { authorizationUrl, completeAuthorization, OAUTH_COOKIE, STATE_TTL_S } from '../git.oauth.ts';
 import { GitOAuthStateInvalid } from '../git.errors.ts';
 import { IntegrationParams } from './git.schemas.ts';
 
@@ -35,12 +35,23 @@ export const gitOAuthRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       config: { caller: 'site-admin' },
       schema: {
         tags,
-        summary: "The provider's authorization address, with a single-use state bound to the caller (10 minutes)",
+        summary:
+          "The provider's authorization address, with a single-use state bound to the caller and (by an HttpOnly cookie) their browser (10 minutes)",
         params: IntegrationParams,
         response: { 200: dataEnvelope(z.object({ url: z.string(), expiresAt: z.string() })) },
       },
     },
-    async (req) => ({ data: await authorizationUrl(deps, req, req.params.id) }),
+    async (req, reply) => {
+      const { url, expiresAt, verifier, cookie } = await authorizationUrl(deps, req, req.params.id);
+      void reply.setCookie(OAUTH_COOKIE, verifier, {
+        httpOnly: true,
+        sameSite: 'lax',
+        secure: cookie.secure,
+        path: cookie.path,
+        maxAge: STATE_TTL_S,
+      });
+      return { data: { url, expiresAt } };
+    },
   );
 
   app.get(
@@ -58,7 +69,10 @@ export const gitOAuthRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       await enforceRate(deps.limiter, reply, [{ key: `git-oauth:${req.ip}`, rule: PER_IP }]);
       const { state, code } = req.query;
       if (!state || !code) throw new GitOAuthStateInvalid({ reason: 'invalid' });
-      return { data: await completeAuthorization(deps, commandContext(req, deps.clock, '-'), { state, code }) };
+      const verifier = req.cookies?.[OAUTH_COOKIE];
+      void reply.clearCookie(OAUTH_COOKIE, { path: '/api/v1/integrations/git/oauth/callback' });
+      const ctx = commandContext(req, deps.clock, '-');
+      return { data: await completeAuthorization(deps, ctx, { state, code, verifier }) };
     },
   );
 };
