@@ -172,6 +172,8 @@ const EnvSchema = z.object({
   SVC_GIT_ALLOW_PRIVATE: bool(false),
   /** Webhook deliveries the git receiver takes from one address per minute (429 beyond). */
   SVC_GIT_WEBHOOK_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(1200),
+  /** Live preview sites one integration may have; a pull request past it gets none (recorded as refused). */
+  SVC_GIT_MAX_PREVIEWS: z.coerce.number().int().min(0).max(1000).default(10),
   /** How often the TTL cleanup of preview sites runs (one node at a time). */
   SVC_GIT_PREVIEW_SWEEP_MS: z.coerce.number().int().min(1000).max(86_400_000).default(600_000),
   /** The whole exchange with a git provider's API, connect included. */

@@ -43,3 +43,11 @@ export async function listSites(db: Db, ids: string[] | null): Promise<SiteRecor
   );
   return r.rows.map(toRecord);
 }
+
+/** Who made the site (a user's id, or a process: `git-previewer`), or null when there is no such site. */
+export async function siteCreator(db: Db, siteId: string): Promise<string | null> {
+  const r = await asSite(db, siteId, (db) =>
+    sql<{ created_by: string }>`select created_by from sites where site_id = ${siteId}`.execute(db),
+  );
+  return r.rows[0]?.created_by ?? null;
+}

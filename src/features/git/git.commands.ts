@@ -2,9 +2,10 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
+import { previewBaseOf } from '../../kernel/tenancy/site.ts';
 import { seal, shred, unseal } from '../../kernel/privacy/pii.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
-import { GitIntegrationNotFound } from './git.errors.ts';
+import { GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
 import {
   gitDeliveryStream,
   gitIntegrationStream,
@@ -69,6 +70,7 @@ export async function createIntegration(
   ctx: Ctx,
   body: IntegrationCreate,
 ): Promise<{ record: IntegrationRecord; webhookSecret: string | null }> {
+  if (previewBaseOf(ctx.siteId) !== null) throw new IntegrationOnPreview({});
   const integrationId = newId();
   const secret = body.webhookSecret ?? generateSecret();
   const { db } = deps;

@@ -90,3 +90,10 @@ export const GitOAuthStateInvalid = defineError<{ reason: 'invalid' | 'expired' 
   (d) => `the OAuth state is not usable (${d.reason})`,
   (d) => ({ extensions: { reason: d.reason } }),
 );
+
+/** A preview site follows its base's integration; it has none of its own. */
+export const IntegrationOnPreview = defineError<Record<string, never>>(
+  'CONFLICT',
+  'conflict',
+  () => 'a preview site has no git integrations of its own (its base site has them)',
+);

@@ -73,7 +73,6 @@ const begin = async (id: string, as = admin) => {
   expect(set).toMatch(/Path=\/api\/v1\/integrations\/git\/oauth\/callback/);
   return { url: new URL(res.json().data.url as string), cookie: set.split(';')[0]! };
 };
-const authorize = async (id: string, as = admin) => (await begin(id, as)).url;
 /** The provider sends the browser back: with the flow's cookie when it is the same browser. */
 const callback = (query: Record<string, string>, cookie?: string) =>
   t.call({

@@ -11,6 +11,11 @@ export interface PullRequestSeen {
   headRef: string;
   headSha: string;
   baseRef: string;
+  /**
+   * The head is in another repository (a fork) or the payload does not say: anyone can open such a pull request, so
+   * it gets no preview and its intents are never applied.
+   */
+  fromFork: boolean;
   url: string | null;
   /** The provider's time of the change: an older delivery arriving late does not undo a newer one. */
   updatedAt: string;
@@ -60,8 +65,21 @@ const GithubPullRequest = z.object({
     merged: z.boolean().nullable().optional(),
     html_url: url,
     updated_at: time,
-    head: z.object({ ref, sha }),
-    base: z.object({ ref }),
+    head: z.object({
+      ref,
+      sha,
+      repo: z
+        .object({ full_name: text(300) })
+        .nullable()
+        .optional(),
+    }),
+    base: z.object({
+      ref,
+      repo: z
+        .object({ full_name: text(300) })
+        .nullable()
+        .optional(),
+    }),
   }),
 });
 
@@ -103,6 +121,8 @@ const GitlabMergeRequest = z.object({
     source_branch: ref,
     target_branch: ref,
     last_commit: z.object({ id: sha }),
+    source_project_id: z.number().int().optional(),
+    target_project_id: z.number().int().optional(),
     url,
     updated_at: text(64).optional(),
   }),
@@ -189,6 +209,7 @@ function observeGithub(payload: unknown, at: string): Observation[] {
         headRef: p.head.ref,
         headSha: p.head.sha,
         baseRef: p.base.ref,
+        fromFork: !p.head.repo || !p.base.repo || p.head.repo.full_name !== p.base.repo.full_name,
         url: p.html_url ?? null,
         updatedAt: isoTime(p.updated_at, at),
       },
@@ -249,6 +270,10 @@ function observeGitlab(payload: unknown, at: string): Observation[] {
         headRef: m.source_branch,
         headSha: m.last_commit.id,
         baseRef: m.target_branch,
+        fromFork:
+          m.source_project_id === undefined ||
+          m.target_project_id === undefined ||
+          m.source_project_id !== m.target_project_id,
         url: m.url ?? null,
         updatedAt: isoTime(m.updated_at, at),
       },

@@ -63,7 +63,15 @@ afterAll(async () => {
 async function pullRequest(
   to: { path: string },
   number: number,
-  over: { action: string; sha: string; state?: 'open' | 'closed'; merged?: boolean; at: string },
+  over: {
+    action: string;
+    sha: string;
+    state?: 'open' | 'closed';
+    merged?: boolean;
+    at: string;
+    fork?: string;
+    into?: string;
+  },
 ) {
   const body = JSON.stringify({
     action: over.action,
@@ -74,8 +82,8 @@ async function pullRequest(
       merged: over.merged ?? false,
       html_url: null,
       updated_at: over.at,
-      head: { ref: `feature-${String(number)}`, sha: over.sha },
-      base: { ref: 'main' },
+      head: { ref: `feature-${String(number)}`, sha: over.sha, repo: { full_name: over.fork ?? 'acme/site' } },
+      base: { ref: over.into ?? 'main', repo: { full_name: 'acme/site' } },
     },
   });
   const res = await t.call({
@@ -147,6 +155,21 @@ describe('preview sites', () => {
     expect(await titleOn('main--pr-5', 'p1')).toBe('New in the pull request');
     const page = await call('GET', '/api/v1/pages', undefined, { site: 'main--pr-5' });
     expect(JSON.stringify(page.json().data)).toContain('About us');
+    // The per-site streams are the preview's own: its schema takes a new field, its roles are its own stream.
+    await ok('POST', '/api/v1/fields/articles', { field: 'summary', type: 'string' }, { site: 'main--pr-5' });
+    const fieldsOnMain = (await ok('GET', '/api/v1/fields/articles')) as { field: string }[];
+    expect(fieldsOnMain.map((f) => f.field)).not.toContain('summary');
+    expect(await t.deps.store.streamVersion('main--pr-5/access/main')).toBeNull();
+    expect(await t.deps.store.streamVersion('main--pr-5/schema/main')).toBeNull();
+    expect(await t.deps.store.streamVersion('main--pr-5/schema/main--pr-5')).toBeGreaterThan(0);
+    // A preview has no integrations of its own.
+    const own = await call(
+      'POST',
+      BASE,
+      { provider: 'github', repository: 'acme/x', authMethod: 'pat' },
+      { site: 'main--pr-5' },
+    );
+    expect(own.statusCode).toBe(409);
     // The base site is untouched.
     expect(await titleOn('main', 'a1')).toBe('Article a1');
     expect(await titleOn('main', 'p1')).toBe(404);
@@ -248,10 +271,58 @@ describe('preview sites', () => {
     expect(await rowsOf('main--pr-7-2')).toBe(0);
   });
 
-  it('are not made while previews are off, and their ids cannot be taken by hand', async () => {
+  it('are made only for pull requests of the repository into its branch, while on, and up to a number', async () => {
     const quiet = await integrate(false);
     await pullRequest(quiet, 8, { action: 'opened', sha: 'b'.repeat(40), at: '2026-11-04T10:00:00Z' });
     expect((await previews()).some((p) => p.number === 8)).toBe(false);
+    const open = await integrate(true);
+    // From a fork (anyone can open one), or into another branch: none.
+    await pullRequest(open, 9, {
+      action: 'opened',
+      sha: 'b'.repeat(40),
+      at: '2026-11-04T10:00:00Z',
+      fork: 'mallory/site',
+    });
+    await pullRequest(open, 10, { action: 'opened', sha: 'b'.repeat(40), at: '2026-11-04T10:00:00Z', into: 'release' });
+    expect((await previews()).some((p) => p.number === 9 || p.number === 10)).toBe(false);
+    // Another integration's pull request of a number a preview already had: a free id, not the other's.
+    await pullRequest(open, 5, { action: 'opened', sha: 'b'.repeat(40), at: '2026-11-04T10:00:00Z' });
+    const fifth = (await previews()).find((p) => p.number === 5 && p.state === 'live');
+    expect(fifth?.siteId).toBe('main--pr-5-3');
+    // The cap of live previews per integration: past it, refused (recorded), none made.
+    const capped = await createTestApp({ env: { SVC_GIT_MAX_PREVIEWS: '0' } });
+    try {
+      const token = await capped.setup();
+      const made = await capped.call({
+        method: 'POST',
+        url: BASE,
+        as: token,
+        site: 'main',
+        payload: {
+          provider: 'github',
+          repository: 'acme/site',
+          authMethod: 'pat',
+          webhookSecret: SECRET,
+          sync_config: { preview: true },
+        },
+      });
+      const path = new URL(made.json().data.webhookUrl as string).pathname;
+      const previous = t;
+      t = capped;
+      try {
+        await pullRequest({ path }, 1, { action: 'opened', sha: 'b'.repeat(40), at: '2026-11-04T10:00:00Z' });
+      } finally {
+        t = previous;
+      }
+      const listed = await capped.call({ method: 'GET', url: `${BASE}/previews`, as: token, site: 'main' });
+      expect(listed.json().meta.total).toBe(0);
+      const refused = [];
+      for await (const e of capped.deps.store.readStream(gitPreviewStream('main', made.json().data.id as string, 1)))
+        refused.push(e.type);
+      expect(refused).toEqual(['GitPreviewRefused']);
+    } finally {
+      await capped.close();
+    }
     const res = await call('POST', '/api/v1/sites', { id: 'main--pr-99', name: 'Squatter' });
     expect(res.statusCode).toBe(400);
     expect(firstError(res.body).code).toBe('VALIDATION_FAILED');

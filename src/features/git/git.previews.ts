@@ -13,7 +13,7 @@ import { duePreviews, livePreviewsOf } from '../../../projections/git-integratio
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { userActor } from '../auth/index.ts';
 import { isSystemCollection } from '../schema/index.ts';
-import { createSite, deleteSite, findSite } from '../sites/index.ts';
+import { createSite, deleteSite, findSite, siteCreator, siteStream } from '../sites/index.ts';
 import { gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
 import {
   gitIntegrationStream,
@@ -101,8 +101,8 @@ export interface PreviewContext {
 /**
  * The previews a pull request's change calls for (pure): opened (or any news of an open one without a preview) →
  * provisioned; new commits → refreshed; closed or merged → torn down; a seed cut short by a crash → torn down and
- * made again; the integration deleted → all its previews torn down. Only while `sync_config.preview` is on are
- * previews made.
+ * made again; the integration deleted → all its previews torn down. Previews are made only while
+ * `sync_config.preview` is on, for pull requests from the repository itself (not a fork) into its `branch`.
  */
 export function previewWork(
   e: StoredEventOf<GitPullRequestObserved | GitIntegrationDeleted>,
@@ -122,7 +122,9 @@ export function previewWork(
     return current
       ? [{ kind: 'teardown', number: d.number, siteId: current, reason: d.state === 'merged' ? 'merged' : 'closed' }]
       : [];
-  if (!ctx.integration?.syncConfig.preview) return [];
+  // Only pull requests from the repository itself, into the branch the site follows: anyone can open one from a fork.
+  const integration = ctx.integration;
+  if (!integration?.syncConfig.preview || d.fromFork || d.baseRef !== integration.syncConfig.branch) return [];
   const provision: PreviewWork = { kind: 'provision', number: d.number, headSha: d.headSha, headRef: d.headRef };
   if (p.provisioning)
     return [{ kind: 'teardown', number: d.number, siteId: p.provisioning, reason: 'interrupted' }, provision];
@@ -130,6 +132,17 @@ export function previewWork(
   if (p.headSha !== d.headSha)
     return [{ kind: 'refresh', number: d.number, siteId: p.live, headSha: d.headSha, headRef: d.headRef }];
   return [];
+}
+
+/**
+ * A base stream's name on the preview: the site part, and the aggregate id of the per-site streams (schema, access:
+ * `<site>/schema/<site>`), are the preview's.
+ */
+function previewStreamOf(streamId: string, base: string, preview: string): string {
+  const [, category = '', ...rest] = streamId.split('/');
+  const id = rest.join('/');
+  const perSite = (category === 'schema' || category === 'access') && id === base;
+  return `${preview}/${category}/${perSite ? preview : id}`;
 }
 
 const isCopied = (streamId: string) => {
@@ -157,7 +170,7 @@ export async function seedPreview(deps: AppDeps, base: string, preview: string):
     const streams = new Map<string, NewEvent[]>();
     for (const r of rows) {
       if (!isCopied(r.stream_id)) continue;
-      const streamId = `${preview}${r.stream_id.slice(base.length)}`;
+      const streamId = previewStreamOf(r.stream_id, base, preview);
       const metadata: EventMetadata = { ...r.metadata, siteId: preview };
       const list = streams.get(streamId) ?? [];
       list.push({ type: r.type, data: r.data, schemaVersion: r.schema_version, metadata });
@@ -205,7 +218,10 @@ async function applyIntents(
   }
 }
 
-/** Ends a preview: the site is deleted (every read model drops its rows), then the end recorded. Safe to repeat. */
+/**
+ * Ends a preview: the site is deleted if the previewer made it (every read model drops its rows; gone already, or
+ * never the previewer's: left alone), then the end is recorded. Safe to repeat.
+ */
 async function tearDown(
   deps: AppDeps,
   base: string,
@@ -214,16 +230,12 @@ async function tearDown(
   w: { number: number; siteId: string; reason: PreviewEnd },
 ): Promise<void> {
   const at = metadata.occurredAt;
-  await deleteSite(
-    deps,
-    { metadata: { ...metadata, siteId: w.siteId } },
-    {
-      siteId: w.siteId,
-      reason: `preview ${w.reason}`,
-      by: GIT_PREVIEWER,
-      now: at,
-    },
-  );
+  if ((await siteCreator(deps.db, w.siteId)) === GIT_PREVIEWER)
+    await deleteSite(
+      deps,
+      { metadata: { ...metadata, siteId: w.siteId } },
+      { siteId: w.siteId, reason: `preview ${w.reason}`, by: GIT_PREVIEWER, now: at },
+    );
   await handleCommand(
     deps.store,
     previewDecider,
@@ -237,6 +249,31 @@ async function tearDown(
     },
     { metadata },
   );
+}
+
+/**
+ * The id of the pull request's next preview, or why there is none: the integration has its most live previews, or
+ * no free id is left (ids are never given twice, and another integration's preview of the same number, or an old
+ * site, may hold one).
+ */
+async function nextPreviewId(
+  deps: AppDeps,
+  base: string,
+  integrationId: string,
+  number: number,
+  after: number,
+): Promise<{ siteId: string; generation: number } | { refused: string }> {
+  const live = await readAsSite(deps.db, base, (db) => livePreviewsOf(db, base, integrationId));
+  if (live.length >= deps.config.SVC_GIT_MAX_PREVIEWS)
+    return {
+      refused: `the integration has ${String(live.length)} live previews, the most SVC_GIT_MAX_PREVIEWS allows`,
+    };
+  for (let generation = after + 1; generation <= after + 20; generation++) {
+    const siteId = previewSiteId(base, number, generation);
+    if (!siteId) break;
+    if ((await deps.store.streamVersion(siteStream(siteId))) === null) return { siteId, generation };
+  }
+  return { refused: 'no free preview site id (63 characters at most; ids are never given twice)' };
 }
 
 async function provision(
@@ -253,19 +290,21 @@ async function provision(
   const metadata = reactionMetadata(e, PREVIEWER, now);
   const { state } = await readState(deps.store, previewDecider, stream);
   if (state.live || state.provisioning) return;
-  const generation = state.generation + 1;
-  const siteId = previewSiteId(base, w.number, generation);
-  if (!siteId) {
-    const reason = 'the base site id leaves no room for a preview site id (63 characters at most)';
+  const next = await nextPreviewId(deps, base, integrationId, w.number, state.generation);
+  if ('refused' in next) {
     await handleCommand(
       deps.store,
       previewDecider,
       stream,
-      { type: 'Refuse', event: { type: 'GitPreviewRefused', data: { integrationId, number: w.number, reason, at } } },
+      {
+        type: 'Refuse',
+        event: { type: 'GitPreviewRefused', data: { integrationId, number: w.number, reason: next.refused, at } },
+      },
       { metadata },
     );
     return;
   }
+  const { siteId, generation } = next;
   const begun = await handleCommand(
     deps.store,
     previewDecider,
@@ -281,17 +320,26 @@ async function provision(
   );
   if (begun.events.length === 0) return;
   const baseSite = await findSite(deps.db, base);
-  await createSite(
-    deps,
-    { metadata: { ...metadata, siteId } },
-    {
-      siteId,
-      name: `${baseSite?.name ?? base} · PR #${String(w.number)}`.slice(0, 200),
-      createdBy: GIT_PREVIEWER,
-      now: at,
-    },
-  );
-  const copied = await seedPreview(deps, base, siteId);
+  let copied: number;
+  try {
+    await createSite(
+      deps,
+      { metadata: { ...metadata, siteId } },
+      {
+        siteId,
+        name: `${baseSite?.name ?? base} · PR #${String(w.number)}`.slice(0, 200),
+        createdBy: GIT_PREVIEWER,
+        now: at,
+      },
+    );
+    copied = await seedPreview(deps, base, siteId);
+  } catch (err) {
+    // A refusal (the id taken meanwhile, a copy the store refuses) ends this preview; anything else is thrown and
+    // retried, and the begun preview is then torn down and made again.
+    if (!(err instanceof DomainError)) throw err;
+    await tearDown(deps, base, metadata, integrationId, { number: w.number, siteId, reason: 'interrupted' });
+    return;
+  }
   const intents = await applyIntents(deps, e, integration, { siteId, ref: w.headRef, sha: w.headSha });
   await handleCommand(
     deps.store,
@@ -314,12 +362,15 @@ async function refresh(
   integration: NonNullable<GitIntegrationState>,
   w: { number: number; siteId: string; headSha: string; headRef: string },
 ): Promise<void> {
+  const stream = gitPreviewStream(e.siteId, integration.integrationId, w.number);
+  // Still live (the TTL cleanup may have ended it since): no write lands on a deleted site.
+  if ((await readState(deps.store, previewDecider, stream)).state.live !== w.siteId) return;
   const intents = await applyIntents(deps, e, integration, { siteId: w.siteId, ref: w.headRef, sha: w.headSha });
   const now = deps.clock.now();
   await handleCommand(
     deps.store,
     previewDecider,
-    gitPreviewStream(e.siteId, integration.integrationId, w.number),
+    stream,
     {
       type: 'Refresh',
       event: {
