@@ -17,6 +17,16 @@ export interface GitIntegrationRow {
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
+/** A page of a list: its rows (mapped) and how many rows the list has in all. */
+async function pageOf<R, T>(
+  rows: Promise<R[]>,
+  count: Promise<{ n: string }>,
+  map: (r: R) => T,
+): Promise<{ rows: T[]; total: number }> {
+  const [page, all] = await Promise.all([rows, count]);
+  return { rows: page.map(map), total: Number(all.n) };
+}
+
 /** The site's integrations, oldest first. */
 export async function listIntegrations(db: Db, siteId: string): Promise<GitIntegrationRow[]> {
   const rows = await db
@@ -58,19 +68,16 @@ export async function listDeliveries(
     .selectFrom('git_deliveries')
     .where('site_id', '=', siteId)
     .where('integration_id', '=', integrationId);
-  const [rows, count] = await Promise.all([
+  return pageOf(
     base.selectAll().orderBy('seq', 'desc').limit(page.limit).offset(page.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
+    (r) => ({
       provider: r.provider as GitProvider,
       deliveryId: r.delivery_id,
       event: r.event,
       receivedAt: iso(r.received_at),
-    })),
-    total: Number(count.n),
-  };
+    }),
+  );
 }
 
 /** A pull request (merge request) as `/pull-requests` shows it. */
@@ -111,12 +118,10 @@ export async function listPullRequests(
   let base = db.selectFrom('git_pull_requests').where('site_id', '=', siteId);
   if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
   if (q.state !== undefined) base = base.where('state', '=', q.state);
-  const [rows, count] = await Promise.all([
+  return pageOf(
     base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
+    (r) => ({
       integrationId: r.integration_id,
       number: r.number,
       title: r.title,
@@ -127,9 +132,8 @@ export async function listPullRequests(
       baseRef: r.base_ref,
       url: r.url,
       updatedAt: iso(r.updated_at),
-    })),
-    total: Number(count.n),
-  };
+    }),
+  );
 }
 
 /** The site's CI runs, most recently changed first, optionally of one integration, state, commit or branch. */
@@ -148,12 +152,10 @@ export async function listCiRuns(
   if (q.state !== undefined) base = base.where('state', '=', q.state);
   if (q.sha !== undefined) base = base.where('sha', '=', q.sha);
   if (q.ref !== undefined) base = base.where('ref', '=', q.ref);
-  const [rows, count] = await Promise.all([
+  return pageOf(
     base.selectAll().orderBy('seq', 'desc').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
+    (r) => ({
       integrationId: r.integration_id,
       source: r.source as GitCiRunRow['source'],
       runId: r.run_id,
@@ -163,9 +165,8 @@ export async function listCiRuns(
       state: r.state as GitCiRunRow['state'],
       url: r.url,
       updatedAt: iso(r.updated_at),
-    })),
-    total: Number(count.n),
-  };
+    }),
+  );
 }
 
 /** A content intent the integration recorded (what the drift scan calls extra once the repository drops it). */
@@ -218,7 +219,7 @@ export async function listProvenance(
   if (q.field !== undefined) base = base.where('field', '=', q.field);
   if (q.sha !== undefined) base = base.where('sha', '=', q.sha);
   if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
-  const [rows, count] = await Promise.all([
+  return pageOf(
     base
       .selectAll()
       .orderBy('collection')
@@ -228,9 +229,7 @@ export async function listProvenance(
       .offset(q.offset)
       .execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
+    (r) => ({
       collection: r.collection,
       itemId: r.item_id,
       field: r.field,
@@ -238,9 +237,8 @@ export async function listProvenance(
       sha: r.sha,
       path: r.path,
       setAt: iso(r.set_at),
-    })),
-    total: Number(count.n),
-  };
+    }),
+  );
 }
 
 /** A pull request's preview site as `/previews` shows it. */
@@ -266,12 +264,10 @@ export async function listPreviews(
   let base = db.selectFrom('git_previews').where('site_id', '=', siteId);
   if (q.integrationId !== undefined) base = base.where('integration_id', '=', q.integrationId);
   if (q.state !== undefined) base = base.where('state', '=', q.state);
-  const [rows, count] = await Promise.all([
+  return pageOf(
     base.selectAll().orderBy('started_at', 'desc').orderBy('number', 'desc').limit(q.limit).offset(q.offset).execute(),
     base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return {
-    rows: rows.map((r) => ({
+    (r) => ({
       integrationId: r.integration_id,
       number: r.number,
       siteId: r.preview_site_id,
@@ -282,9 +278,8 @@ export async function listPreviews(
       reason: r.reason,
       startedAt: iso(r.started_at),
       updatedAt: iso(r.updated_at),
-    })),
-    total: Number(count.n),
-  };
+    }),
+  );
 }
 
 /** The integration's previews that are not torn down. */
