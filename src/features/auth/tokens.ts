@@ -32,12 +32,7 @@ export interface AccessInput {
 
 /** Purposes of the short-lived single-purpose tokens; each is its own JWT audience. */
 export type Purpose =
-  | 'mfa-challenge'
-  | 'verify-email'
-  | 'reset-password'
-  | 'invite'
-  | 'realtime-ticket'
-  | 'git-oauth-state';
+  'mfa-challenge' | 'verify-email' | 'reset-password' | 'invite' | 'realtime-ticket' | 'git-oauth-state';
 
 /** Purposes of the lasting tokens (no expiry, no id: links that must keep working, spec "Authentication" rule 9). */
 export type LastingPurpose = 'email-unsubscribe';
