@@ -113,12 +113,21 @@ export async function updateIntegration(
   if (patch.authMethod !== undefined) changes.authMethod = patch.authMethod;
   const given = patch.sync_config && Object.entries(patch.sync_config).filter(([, v]) => v !== undefined);
   const syncConfig = given?.length ? (Object.fromEntries(given) as Partial<SyncConfig>) : undefined;
-  if (patch.token !== undefined)
+  if (patch.token !== undefined) {
     changes.token = patch.token === null ? null : await seal(deps.db, ring, integrationId, patch.token);
+    // A token given by hand (a personal or project access token) does not expire the way an OAuth one does.
+    if (current.refreshToken || current.tokenExpiresAt) {
+      changes.refreshToken = null;
+      changes.tokenExpiresAt = null;
+    }
+  }
   // A token was given for one host: pointed at another, it is dropped (unless a new one comes with the change), so
   // no admin can send a stored token, someone else's perhaps, to an address of their choosing.
-  else if (patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl && current.token !== null)
+  else if (patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl && current.token !== null) {
     changes.token = null;
+    changes.refreshToken = null;
+    changes.tokenExpiresAt = null;
+  }
   if (patch.webhookSecret !== undefined)
     changes.webhookSecret = await seal(deps.db, ring, integrationId, patch.webhookSecret);
   const r = await handleCommand(
@@ -191,4 +200,34 @@ export async function recordDelivery(
     { metadata: ctx.metadata },
   );
   return r.events.length > 0;
+}
+
+/** Stores the tokens an OAuth exchange or refresh gave (sealed), in the name of `ctx.actor`. */
+export async function storeOAuthTokens(
+  deps: Deps,
+  ctx: Ctx,
+  integrationId: string,
+  t: { token: string; refreshToken: string | null; expiresAt: string | null },
+): Promise<IntegrationRecord> {
+  const ring = deps.config.keyring;
+  const r = await handleCommand(
+    deps.store,
+    gitIntegrationDecider,
+    gitIntegrationStream(ctx.siteId, integrationId),
+    {
+      type: 'UpdateIntegration',
+      data: {
+        integrationId,
+        changes: {
+          token: await seal(deps.db, ring, integrationId, t.token),
+          refreshToken: t.refreshToken === null ? null : await seal(deps.db, ring, integrationId, t.refreshToken),
+          tokenExpiresAt: t.expiresAt,
+        },
+        at: ctx.now.toISOString(),
+        by: ctx.actor.id,
+      },
+    },
+    { metadata: ctx.metadata },
+  );
+  return recordOf(deps, ctx.siteId, r.state!);
 }

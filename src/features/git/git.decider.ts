@@ -15,6 +15,9 @@ export type GitIntegrationState =
       integrationId: string;
       token: Sealed | null;
       webhookSecret: Sealed;
+      /** Set for an OAuth token that expires (GitLab's): how it is renewed, and when. */
+      refreshToken?: Sealed | null;
+      tokenExpiresAt?: string | null;
       /** Who connected it: the person behind what its processing does on their behalf (preview refreshes). */
       createdBy: string;
       createdAt: string;

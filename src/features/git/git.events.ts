@@ -45,7 +45,13 @@ export type GitIntegrationUpdated = DomainEvent<
   'GitIntegrationUpdated',
   {
     integrationId: string;
-    changes: Partial<GitIntegrationDefinition> & { token?: Sealed | null; webhookSecret?: Sealed };
+    changes: Partial<GitIntegrationDefinition> & {
+      token?: Sealed | null;
+      webhookSecret?: Sealed;
+      /** An OAuth token's refresh token (sealed), and when the token expires; null: a token that does not. */
+      refreshToken?: Sealed | null;
+      tokenExpiresAt?: string | null;
+    };
     at: string;
     by: string;
   }

@@ -5,12 +5,12 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { unseal } from '../../kernel/privacy/pii.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listIntents } from '../../../projections/git-integrations/index.ts';
 import { createItems, itemGuard, readItem, updateItem } from '../items/index.ts';
 import { integrationOf } from './git.commands.ts';
+import { currentToken } from './git.oauth.ts';
 import { GitIntentsInvalid, GitTokenMissing } from './git.errors.ts';
 import {
   gitIntentStream,
@@ -77,8 +77,7 @@ export interface SyncReport {
 /** The repository of an integration, reached with its token. */
 async function repositoryFor(deps: AppDeps, siteId: string, integrationId: string) {
   const integration = await integrationOf(deps, siteId, integrationId);
-  const token =
-    integration.token === null ? null : await unseal(deps.db, deps.config.keyring, integrationId, integration.token);
+  const token = await currentToken(deps, siteId, integration);
   if (token === null) throw new GitTokenMissing({ integrationId });
   const port = repositoryOf(integration.provider, {
     repository: integration.repository,

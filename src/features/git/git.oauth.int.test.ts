@@ -26,10 +26,13 @@ const APPS = {
 };
 let hub: string;
 let lab: string;
+/** The service's clock runs this far ahead of the real one (a token's expiry, without waiting for it). */
+let skewMs = 0;
 
 beforeAll(async () => {
   provider = await startGitProvider({ token: 'initial-token' });
   t = await createTestApp({
+    clock: { now: () => new Date(Date.now() + skewMs) },
     env: {
       SVC_PUBLIC_URL: PUBLIC,
       SVC_GIT_ALLOW_PRIVATE: 'true',
@@ -134,6 +137,32 @@ describe('connecting a repository through OAuth', () => {
     const res = await callback({ code: 'gl-code-1', state: url.searchParams.get('state')! }, cookie);
     expect(res.statusCode, res.body).toBe(200);
     expect((await ok('GET', `${BASE}/${lab}`)).hasToken).toBe(true);
+    // GitLab's token lives two hours: used before then, it is used as it is.
+    const sync = async () => {
+      const r = await call('POST', `${BASE}/${lab}/gitops/sync`, { dryRun: true });
+      expect(r.statusCode, r.body).toBe(200);
+      return provider.requests.at(-1)!.auth ?? '';
+    };
+    expect(await sync()).toContain('glpat-exchanged');
+    // Past its expiry, it is renewed with the refresh token first, and the new one is used (and kept).
+    skewMs = 2 * 3600_000;
+    try {
+      const exchanges = provider.oauth.exchanges.length;
+      const renewed = await sync();
+      expect(renewed).toContain('glpat-exchanged.refreshed-');
+      expect(provider.oauth.exchanges.slice(exchanges)).toMatchObject([
+        { provider: 'gitlab', outcome: 'granted', params: { grant_type: 'refresh_token' } },
+      ]);
+      expect(await sync()).toBe(renewed);
+      expect(provider.oauth.exchanges.length).toBe(exchanges + 1);
+      // A token given by hand afterwards is not an expiring one: never refreshed.
+      await ok('PATCH', `${BASE}/${lab}`, { token: 'initial-token' });
+      skewMs = 48 * 3600_000;
+      expect(await sync()).toContain('initial-token');
+      expect(provider.oauth.exchanges.length).toBe(exchanges + 1);
+    } finally {
+      skewMs = 0;
+    }
   });
 
   it('refuses forged, foreign, revoked and declined callbacks without exchanging anything', async () => {

@@ -5,7 +5,9 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { outboundRequest, OutboundError } from '../../kernel/net/outbound-http.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { userActor } from '../auth/index.ts';
-import { integrationOf, updateIntegration } from './git.commands.ts';
+import { integrationOf, storeOAuthTokens } from './git.commands.ts';
+import type { GitIntegrationState } from './git.decider.ts';
+import { unseal } from '../../kernel/privacy/pii.ts';
 import { GitOAuthNeedsUser, GitOAuthNotConfigured, GitOAuthStateInvalid, GitProviderFailed } from './git.errors.ts';
 import type { GitProvider } from './git.events.ts';
 
@@ -13,7 +15,7 @@ import type { GitProvider } from './git.events.ts';
 export const STATE_TTL_S = 600;
 const CALLBACK_PATH = '/api/v1/integrations/git/oauth/callback';
 
-type Deps = Pick<AppDeps, 'config' | 'tokens' | 'db' | 'store' | 'realtime' | 'authorizer'>;
+type Deps = Pick<AppDeps, 'config' | 'tokens' | 'db' | 'store' | 'realtime' | 'authorizer' | 'clock'>;
 
 /** The cookie that binds a flow to the browser that began it (and is PKCE's verifier). */
 export const OAUTH_COOKIE = 'svc_git_oauth';
@@ -117,24 +119,26 @@ async function readState(deps: Deps, state: string) {
   };
 }
 
-/** The provider's answer to the code: an access token, or 502 GIT_PROVIDER_FAILED. */
-async function exchange(
+/** What a token endpoint gave: the access token, and for an expiring one its refresh token and lifetime. */
+interface Granted {
+  token: string;
+  refreshToken: string | null;
+  expiresInS: number | null;
+}
+
+/**
+ * Asks the provider's token endpoint (of the app's own host, through the outbound helper) for tokens: a code's
+ * exchange or a refresh. Anything but tokens is 502 GIT_PROVIDER_FAILED.
+ */
+async function tokenRequest(
   deps: Deps,
   provider: GitProvider,
   baseUrl: string | null,
-  code: string,
-  verifier: string,
-): Promise<string> {
+  grant: Record<string, string>,
+): Promise<Granted> {
   const app = oauthApp(deps.config, provider, baseUrl);
   const tokenUrl = `${app.web}${provider === 'github' ? '/login/oauth/access_token' : '/oauth/token'}`;
-  const form = new URLSearchParams({
-    client_id: app.clientId,
-    client_secret: app.clientSecret,
-    code,
-    redirect_uri: callbackUrl(deps.config),
-    grant_type: 'authorization_code',
-    code_verifier: verifier,
-  });
+  const form = new URLSearchParams({ client_id: app.clientId, client_secret: app.clientSecret, ...grant });
   let text: string;
   let status: number;
   try {
@@ -151,19 +155,75 @@ async function exchange(
     if (err instanceof OutboundError) throw new GitProviderFailed({ reason: err.reason });
     throw err;
   }
-  let body: unknown;
+  let body: Record<string, unknown> = {};
   try {
-    body = JSON.parse(text) as unknown;
+    const parsed = JSON.parse(text) as unknown;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) body = parsed as Record<string, unknown>;
   } catch {
-    body = null;
+    // Not JSON: no token below.
   }
-  const token =
-    body && typeof body === 'object' && 'access_token' in body && typeof body.access_token === 'string'
-      ? body.access_token
-      : null;
-  if (status !== 200 || !token || token.length > 4096)
-    throw new GitProviderFailed({ reason: 'the provider did not exchange the code' });
-  return token;
+  const str = (key: string) => {
+    const v = Object.hasOwn(body, key) ? body[key] : undefined;
+    return typeof v === 'string' && v.length > 0 && v.length <= 4096 ? v : null;
+  };
+  const token = str('access_token');
+  if (status !== 200 || !token) throw new GitProviderFailed({ reason: 'the provider gave no token' });
+  const expires = Object.hasOwn(body, 'expires_in') ? body.expires_in : undefined;
+  return {
+    token,
+    refreshToken: str('refresh_token'),
+    expiresInS: typeof expires === 'number' && Number.isFinite(expires) && expires > 0 ? expires : null,
+  };
+}
+
+const expiry = (now: Date, g: Granted) =>
+  g.expiresInS === null ? null : new Date(now.getTime() + g.expiresInS * 1000).toISOString();
+
+/** Renewed this long before an OAuth token expires. */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+
+/**
+ * The integration's token in clear, renewed first when it is an OAuth token about to expire (GitLab's live two
+ * hours): the refresh token is exchanged at the app's host and the new tokens stored, under the system actor
+ * `git-oauth`. Null when the integration has no token.
+ */
+export async function currentToken(
+  deps: Deps,
+  siteId: string,
+  integration: NonNullable<GitIntegrationState>,
+): Promise<string | null> {
+  const ring = deps.config.keyring;
+  const id = integration.integrationId;
+  if (integration.token === null) return null;
+  const now = deps.clock.now();
+  const due = integration.tokenExpiresAt && Date.parse(integration.tokenExpiresAt) - REFRESH_MARGIN_MS <= now.getTime();
+  const refreshToken =
+    due && integration.refreshToken ? await unseal(deps.db, ring, id, integration.refreshToken) : null;
+  if (!refreshToken) return unseal(deps.db, ring, id, integration.token);
+  const granted = await tokenRequest(deps, integration.provider, integration.baseUrl, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+  });
+  const actor = { type: 'system' as const, id: 'git-oauth' };
+  await storeOAuthTokens(
+    deps,
+    {
+      siteId,
+      actor,
+      now,
+      metadata: {
+        siteId,
+        actor,
+        correlationId: `git-oauth-refresh:${id}`,
+        causationId: null,
+        requestId: null,
+        occurredAt: now.toISOString(),
+      },
+    },
+    id,
+    { token: granted.token, refreshToken: granted.refreshToken ?? refreshToken, expiresAt: expiry(now, granted) },
+  );
+  return granted.token;
 }
 
 /**
@@ -198,18 +258,18 @@ export async function completeAuthorization(
   // Kept a little past the state's own life, so it cannot be used again before it expires.
   if (!(await deps.realtime.hub.claim(`git-oauth:${s.jti}`, (STATE_TTL_S + 60) * 1000)))
     throw new GitOAuthStateInvalid({ reason: 'used' });
-  const token = await exchange(deps, integration.provider, integration.baseUrl, input.code, input.verifier!);
+  const granted = await tokenRequest(deps, integration.provider, integration.baseUrl, {
+    code: input.code,
+    redirect_uri: callbackUrl(deps.config),
+    grant_type: 'authorization_code',
+    code_verifier: input.verifier!,
+  });
   const actor = { type: 'user' as const, id: s.userId };
-  const record = await updateIntegration(
+  const record = await storeOAuthTokens(
     deps,
-    {
-      siteId: s.siteId,
-      actor,
-      now: ctx.now,
-      metadata: { ...ctx.metadata, siteId: s.siteId, actor },
-    },
+    { siteId: s.siteId, actor, now: ctx.now, metadata: { ...ctx.metadata, siteId: s.siteId, actor } },
     s.integrationId,
-    { token },
+    { token: granted.token, refreshToken: granted.refreshToken, expiresAt: expiry(ctx.now, granted) },
   );
   return { integrationId: record.id, hasToken: record.hasToken };
 }
