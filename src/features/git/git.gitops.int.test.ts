@@ -203,6 +203,34 @@ describe('gitops sync', () => {
     expect(await article('a1')).toMatchObject({ rank: 1 });
   });
 
+  it('declares pages too, by slug', async () => {
+    const files = {
+      'content/pages.yaml': 'page:\n  slug: about/team\n  title: Our team\n',
+      'content/articles.yaml': FILES['content/articles.yaml'],
+    };
+    await provider.repo.commit('main', files);
+    const report = await sync(hub);
+    expect(report.applied).toEqual([expect.objectContaining({ itemId: 'about/team', action: 'created' })]);
+    const listed = (await ok('GET', '/api/v1/pages?limit=200')) as { slug: string; title: string; status: string }[];
+    expect(listed.find((p) => p.slug === 'about/team')).toMatchObject({ title: 'Our team', status: 'published' });
+    const sha = await provider.repo.commit('main', {
+      ...files,
+      'content/pages.yaml': 'page:\n  slug: about/team\n  title: The team\n',
+    });
+    const again = await sync(hub);
+    expect(again.drift.different).toEqual([expect.objectContaining({ itemId: 'about/team', fields: ['title'] })]);
+    const after = (await ok('GET', '/api/v1/pages?limit=200')) as { slug: string; title: string }[];
+    expect(after.find((p) => p.slug === 'about/team')?.title).toBe('The team');
+    expect(await ok('GET', `${BASE}/provenance?collection=@page&itemId=about/team&field=title`)).toEqual([
+      expect.objectContaining({ sha, path: 'content/pages.yaml' }),
+    ]);
+    // A page that does not fit the page rules (a slug with a climb) refuses the files.
+    await provider.repo.commit('main', { ...files, 'content/bad.json': '{"page":{"slug":"../x","title":"x"}}' });
+    const bad = await call('POST', `${BASE}/${hub}/gitops/sync`, {});
+    expect(bad.statusCode).toBe(422);
+    expect(firstError(bad.body).extensions.files).toEqual([expect.objectContaining({ path: 'content/bad.json' })]);
+  });
+
   it('reads a GitLab repository alike', async () => {
     await provider.repo.commit('main', {
       'content/gl.yml': 'collection: articles\nid: g1\nvalues:\n  title: From GitLab\n',

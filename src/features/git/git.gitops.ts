@@ -9,6 +9,9 @@ import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listIntents } from '../../../projections/git-integrations/index.ts';
 import { createItems, itemGuard, readItem, updateItem } from '../items/index.ts';
+import { findPageBySlug, pageWrites } from '../pages/index.ts';
+import { RESOURCES } from '../../kernel/auth/authorizer.ts';
+import { newId } from '../../kernel/ids.ts';
 import { integrationOf } from './git.commands.ts';
 import { currentToken } from './git.oauth.ts';
 import { GitIntentsInvalid, GitTokenMissing } from './git.errors.ts';
@@ -27,8 +30,10 @@ import {
   INTENT_LIMITS,
   isIntentFile,
   parseIntentFile,
+  PAGE_INTENTS,
   type IntentProblem,
   type ItemIntent,
+  type PageIntent,
 } from './git.intents.ts';
 import { repositoryOf, type RepositoryPort } from './providers/index.ts';
 
@@ -94,14 +99,19 @@ async function repositoryFor(deps: AppDeps, siteId: string, integrationId: strin
  * or one item declared twice refuse the whole sync (422 GIT_INTENTS_INVALID, every file's problem listed): a
  * half-read repository is no state anyone committed, so nothing is applied.
  */
-export async function readIntents(port: RepositoryPort, sha: string, dir: string): Promise<ItemIntent[]> {
+export async function readIntents(
+  port: RepositoryPort,
+  sha: string,
+  dir: string,
+): Promise<{ items: ItemIntent[]; pages: PageIntent[] }> {
   const files = (await port.listFiles(sha, dir)).filter((f) => isIntentFile(f.path));
   const problems: IntentProblem[] = [];
   if (files.length > INTENT_LIMITS.files)
     throw new GitIntentsInvalid({
       files: [{ path: dir, problem: `more than ${String(INTENT_LIMITS.files)} intent files` }],
     });
-  const intents: ItemIntent[] = [];
+  const items: ItemIntent[] = [];
+  const pages: PageIntent[] = [];
   for (const f of files.sort((a, b) => (a.path < b.path ? -1 : 1))) {
     // Known before reading when the provider gives sizes; `parseIntentFile` checks the text read either way.
     if (f.size !== null && f.size > INTENT_LIMITS.fileBytes) {
@@ -110,19 +120,33 @@ export async function readIntents(port: RepositoryPort, sha: string, dir: string
     }
     const read = parseIntentFile(f.path, await port.readFile(sha, f.path));
     if ('problem' in read) problems.push(read);
-    else intents.push(...read.intents);
+    else {
+      items.push(...read.intents);
+      pages.push(...read.pages);
+    }
   }
   const seen = new Map<string, string>();
-  for (const i of intents) {
-    const key = `${i.collection}/${String(i.id)}`;
+  const declaredOnce = (key: string, path: string) => {
     const first = seen.get(key);
-    if (first !== undefined) problems.push({ path: i.path, problem: `${key} is also declared in ${first}` });
-    else seen.set(key, i.path);
-  }
-  if (intents.length > INTENT_LIMITS.intents)
+    if (first !== undefined) problems.push({ path, problem: `${key} is also declared in ${first}` });
+    else seen.set(key, path);
+  };
+  for (const i of items) declaredOnce(`${i.collection}/${String(i.id)}`, i.path);
+  for (const p of pages) declaredOnce(`page ${p.slug}`, p.path);
+  if (items.length + pages.length > INTENT_LIMITS.intents)
     problems.push({ path: dir, problem: `more than ${String(INTENT_LIMITS.intents)} intents` });
   if (problems.length) throw new GitIntentsInvalid({ files: problems });
-  return intents;
+  return { items, pages };
+}
+
+/** An intent as the drift scan and the content intents see it: pages under `@page` and their slug. */
+interface Declared {
+  path: string;
+  collection: string;
+  itemId: string;
+  values: Record<string, unknown>;
+  /** The item's id as the file gives it (a number for integer keys); absent for a page. */
+  id?: string | number;
 }
 
 /**
@@ -148,7 +172,17 @@ export async function syncIntents(
   const { intentsPath } = integration.syncConfig;
   const branch = opts.target?.ref ?? integration.syncConfig.branch;
   const sha = opts.target?.sha ?? (await port.branchHead(branch));
-  const intents = await readIntents(port, sha, intentsPath);
+  const read = await readIntents(port, sha, intentsPath);
+  const intents: Declared[] = [
+    ...read.items.map((i) => ({
+      path: i.path,
+      collection: i.collection,
+      itemId: String(i.id),
+      values: i.values,
+      id: i.id,
+    })),
+    ...read.pages.map((p) => ({ path: p.path, collection: PAGE_INTENTS, itemId: p.slug, values: p.values })),
+  ];
   const files = new Set(intents.map((i) => i.path)).size;
 
   const actor: ActorRef = { type: 'gitops', id: integrationId, onBehalfOf: ctx.actor.id };
@@ -160,26 +194,31 @@ export async function syncIntents(
     metadata: { ...ctx.metadata, siteId, actor, correlationId: sha },
   };
 
-  const declared = new Set(intents.map((i) => `${i.collection}/${String(i.id)}`));
+  const declared = new Set(intents.map((i) => `${i.collection}/${i.itemId}`));
+  // What lives now: an item's values, or a page's title and layout (found by slug).
+  const liveOf = async (collection: string, itemId: string) => {
+    if (collection !== PAGE_INTENTS) return (await readItem(deps, siteId, collection, itemId))?.record ?? null;
+    const page = await readAsSite(deps.db, siteId, (db) => findPageBySlug(db, siteId, itemId, false));
+    return page && { id: page.id, title: page.title, layoutConfig: page.layoutConfig };
+  };
   const before = await readAsSite(deps.db, siteId, (db) => listIntents(db, siteId, integrationId));
   const missing: DriftEntry[] = [];
   const different: DriftEntry[] = [];
   const extra: DriftEntry[] = [];
   let inSync = 0;
-  const pending: { intent: ItemIntent; create: boolean; fields: string[] }[] = [];
+  const pending: { intent: Declared; live: Record<string, unknown> | null; fields: string[] }[] = [];
   for (const intent of intents) {
-    const itemId = String(intent.id);
-    const live = await readItem(deps, siteId, intent.collection, itemId);
-    const fields = differingFields(intent, live?.record ?? null);
+    const { itemId } = intent;
+    const live = await liveOf(intent.collection, itemId);
+    const fields = differingFields(intent, live);
     if (!live) missing.push({ path: intent.path, collection: intent.collection, itemId });
     else if (fields.length) different.push({ path: intent.path, collection: intent.collection, itemId, fields });
     else inSync++;
-    if (!live || fields.length) pending.push({ intent, create: !live, fields });
+    if (!live || fields.length) pending.push({ intent, live, fields });
   }
   for (const b of before) {
     if (declared.has(`${b.collection}/${b.itemId}`)) continue;
-    if (await readItem(deps, siteId, b.collection, b.itemId))
-      extra.push({ path: b.path, collection: b.collection, itemId: b.itemId });
+    if (await liveOf(b.collection, b.itemId)) extra.push({ path: b.path, collection: b.collection, itemId: b.itemId });
   }
   const report: SyncReport = {
     sha,
@@ -199,13 +238,13 @@ export async function syncIntents(
     await handleCommand(
       deps.store,
       intentDecider,
-      gitIntentStream(siteId, integrationId, i.collection, String(i.id)),
+      gitIntentStream(siteId, integrationId, i.collection, i.itemId),
       {
         type: 'SetIntent',
         data: {
           integrationId,
           collection: i.collection,
-          itemId: String(i.id),
+          itemId: i.itemId,
           path: i.path,
           sha,
           values: i.values,
@@ -225,21 +264,43 @@ export async function syncIntents(
       );
 
   const guard = itemGuard(deps);
-  for (const { intent, create, fields } of pending) {
-    const itemId = String(intent.id);
+  const pages = pageWrites(deps.store);
+  for (const { intent, live, fields } of pending) {
+    const { itemId } = intent;
     const at = { path: intent.path, collection: intent.collection, itemId };
+    const changes = dictFrom(fields.map((f) => [f, intent.values[f]] as const));
     try {
-      const s = await guard.collection(caller, intent.collection);
-      if (create) {
-        const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
-        await createItems(deps, gitops, { schema: s, items, bulk: false });
-        report.applied.push({ ...at, action: 'created', fields: Object.keys(intent.values) });
+      if (intent.collection === PAGE_INTENTS) {
+        // Pages: the pages resource's rule, as the caller; a new page is published, as one made through the API.
+        await deps.authorizer.require(caller, RESOURCES.pages, live ? 'update' : 'create');
+        const page = intent.values as PageIntent['values'];
+        const by = actor.id;
+        if (!live)
+          await pages.create(
+            siteId,
+            { type: 'CreatePage', data: { pageId: newId(), slug: itemId, status: 'published', ...page, now, by } },
+            metadata,
+          );
+        else
+          await pages.update(
+            siteId,
+            itemId,
+            { type: 'UpdatePage', data: { pageId: String(live.id), ...changes, now, by } },
+            metadata,
+          );
       } else {
-        const changes = dictFrom(fields.map((f) => [f, intent.values[f]] as const));
-        await guard.authorizeUpdate(caller, s, itemId, changes, (current) => ({ ...current, ...changes }));
-        await updateItem(deps, gitops, { schema: s, id: itemId, changes });
-        report.applied.push({ ...at, action: 'updated', fields });
+        const s = await guard.collection(caller, intent.collection);
+        if (!live) {
+          const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
+          await createItems(deps, gitops, { schema: s, items, bulk: false });
+        } else {
+          await guard.authorizeUpdate(caller, s, itemId, changes, (current) => ({ ...current, ...changes }));
+          await updateItem(deps, gitops, { schema: s, id: itemId, changes });
+        }
       }
+      report.applied.push(
+        live ? { ...at, action: 'updated', fields } : { ...at, action: 'created', fields: Object.keys(intent.values) },
+      );
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       report.refused.push({ ...at, code: err.code, message: err.message });

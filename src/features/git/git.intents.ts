@@ -2,6 +2,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { inspectJson } from '../../kernel/http/input-guard.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
+import { LayoutConfig, Slug } from '../pages/index.ts';
 
 /** The files of a sync at most, each file's size and the intents of all of them. */
 export const INTENT_LIMITS = { files: 200, fileBytes: 256 * 1024, intents: 2000 } as const;
@@ -14,6 +15,17 @@ export interface ItemIntent {
   /** Prototype-free: the keys are the file's. */
   values: Record<string, unknown>;
 }
+
+/**
+ * A page as the repository declares it (by slug: a page's id is the service's). It is tracked, in content intents
+ * and provenance, under the collection name `@page` (no collection can be named so) and its slug.
+ */
+export interface PageIntent {
+  path: string;
+  slug: string;
+  values: { title: string; layoutConfig: LayoutConfig | null };
+}
+export const PAGE_INTENTS = '@page';
 
 /** A file that could not be read as intents, and why. */
 export interface IntentProblem {
@@ -31,7 +43,15 @@ const Intent = z
     values: z.record(z.string(), z.unknown()),
   })
   .strict();
-const IntentFile = z.union([Intent, z.array(Intent).max(INTENT_LIMITS.intents)]);
+const PageIntentShape = z
+  .object({
+    page: z
+      .object({ slug: Slug, title: z.string().min(1).max(300), layoutConfig: LayoutConfig.nullable().optional() })
+      .strict(),
+  })
+  .strict();
+const AnyIntent = z.union([Intent, PageIntentShape]);
+const IntentFile = z.union([AnyIntent, z.array(AnyIntent).max(INTENT_LIMITS.intents)]);
 
 /** The value a file holds, or why it holds none. */
 function decode(path: string, text: string): { value: unknown } | { problem: string } {
@@ -47,10 +67,14 @@ function decode(path: string, text: string): { value: unknown } | { problem: str
 }
 
 /**
- * A file's intents (pure): one intent `{ collection, id, values }` or a list of them. Keys that name the prototype,
- * NUL characters, non-finite numbers and excessive depth are refused before the shape is read.
+ * A file's intents (pure): one intent, `{ collection, id, values }` or `{ page: { slug, title, layoutConfig } }`, or
+ * a list of them. Keys that name the prototype, NUL characters, non-finite numbers and excessive depth are refused
+ * before the shape is read.
  */
-export function parseIntentFile(path: string, text: string): { intents: ItemIntent[] } | IntentProblem {
+export function parseIntentFile(
+  path: string,
+  text: string,
+): { intents: ItemIntent[]; pages: PageIntent[] } | IntentProblem {
   if (Buffer.byteLength(text) > INTENT_LIMITS.fileBytes)
     return { path, problem: `larger than ${String(INTENT_LIMITS.fileBytes)} bytes` };
   const decoded = decode(path, text);
@@ -63,14 +87,23 @@ export function parseIntentFile(path: string, text: string): { intents: ItemInte
     return { path, problem: `${issue.path.join('.') || '(root)'}: ${issue.message}` };
   }
   const list = Array.isArray(parsed.data) ? parsed.data : [parsed.data];
-  return {
-    intents: list.map((i) => ({
-      path,
-      collection: i.collection,
-      id: i.id,
-      values: dictFrom(Object.entries(i.values).filter(([k]) => k !== 'id')),
-    })),
-  };
+  const intents: ItemIntent[] = [];
+  const pages: PageIntent[] = [];
+  for (const i of list)
+    if ('page' in i)
+      pages.push({
+        path,
+        slug: i.page.slug,
+        values: { title: i.page.title, layoutConfig: i.page.layoutConfig ?? null },
+      });
+    else
+      intents.push({
+        path,
+        collection: i.collection,
+        id: i.id,
+        values: dictFrom(Object.entries(i.values).filter(([k]) => k !== 'id')),
+      });
+  return { intents, pages };
 }
 
 /** A stable text of a value, for comparing an intent's value with the live one (object keys in order). */
@@ -83,8 +116,11 @@ export function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** The intent's fields whose values differ from the live item's (`live` null: the item is missing). */
-export function differingFields(intent: ItemIntent, live: Record<string, unknown> | null): string[] {
+/** The intent's fields whose values differ from the live item's or page's (`live` null: it is missing). */
+export function differingFields(
+  intent: { values: Record<string, unknown> },
+  live: Record<string, unknown> | null,
+): string[] {
   if (!live) return Object.keys(intent.values);
   return Object.keys(intent.values).filter(
     (f) => canonical(intent.values[f]) !== canonical(Object.hasOwn(live, f) ? live[f] : null),
