@@ -50,13 +50,22 @@ export function recordOf(
   };
 }
 
+/** The site's integration of that id now, or null (none, or deleted): what processing and receivers read. */
+export async function findIntegration(
+  deps: Pick<AppDeps, 'store'>,
+  siteId: string,
+  integrationId: string,
+): Promise<GitIntegrationState> {
+  return (await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, integrationId))).state;
+}
+
 /** The site's integration of that id now, or 404. */
 export async function integrationOf(
   deps: Pick<AppDeps, 'store'>,
   siteId: string,
   integrationId: string,
 ): Promise<NonNullable<GitIntegrationState>> {
-  const { state } = await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, integrationId));
+  const state = await findIntegration(deps, siteId, integrationId);
   if (!state) throw new GitIntegrationNotFound({ integrationId });
   return state;
 }
@@ -168,7 +177,7 @@ export async function webhookSecretOf(
   provider: GitProvider,
   integrationId: string,
 ): Promise<string | null> {
-  const { state } = await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, integrationId));
+  const state = await findIntegration(deps, siteId, integrationId);
   if (!state || state.provider !== provider) return null;
   return unseal(deps.db, deps.config.keyring, integrationId, state.webhookSecret);
 }

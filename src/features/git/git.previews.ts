@@ -14,9 +14,8 @@ import { findUserForToken } from '../../../projections/users/index.ts';
 import { userActor } from '../auth/index.ts';
 import { isSystemCollection } from '../schema/index.ts';
 import { createSite, deleteSite, findSite, siteCreator, siteStream } from '../sites/index.ts';
-import { gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
+import type { GitIntegrationState } from './git.decider.ts';
 import {
-  gitIntegrationStream,
   gitPreviewStream,
   type GitIntegrationDeleted,
   type GitPreviewEvent,
@@ -25,6 +24,7 @@ import {
   type PreviewIntents,
 } from './git.events.ts';
 import { syncIntents } from './git.gitops.ts';
+import { findIntegration } from './git.commands.ts';
 
 export const GIT_PREVIEWER = 'git-previewer';
 const PREVIEWER: ActorRef = { type: 'system', id: GIT_PREVIEWER };
@@ -145,9 +145,10 @@ function previewStreamOf(streamId: string, base: string, preview: string): strin
   return `${preview}/${category}/${perSite ? preview : id}`;
 }
 
+/** Files (a system collection's items) stay the base's: their bytes are not copied. */
 const isCopied = (streamId: string) => {
-  const [, , collection] = streamId.split('/');
-  return !(streamId.split('/')[1] === 'item' && collection !== undefined && isSystemCollection(collection));
+  const [, category, collection] = streamId.split('/');
+  return !(category === 'item' && collection !== undefined && isSystemCollection(collection));
 };
 
 /**
@@ -396,8 +397,6 @@ async function refresh(
  * is handled again.
  */
 export function gitPreviewer(deps: AppDeps): Reactor {
-  const integrationOf = async (siteId: string, id: string) =>
-    (await readState(deps.store, gitIntegrationDecider, gitIntegrationStream(siteId, id))).state;
   return defineReactor<GitPullRequestObserved | GitIntegrationDeleted, PreviewContext, PreviewWork>({
     name: GIT_PREVIEWER,
     handles: ['GitPullRequestObserved', 'GitIntegrationDeleted'],
@@ -409,14 +408,14 @@ export function gitPreviewer(deps: AppDeps): Reactor {
       }
       const preview = (await readState(deps.store, previewDecider, gitPreviewStream(e.siteId, id, e.data.number)))
         .state;
-      return { integration: await integrationOf(e.siteId, id), preview, live: [] };
+      return { integration: await findIntegration(deps, e.siteId, id), preview, live: [] };
     },
     react: previewWork,
     send: async (w, e) => {
       const integrationId = e.data.integrationId;
       if (w.kind === 'teardown')
         return tearDown(deps, e.siteId, reactionMetadata(e, PREVIEWER, deps.clock.now()), integrationId, w);
-      const integration = await integrationOf(e.siteId, integrationId);
+      const integration = await findIntegration(deps, e.siteId, integrationId);
       if (!integration) return;
       if (w.kind === 'provision') return provision(deps, e, integration, w);
       return refresh(deps, e, integration, w);

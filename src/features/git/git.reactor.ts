@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { ActorRef } from '../../kernel/es/event.ts';
-import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
+import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { notify } from '../notifications/index.ts';
@@ -10,15 +10,9 @@ import {
   type ObserveCiRun,
   type ObservePullRequest,
 } from './git.activity.decider.ts';
-import { deliveryPayload } from './git.commands.ts';
-import { gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
-import {
-  gitCiStream,
-  gitIntegrationStream,
-  gitPullRequestStream,
-  type GitCiFailed,
-  type GitDeliveryReceived,
-} from './git.events.ts';
+import { deliveryPayload, findIntegration } from './git.commands.ts';
+import type { GitIntegrationState } from './git.decider.ts';
+import { gitCiStream, gitPullRequestStream, type GitCiFailed, type GitDeliveryReceived } from './git.events.ts';
 import { observe, type Observation } from './git.observations.ts';
 
 export const GIT_DELIVERY_PROCESSOR = 'git-delivery-processor';
@@ -67,11 +61,7 @@ export function gitDeliveryProcessor(deps: AppDeps): Reactor {
     name: GIT_DELIVERY_PROCESSOR,
     handles: ['GitDeliveryReceived'],
     load: async (e) => {
-      const { state } = await readState(
-        deps.store,
-        gitIntegrationDecider,
-        gitIntegrationStream(e.siteId, e.data.integrationId),
-      );
+      const state = await findIntegration(deps, e.siteId, e.data.integrationId);
       return { integration: state, payload: state ? await deliveryPayload(deps, e.data) : null };
     },
     react: activityOf,
@@ -120,11 +110,7 @@ export function gitIncidentReporter(deps: AppDeps): Reactor {
     name: GIT_INCIDENT_REPORTER,
     handles: ['git_ci_failed'],
     load: async (e) => {
-      const { state } = await readState(
-        deps.store,
-        gitIntegrationDecider,
-        gitIntegrationStream(e.siteId, e.data.integrationId),
-      );
+      const state = await findIntegration(deps, e.siteId, e.data.integrationId);
       return state?.repository ?? null;
     },
     react: (e, repository) => [incidentOf(e, repository)],
