@@ -1,4 +1,5 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { githubSignature } from '../support/git-deliveries.ts';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerProcess } from '../support/server-process.ts';
 import { loginTo, processStore } from '../support/process-store.ts';
@@ -84,7 +85,7 @@ describe('SIGKILL during a preview teardown', () => {
       const res = await call('POST', receiver, body, {
         'x-github-event': 'pull_request',
         'x-github-delivery': randomUUID(),
-        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        'x-hub-signature-256': githubSignature(SECRET, body),
       });
       expect(res.status).toBe(200);
     };

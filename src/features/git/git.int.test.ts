@@ -1,4 +1,5 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { githubSignature } from '../../../test/support/git-deliveries.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
@@ -51,9 +52,7 @@ const deliver = (
       'content-type': opts.type ?? 'application/json',
       'x-github-event': 'pull_request',
       'x-github-delivery': opts.id ?? randomUUID(),
-      ...(opts.secret === undefined
-        ? {}
-        : { 'x-hub-signature-256': `sha256=${createHmac('sha256', opts.secret).update(body).digest('hex')}` }),
+      ...(opts.secret === undefined ? {} : { 'x-hub-signature-256': githubSignature(opts.secret, body) }),
       ...opts.headers,
     },
   });
@@ -262,7 +261,7 @@ describe('the webhook receiver', () => {
         headers: {
           'content-type': 'application/json',
           'x-github-delivery': randomUUID(),
-          'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+          'x-hub-signature-256': githubSignature(SECRET, body),
         },
       }),
       await deliver(`${BASE}/webhook/gitlab/main/${gh.id}`, body, {
@@ -289,7 +288,7 @@ describe('the webhook receiver', () => {
       payload: body,
       headers: {
         'content-type': 'application/json',
-        'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
+        'x-hub-signature-256': githubSignature(SECRET, body),
       },
     });
     expect([noId.statusCode, firstError(noId.body).code]).toEqual([400, 'VALIDATION_FAILED']);

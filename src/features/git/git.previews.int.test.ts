@@ -1,9 +1,9 @@
-import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGitProvider, type GitProviderServer } from '../../../test/support/git-provider.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { sendGithubDelivery } from '../../../test/support/git-deliveries.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { createSite } from '../sites/index.ts';
 import { GIT_DELIVERY_PROCESSOR } from './git.reactor.ts';
@@ -73,7 +73,7 @@ async function pullRequest(
     into?: string;
   },
 ) {
-  const body = JSON.stringify({
+  const payload = {
     action: over.action,
     number,
     pull_request: {
@@ -85,18 +85,8 @@ async function pullRequest(
       head: { ref: `feature-${String(number)}`, sha: over.sha, repo: { full_name: over.fork ?? 'acme/site' } },
       base: { ref: over.into ?? 'main', repo: { full_name: 'acme/site' } },
     },
-  });
-  const res = await t.call({
-    method: 'POST',
-    url: to.path,
-    payload: body,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': 'pull_request',
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-    },
-  });
+  };
+  const res = await sendGithubDelivery(t, to.path, payload, { secret: SECRET });
   expect(res.statusCode, res.body).toBe(200);
   await t.deps.drainReactors(GIT_DELIVERY_PROCESSOR);
   await t.deps.drainReactors(GIT_PREVIEWER);
