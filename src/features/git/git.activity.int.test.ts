@@ -1,8 +1,9 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import { sendGithubDelivery } from '../../../test/support/git-deliveries.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { gitDeliveryStream } from './git.events.ts';
@@ -51,18 +52,7 @@ afterAll(() => t.close());
 
 /** Sends a signed GitHub delivery; the event header is whatever the caller says (it is not signed). */
 async function github(path: string, payload: object, event = 'pull_request') {
-  const body = JSON.stringify(payload);
-  const res = await t.call({
-    method: 'POST',
-    url: path,
-    payload: body,
-    headers: {
-      'content-type': 'application/json',
-      'x-github-event': event,
-      'x-github-delivery': randomUUID(),
-      'x-hub-signature-256': `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`,
-    },
-  });
+  const res = await sendGithubDelivery(t, path, payload, { secret: SECRET, event });
   expect(res.statusCode, res.body).toBe(200);
 }
 
@@ -319,3 +309,50 @@ async function deliveriesOf(integrationId: string): Promise<StoredEvent[]> {
   }
   return events;
 }
+
+describe('hostile input on the git routes', () => {
+  it('answers NUL bytes, prototype keys, huge numbers and deep nesting with a 4xx envelope, never a 5xx', async () => {
+    const deep = JSON.parse(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`) as object;
+    const cases: [string, string, unknown][] = [
+      ['GET', `${BASE}/pull-requests?state=%00`, undefined],
+      ['GET', `${BASE}/pull-requests?__proto__[x]=1`, undefined],
+      ['GET', `${BASE}/ci?sha=${'a'.repeat(5000)}`, undefined],
+      ['GET', `${BASE}/ci?limit=1e308`, undefined],
+      ['GET', `${BASE}/provenance?offset=99999999999999999999`, undefined],
+      ['GET', `${BASE}/provenance?constructor[prototype]=x`, undefined],
+      ['GET', `${BASE}/previews?state=live%00`, undefined],
+      ['GET', `${BASE}/previews?integrationId=%00`, undefined],
+      ['POST', `${BASE}/${hub.id}/gitops/sync`, { dryRun: true, __proto__: { polluted: 1 } }],
+      ['POST', `${BASE}/${hub.id}/gitops/sync`, JSON.parse('{"constructor":{"prototype":{"x":1}}}')],
+      ['POST', `${BASE}/${hub.id}/gitops/sync`, { dryRun: 1e308 }],
+      ['POST', `${BASE}/${hub.id}/gitops/sync`, deep],
+      ['POST', `${BASE}/%00/gitops/sync`, {}],
+      ['GET', `${BASE}/${hub.id}/oauth/authorize?x=%00`, undefined],
+      ['GET', `${BASE}/oauth/callback?state=%00&code=x`, undefined],
+      ['GET', `${BASE}/oauth/callback?state=x&code=${'c'.repeat(5000)}`, undefined],
+      ['GET', `${BASE}/oauth/callback?__proto__[state]=x`, undefined],
+    ];
+    for (const [method, url, body] of cases)
+      for (const as of [admin, null]) {
+        const res = await call(method as 'GET' | 'POST', url, body, { as });
+        expect(res.statusCode, `${method} ${url}`).toBeGreaterThanOrEqual(400);
+        expect(res.statusCode, `${method} ${url}`).toBeLessThan(500);
+        expect(res.json().errors[0].code, `${method} ${url}`).toMatch(/^[A-Z_]+$/);
+      }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('limits the receiver per address (SVC_GIT_WEBHOOK_PER_MINUTE), before any signature is checked', async () => {
+    const limited = await createTestApp({ env: { SVC_GIT_WEBHOOK_PER_MINUTE: '3' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++)
+        statuses.push((await sendGithubDelivery(limited, hub.url, { zen: i }, { secret: 'wrong' })).statusCode);
+      expect(statuses).toEqual([401, 401, 401, 429, 429]);
+      const last = await sendGithubDelivery(limited, hub.url, {}, { secret: 'wrong' });
+      expect(firstError(last.body).code).toBe('RATE_LIMITED');
+    } finally {
+      await limited.close();
+    }
+  });
+});
