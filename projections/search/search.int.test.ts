@@ -16,7 +16,7 @@ const call = async (method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE', url: st
  */
 const dump = async () => {
   const r = await sql<Record<string, unknown>>`
-    select site_id, collection, item_id, field, text, weight, tsv::text as tsv, tsv_exact::text as tsv_exact
+    select site_id, collection, item_id, field, text, weight, deleted, tsv::text as tsv, tsv_exact::text as tsv_exact
     from search_fields order by site_id, collection, item_id, field`.execute(t.deps.database.owner);
   return r.rows;
 };
@@ -35,6 +35,7 @@ beforeAll(async () => {
     { id: 'a1', title: 'Hà Nội', body: 'phở bò', tags: 'ẩm thực,du lịch', old: 'gone soon' },
     { id: 'a2', title: 'Sài Gòn', body: 'cơm tấm' },
     { id: 'a3', title: 'Huế', body: 'bún bò' },
+    { id: 'a4', title: 'Đà Lạt', body: 'bò bía' },
   ]);
   await call('PATCH', '/api/v1/items/articles/a1', { body: 'bún chả' });
   await call('PUT', '/api/v1/items/articles/a2', { title: 'Thành phố Hồ Chí Minh' });
@@ -42,6 +43,7 @@ beforeAll(async () => {
   await call('POST', '/api/v1/items/articles/a1/revert', { revisionId: rev });
   await call('DELETE', '/api/v1/items/articles/a3');
   await call('POST', '/api/v1/items/articles/a3/restore');
+  await call('DELETE', '/api/v1/items/articles/a4');
   await call('DELETE', '/api/v1/fields/articles/old');
   await call('PATCH', '/api/v1/fields/articles/body', { searchable: false });
   await call('PATCH', '/api/v1/fields/articles/body', { searchable: true });
@@ -51,13 +53,15 @@ afterAll(() => t.close());
 describe('the search read model', () => {
   it('holds the items as they are now, one row per searchable field that holds text', async () => {
     const rows = await dump();
-    expect(rows.map((r) => [r.item_id, r.field, r.text, r.weight])).toEqual([
-      ['a1', 'body', 'phở bò', 'B'],
-      ['a1', 'tags', 'ẩm thực,du lịch', 'B'],
-      ['a1', 'title', 'Hà Nội', 'A'],
-      ['a2', 'title', 'Thành phố Hồ Chí Minh', 'A'],
-      ['a3', 'body', 'bún bò', 'B'],
-      ['a3', 'title', 'Huế', 'A'],
+    expect(rows.map((r) => [r.item_id, r.field, r.text, r.weight, r.deleted])).toEqual([
+      ['a1', 'body', 'phở bò', 'B', false],
+      ['a1', 'tags', 'ẩm thực,du lịch', 'B', false],
+      ['a1', 'title', 'Hà Nội', 'A', false],
+      ['a2', 'title', 'Thành phố Hồ Chí Minh', 'A', false],
+      ['a3', 'body', 'bún bò', 'B', false],
+      ['a3', 'title', 'Huế', 'A', false],
+      ['a4', 'body', 'bò bía', 'B', true],
+      ['a4', 'title', 'Đà Lạt', 'A', true],
     ]);
     expect(rows[2]).toMatchObject({ tsv: "'ha':1 'noi':2", tsv_exact: "'hà':1 'nội':2" });
   });
@@ -77,6 +81,8 @@ describe('the search read model', () => {
     expect((await dump()).some((r) => r.field === 'body')).toBe(false);
     await call('PATCH', '/api/v1/fields/articles/body', { searchable: null });
     expect(await found('pho bo')).toEqual(['a1']);
+    // Derived again from the documents, a deleted item's rows stay deleted.
+    expect(await found('bia')).toEqual([]);
   });
 
   it('moves the title weight when the first string field goes', async () => {

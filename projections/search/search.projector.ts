@@ -15,6 +15,8 @@ const ITEM_TYPES = [
   'ItemReplaced',
   'ItemReverted',
   'ItemVersionPromoted',
+  'ItemDeleted',
+  'ItemRestored',
   'ItemPurged',
 ] as const;
 const SCHEMA_TYPES = ['FieldCreated', 'FieldUpdated', 'FieldTypeChanged', 'FieldDeleted', 'CollectionDeleted'] as const;
@@ -27,12 +29,13 @@ const CONTROLS = '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]';
 /**
  * The full-text index: one row per (item, searchable field) holding the field's text, its accent-insensitive
  * vector (`tsv`) and its vector as written (`tsv_exact`), both computed by PostgreSQL from the text. A soft-deleted
- * item keeps its rows (queries join item_documents, which knows it is deleted); a purge removes them. Items are
+ * item keeps its rows, flagged `deleted` (so a search without a row rule reads no item document); a purge removes
+ * them. Items are
  * indexed by the schema as the schema read model has it, so a rebuild indexes by today's schema.
  */
 export const searchProjector = defineProjector<IndexedItemEvent | IndexedSchemaEvent>({
   name: 'search',
-  version: 1,
+  version: 2,
   mode: 'inline',
   tables: ['search_fields'],
   handles: [...ITEM_TYPES, ...SCHEMA_TYPES],
@@ -48,6 +51,7 @@ export const searchProjector = defineProjector<IndexedItemEvent | IndexedSchemaE
         text text not null,
         weight text not null,
         version integer not null,
+        deleted boolean not null default false,
         tsv tsvector generated always as (${searchVector(text)}) stored,
         tsv_exact tsvector generated always as (${exactVector(text)}) stored,
         primary key (site_id, collection, item_id, field)
@@ -101,6 +105,17 @@ async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<IndexedItem
   const d = e.data;
   const item = rows(trx, e.siteId, d.collection).where('item_id', '=', d.id).where('version', '<', e.streamVersion);
   if (e.type === 'ItemPurged') return later(trx, rows(trx, e.siteId, d.collection).where('item_id', '=', d.id));
+  if (e.type === 'ItemDeleted' || e.type === 'ItemRestored') {
+    const flag = trx
+      .updateTable('search_fields')
+      .set({ deleted: e.type === 'ItemDeleted', version: e.streamVersion })
+      .where('site_id', '=', e.siteId)
+      .where('collection', '=', d.collection)
+      .where('item_id', '=', d.id)
+      .where('version', '<', e.streamVersion);
+    return later(trx, flag);
+  }
+  // Every other change is to a live item (the item decider refuses changes to a deleted one): its rows are live.
   const values = e.type === 'ItemUpdated' ? e.data.changes : e.data.values;
   const keys = Object.keys(values);
   // A replacement drops every field it leaves empty; an update only the fields it names.
@@ -122,7 +137,7 @@ async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<IndexedItem
     join schema_fields f on f.site_id = ${e.siteId} and f.collection = ${d.collection} and f.field = c.field
     where ${SEARCHABLE}
     on conflict (site_id, collection, item_id, field) do update
-      set text = excluded.text, weight = excluded.weight, version = excluded.version
+      set text = excluded.text, weight = excluded.weight, version = excluded.version, deleted = false
       where ${table}.version < excluded.version`;
   await later(trx, { compile: () => insert.compile(trx) });
 }
@@ -138,8 +153,8 @@ async function rederive(trx: Transaction<DB>, siteId: string, collection: string
   if (def && isSearchable(def)) {
     const weight = searchableFields(schema, collection).find((f) => f.field === field)?.weight ?? 'B';
     await sql`
-      insert into ${sql.table(t('search_fields'))} (site_id, collection, item_id, field, text, weight, version)
-      select d.site_id, d.collection, d.id, ${field}, x.text, ${weight}, d.version
+      insert into ${sql.table(t('search_fields'))} (site_id, collection, item_id, field, text, weight, version, deleted)
+      select d.site_id, d.collection, d.id, ${field}, x.text, ${weight}, d.version, d.deleted_at is not null
       from item_documents d
       cross join lateral (
         select left(regexp_replace(normalize(v.raw, NFC), ${CONTROLS}, ' ', 'g'), ${MAX_INDEXED_CHARS}) as text

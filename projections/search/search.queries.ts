@@ -16,19 +16,22 @@ const factor = sql`(case s.weight when 'A' then ${sql.lit(WEIGHT_FACTORS.A)} els
 
 /**
  * The matching field rows of one scope, each with its score: only the scope's fields, only live items inside its
- * rows condition (compiled by the item query compiler over `item_documents a0`), so nothing else can match or score.
- * An exact match (accents as written) counts its field's weight again.
+ * rows condition (compiled by the item query compiler over `item_documents a0`, joined only when there is one), so
+ * nothing else can match or score. An exact match (accents as written) counts its field's weight again.
  */
 function scopeMatches(siteId: string, scope: SearchScope, schema: SiteSchema): RawBuilder<unknown> {
-  const rows = scope.rows ? compileFilter(scope.rows, rootScope(schema, scope.collection)) : sql`true`;
+  const rows = scope.rows
+    ? sql`join item_documents a0 on a0.site_id = s.site_id and a0.collection = s.collection and a0.id = s.item_id
+            and a0.deleted_at is null and ${compileFilter(scope.rows, rootScope(schema, scope.collection))}`
+    : sql``;
   return sql`
     select s.collection, s.item_id, s.field,
            ${factor} * (ts_rank_cd(s.tsv, sq.q) + case when s.tsv_exact @@ sq.x then 1 else 0 end) as score
     from search_fields s
     cross join sq
-    join item_documents a0 on a0.site_id = s.site_id and a0.collection = s.collection and a0.id = s.item_id
+    ${rows}
     where s.site_id = ${siteId} and s.collection = ${scope.collection} and s.field = any(${[...scope.fields]}::text[])
-      and s.tsv @@ sq.q and not (''::tsvector @@ sq.q) and a0.deleted_at is null and ${rows}`;
+      and s.tsv @@ sq.q and not (''::tsvector @@ sq.q) and not s.deleted`;
 }
 
 interface HitRow {
@@ -53,7 +56,7 @@ export function pgSearchIndex(db: Db): SearchIndex {
         );
         const r = await sql<HitRow>`
           with sq as materialized (select ${searchQuery(req.q)} as q, ${exactQuery(req.q)} as x),
-          m as (${matches}),
+          m as materialized (${matches}),
           hits as (select collection, item_id, sum(score)::float8 as score, array_agg(field order by field) as fields
                    from m group by collection, item_id)
           select collection, item_id, score, fields, (count(*) over ())::int as total from hits

@@ -10,6 +10,8 @@ export interface SearchFieldsTable {
   weight: string;
   /** The item stream's version the row was written at: an older event never overwrites it. */
   version: number;
+  /** The item is soft-deleted (its rows stay for a restore, and match nothing). */
+  deleted: boolean;
 }
 
 declare module '../../src/kernel/db/database.ts' {
