@@ -5,7 +5,7 @@ import type { DB } from '../../src/kernel/db/database.ts';
 import { extensionSchema } from '../../src/kernel/db/migrate.ts';
 import { normaliseText } from '../../src/features/tm/tm.types.ts';
 import { matchScore } from '../../src/features/tm/tm.match.ts';
-import { trigramFloor } from './tm.queries.ts';
+import { NARROW_FLOOR, trigramFloor } from './tm.queries.ts';
 import { createTestApp, type TestApp } from '../../test/setup/app.ts';
 
 /** The translation-memory read model is the log's, and its lookup candidates come through the trigram index. */
@@ -104,6 +104,22 @@ describe('tm read model', () => {
     expect(trigramFloor(75)).toBe(0.38);
     expect(trigramFloor(100)).toBeLessThan(0.9);
     for (let th = 1; th <= 100; th++) expect(trigramFloor(th)).toBeGreaterThanOrEqual(trigramFloor(th - 1));
+  });
+
+  it('widens to the floor when the narrow pass finds too few candidates (a near miss under its similarity)', async () => {
+    // 'nite owl' scores 67 against 'night owl' with a trigram similarity of 0.46: under NARROW_FLOOR, over the floor.
+    await call('POST', '/api/v1/tm', { sourceLang: 'en', targetLang: 'fr', source: 'night owl', target: 'oiseau' });
+    const lookup = (threshold: number) =>
+      t.call({
+        method: 'POST',
+        url: '/api/v1/tm/lookup',
+        as: admin,
+        site: 'main',
+        payload: { query: 'nite owl', sourceLang: 'en', targetLang: 'fr', threshold },
+      });
+    expect(NARROW_FLOOR).toBeGreaterThan(0.46);
+    expect((await lookup(60)).json().data.match).toMatchObject({ source: 'night owl', score: 67 });
+    expect((await lookup(70)).json().data.match).toBeNull();
   });
 
   it('keeps every near miss of a sentence (a word edited or replaced) over the floor of its score', async () => {

@@ -159,10 +159,18 @@ export function trigramFloor(threshold: number): number {
 }
 
 /**
- * Lookup candidates of a language pair: the entry with exactly this normalised source, and the `limit` entries
- * most similar by trigrams among those pg_trgm's `%` operator finds through the GIN index at `trigramFloor`. The
- * threshold is a transaction-local setting, so both run in one transaction under the site. Operators and functions
- * are qualified by the extension's schema.
+ * The trigram similarity a lookup first asks for: over it, the rows pg_trgm must recheck drop from thousands to
+ * a few hundred in a memory of alike sentences (docs/benchmarks.md, bench:search-tm).
+ */
+export const NARROW_FLOOR = 0.5;
+
+/**
+ * Lookup candidates of a language pair. The entry with exactly this normalised source, alone when there is one (it
+ * scores 100: nothing can beat it). Otherwise the `limit` entries most similar by trigrams among those pg_trgm's `%`
+ * operator finds through the GIN index at `trigramFloor`: asked first over `NARROW_FLOOR`, and again at the floor
+ * only when that gave fewer than `limit` (so the answer is the same, and the common case rechecks far fewer rows).
+ * The threshold is a transaction-local setting, so the statements run in one transaction under the site. Operators
+ * and functions are qualified by the extension's schema.
  */
 export async function entryCandidates(
   db: Db,
@@ -178,10 +186,9 @@ export async function entryCandidates(
   },
 ): Promise<Candidate[]> {
   const ext = sql.id(q.trgm);
+  const floor = trigramFloor(q.threshold);
+  const floors = floor < NARROW_FLOOR ? [NARROW_FLOOR, floor] : [floor];
   const run = async (trx: Db) => {
-    await sql`select set_config('pg_trgm.similarity_threshold', ${String(trigramFloor(q.threshold))}, true)`.execute(
-      trx,
-    );
     const pair = trx
       .selectFrom('tm_entries')
       .select([...COLUMNS, 'norm_source'])
@@ -189,13 +196,19 @@ export async function entryCandidates(
       .where('source_lang', '=', q.sourceLang)
       .where('target_lang', '=', q.targetLang);
     const exact = await pair.where('source_hash', '=', q.hash).execute();
-    const similar = await pair
-      .where(sql<boolean>`norm_source operator(${ext}.%) ${q.normalised}`)
-      .orderBy(sql`${ext}.similarity(norm_source, ${q.normalised})`, 'desc')
-      .orderBy('entry_id')
-      .limit(q.limit)
-      .execute();
-    return [...exact, ...similar];
+    if (exact.length) return exact;
+    let similar: typeof exact = [];
+    for (const f of floors) {
+      await sql`select set_config('pg_trgm.similarity_threshold', ${String(f)}, true)`.execute(trx);
+      similar = await pair
+        .where(sql<boolean>`norm_source operator(${ext}.%) ${q.normalised}`)
+        .orderBy(sql`${ext}.similarity(norm_source, ${q.normalised})`, 'desc')
+        .orderBy('entry_id')
+        .limit(q.limit)
+        .execute();
+      if (similar.length >= q.limit) break;
+    }
+    return similar;
   };
   const rows = db.isTransaction ? await run(db) : await withSite(db as Kysely<DB>, siteId, run);
   const seen = new Set<string>();
