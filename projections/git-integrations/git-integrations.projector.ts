@@ -28,7 +28,7 @@ export const gitIntegrationsProjector = defineProjector<
   GitIntegrationEvent | GitDeliveryReceived | GitActivityEvent | GitopsEvent | GitPreviewEvent
 >({
   name: 'git-integrations',
-  version: 2,
+  version: 3,
   mode: 'inline',
   tables: ['git_integrations', ...ACTIVITY_TABLES, 'git_previews'],
   handles: [
@@ -48,6 +48,7 @@ export const gitIntegrationsProjector = defineProjector<
         base_url text,
         auth_method text not null,
         has_token boolean not null,
+        app jsonb,
         sync_config jsonb not null,
         created_at timestamptz not null,
         updated_at timestamptz not null,
@@ -163,6 +164,7 @@ export const gitIntegrationsProjector = defineProjector<
             base_url: d.baseUrl,
             auth_method: d.authMethod,
             has_token: d.token !== null,
+            app: d.app && d.appKey ? JSON.stringify(d.app) : null,
             sync_config: JSON.stringify(d.syncConfig),
             created_at: d.at,
             updated_at: d.at,
@@ -180,6 +182,7 @@ export const gitIntegrationsProjector = defineProjector<
             ...(c.baseUrl !== undefined ? { base_url: c.baseUrl } : {}),
             ...(c.authMethod !== undefined ? { auth_method: c.authMethod } : {}),
             ...(c.token !== undefined ? { has_token: c.token !== null } : {}),
+            ...(c.app !== undefined ? { app: c.app ? JSON.stringify(c.app) : null } : {}),
             ...(c.syncConfig !== undefined ? { sync_config: JSON.stringify(c.syncConfig) } : {}),
             updated_at: e.data.at,
           })

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { GitAuthMethod, GitProvider, SyncConfig } from '../../src/features/git/git.events.ts';
+import type { GitAuthMethod, GitHubApp, GitProvider, SyncConfig } from '../../src/features/git/git.events.ts';
 
 /** An integration as the list shows it (the receiver's address is the slice's to add). */
 export interface GitIntegrationRow {
@@ -10,6 +10,7 @@ export interface GitIntegrationRow {
   baseUrl: string | null;
   authMethod: GitAuthMethod;
   hasToken: boolean;
+  app: GitHubApp | null;
   syncConfig: SyncConfig;
   createdAt: string;
   updatedAt: string;
@@ -43,6 +44,7 @@ export async function listIntegrations(db: Db, siteId: string): Promise<GitInteg
     baseUrl: r.base_url,
     authMethod: r.auth_method as GitAuthMethod,
     hasToken: r.has_token,
+    app: r.app ? { appId: r.app.appId, installationId: r.app.installationId } : null,
     syncConfig: r.sync_config,
     createdAt: iso(r.created_at),
     updatedAt: iso(r.updated_at),

@@ -1,5 +1,5 @@
-import type { Int8, Json, Timestamp } from '../../src/kernel/db/database.ts';
-import type { SyncConfig } from '../../src/features/git/git.events.ts';
+import type { Int8, Json, NullableJson, Timestamp } from '../../src/kernel/db/database.ts';
+import type { GitHubApp, SyncConfig } from '../../src/features/git/git.events.ts';
 
 /** One row per live git integration of a site, without its secrets (DDL in git-integrations.projector.ts). */
 export interface GitIntegrationsTable {
@@ -10,6 +10,8 @@ export interface GitIntegrationsTable {
   base_url: string | null;
   auth_method: string;
   has_token: boolean;
+  /** The GitHub App it acts as (ids only), or null. */
+  app: NullableJson<GitHubApp>;
   sync_config: Json<SyncConfig>;
   created_at: Timestamp;
   updated_at: Timestamp;

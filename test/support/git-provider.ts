@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { devNull, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt, errors as joseErrors, jwtVerify } from 'jose';
 
 /**
  * A git provider for tests, on loopback HTTP: a REAL bare repository (`git init --bare` in a temporary directory,
@@ -20,6 +21,10 @@ import { join } from 'node:path';
  *   `x-page`/`x-next-page`/`x-total-pages`/… headers and a `link` header, as GitLab sends them; a missing `path` is
  *   404 "Tree Not Found", as GitLab answers since 16.5), raw files (`text/plain`). Credentials: `PRIVATE-TOKEN` or
  *   `Authorization: Bearer`; a wrong one is 401, none is 404 "Project Not Found".
+ * - GitHub Apps: `POST /api/v3/app/installations/:id/access_tokens` with the app's JWT (`Authorization: Bearer`,
+ *   RS256 under the registered app's key, `iss` its id, at most ten minutes between `iat` and `exp`, GitHub's 401
+ *   messages otherwise); answered 201 `{ token, expires_at, permissions, repository_selection }`, the token then
+ *   accepted by the API. A `repositories` list naming another repository is GitHub's 422.
  * - OAuth: GitHub `POST /login/oauth/access_token` (errors are 200 with an `error` field, as GitHub answers them;
  *   JSON when asked by `Accept`, a form otherwise) and GitLab `POST /oauth/token` (authorization_code and
  *   refresh_token grants, Doorkeeper's errors: 400 invalid_grant, 401 invalid_client). Codes are single-use; the
@@ -50,6 +55,12 @@ export interface GitProviderServer {
     allow(grant: OAuthGrant): void;
     exchanges: OAuthExchange[];
   };
+  apps: {
+    /** Registers a GitHub App's installation of the repository: its public key checks the app's JWTs. */
+    install(app: GitHubAppInstallation): void;
+    /** Every installation token asked for, in order. */
+    mints: AppTokenRequest[];
+  };
   /** Failures of the server itself (each also answered 500): a test may expect none. */
   errors: unknown[];
   close(): Promise<void>;
@@ -76,6 +87,26 @@ export interface OAuthGrant {
   scope?: string;
   /** GitLab's refresh token of the grant; default: generated. */
   refreshToken?: string;
+}
+
+export interface GitHubAppInstallation {
+  appId: string;
+  installationId: string;
+  publicKey: KeyObject;
+  /** How long its tokens live; default an hour, as GitHub's do. */
+  tokenTtlS?: number;
+}
+
+export interface AppTokenRequest {
+  installationId: string;
+  /** The JWT's claims as sent (decoded, whether or not it was valid). */
+  claims: Record<string, unknown> | null;
+  /** The request's `repositories`, if it named any. */
+  repositories: string[] | null;
+  /** `granted`, or GitHub's message. */
+  outcome: string;
+  /** The token given, when granted. */
+  token: string | null;
 }
 
 export interface OAuthExchange {
@@ -418,12 +449,76 @@ export async function startGitProvider(opts: {
   const clients = new Map<string, string>();
   const refreshTokens = new Map<string, OAuthGrant>();
   const exchanges: OAuthExchange[] = [];
+  const installations = new Map<string, GitHubAppInstallation>();
+  const mints: AppTokenRequest[] = [];
   let url = '';
   let requestCount = 0;
 
   // ------------------------------------------------------------------------------------------- GitHub REST
   const ghNotFound = () =>
     json(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+
+  /** `POST /app/installations/:id/access_tokens`, as GitHub answers it. */
+  async function githubAppToken(req: http.IncomingMessage, installationId: string, body: Buffer): Promise<Reply> {
+    const jwt = /^bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
+    let claims: Record<string, unknown> | null = null;
+    try {
+      claims = jwt ? (decodeJwt(jwt) as Record<string, unknown>) : null;
+    } catch {
+      claims = null;
+    }
+    let repositories: string[] | null = null;
+    try {
+      const parsed = body.length ? (JSON.parse(body.toString('utf8')) as { repositories?: unknown }) : {};
+      if (Array.isArray(parsed.repositories)) repositories = parsed.repositories.map(String);
+    } catch {
+      return json(400, { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/rest' });
+    }
+    const record = (outcome: string, token: string | null = null) =>
+      mints.push({ installationId, claims, repositories, outcome, token });
+    const refuse = (message: string) => {
+      record(message);
+      return json(401, { message, documentation_url: 'https://docs.github.com/rest', status: '401' });
+    };
+    const app = installations.get(installationId);
+    if (!jwt || !claims) return refuse('A JSON web token could not be decoded');
+    if (typeof claims.iat !== 'number' || typeof claims.exp !== 'number')
+      return refuse("'Issued at' claim ('iat') must be an Integer representing the time that the assertion was issued");
+    if (claims.exp - claims.iat > 600) return refuse("'Expiration time' claim ('exp') is too far in the future");
+    if (!app || String(claims.iss) !== app.appId) {
+      record('Not Found');
+      return json(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+    }
+    try {
+      await jwtVerify(jwt, app.publicKey, { algorithms: ['RS256'], clockTolerance: 60 });
+    } catch (err) {
+      if (err instanceof joseErrors.JWTExpired)
+        return refuse(
+          "'Expiration time' claim ('exp') must be a numeric value representing the future time at which the assertion expires",
+        );
+      return refuse('A JSON web token could not be decoded');
+    }
+    const name = repository.split('/').pop()!.toLowerCase();
+    if (repositories && repositories.some((r) => r.toLowerCase() !== name)) {
+      record('not accessible');
+      return json(422, {
+        message:
+          'There is at least one repository that does not exist or is not accessible to the parent installation.',
+        documentation_url: 'https://docs.github.com/rest/apps/apps#create-an-installation-access-token-for-an-app',
+        status: '422',
+      });
+    }
+    const token = `ghs_${randomBytes(18).toString('base64url')}`;
+    tokens.add(token);
+    record('granted', token);
+    const expires = new Date(Date.now() + (app.tokenTtlS ?? 3600) * 1000);
+    return json(201, {
+      token,
+      expires_at: expires.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      permissions: { contents: 'read', metadata: 'read' },
+      repository_selection: repositories ? 'selected' : 'all',
+    });
+  }
 
   async function github(req: http.IncomingMessage, parts: string[], query: URLSearchParams): Promise<Reply> {
     const header = req.headers.authorization;
@@ -809,6 +904,16 @@ export async function startGitProvider(opts: {
     if (path === '/login/oauth/access_token' && req.method === 'POST')
       return githubOAuth(req, paramsOf(query, req, body));
     if (path === '/oauth/token' && req.method === 'POST') return gitlabOAuth(req, paramsOf(query, req, body));
+    if (
+      parts.length === 6 &&
+      parts[0] === 'api' &&
+      parts[1] === 'v3' &&
+      parts[2] === 'app' &&
+      parts[3] === 'installations' &&
+      parts[5] === 'access_tokens' &&
+      req.method === 'POST'
+    )
+      return githubAppToken(req, parts[4]!, body);
     if (parts[0] === 'api' && parts[1] === 'v3') return github(req, parts.slice(2), query);
     if (parts[0] === 'api' && parts[1] === 'v4') return gitlab(req, parts.slice(2), query, path);
     return json(404, { message: 'Not Found' });
@@ -846,6 +951,12 @@ export async function startGitProvider(opts: {
         clients.set(grant.clientId, grant.clientSecret);
       },
       exchanges,
+    },
+    apps: {
+      install(app) {
+        installations.set(app.installationId, app);
+      },
+      mints,
     },
     errors,
     async close() {

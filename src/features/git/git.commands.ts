@@ -5,7 +5,7 @@ import { newId } from '../../kernel/ids.ts';
 import { previewBaseOf } from '../../kernel/tenancy/site.ts';
 import { seal, shred, unseal } from '../../kernel/privacy/pii.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
-import { GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
+import { GitAppMisplaced, GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
 import {
   gitDeliveryStream,
   gitIntegrationStream,
@@ -43,6 +43,7 @@ export function recordOf(
     baseUrl: s.baseUrl,
     authMethod: s.authMethod,
     hasToken: s.token !== null,
+    app: s.app && s.appKey ? { appId: s.app.appId, installationId: s.app.installationId } : null,
     webhookUrl: webhookUrl(deps, siteId, s.provider, s.integrationId),
     sync_config: s.syncConfig,
     createdAt: s.createdAt,
@@ -93,6 +94,8 @@ export async function createIntegration(
     syncConfig: (body.sync_config ?? SyncConfigSchema.parse({})) as SyncConfig,
     token: body.token === undefined ? null : await seal(db, ring, integrationId, body.token),
     webhookSecret: await seal(db, ring, integrationId, secret),
+    app: body.app ? { appId: body.app.appId, installationId: body.app.installationId } : null,
+    appKey: body.app ? await seal(db, ring, integrationId, body.app.privateKey) : null,
     at: ctx.now.toISOString(),
     by: ctx.actor.id,
   };
@@ -130,13 +133,25 @@ export async function updateIntegration(
       changes.tokenExpiresAt = null;
     }
   }
-  // A token was given for one host: pointed at another, it is dropped (unless a new one comes with the change), so
-  // no admin can send a stored token, someone else's perhaps, to an address of their choosing.
-  else if (patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl && current.token !== null) {
+  // A token (or an app's key, which signs what mints tokens) was given for one host: pointed at another, it is
+  // dropped unless a new one comes with the change, so no admin can send a stored credential, someone else's
+  // perhaps, to an address of their choosing.
+  const hostChanged = patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl;
+  if (patch.token === undefined && hostChanged && current.token !== null) {
     changes.token = null;
     changes.refreshToken = null;
     changes.tokenExpiresAt = null;
   }
+  if (patch.app !== undefined) {
+    changes.app = patch.app && { appId: patch.app.appId, installationId: patch.app.installationId };
+    changes.appKey = patch.app && (await seal(deps.db, ring, integrationId, patch.app.privateKey));
+  } else if (hostChanged && current.appKey) {
+    changes.app = null;
+    changes.appKey = null;
+  }
+  const app = changes.app !== undefined ? changes.app : (current.app ?? null);
+  if (app && (current.provider !== 'github' || (patch.authMethod ?? current.authMethod) !== 'app'))
+    throw new GitAppMisplaced({});
   if (patch.webhookSecret !== undefined)
     changes.webhookSecret = await seal(deps.db, ring, integrationId, patch.webhookSecret);
   const r = await handleCommand(

@@ -15,6 +15,8 @@ export type GitIntegrationState =
       integrationId: string;
       token: Sealed | null;
       webhookSecret: Sealed;
+      /** The GitHub App's private key, sealed (with `app`). */
+      appKey?: Sealed | null;
       /** Set for an OAuth token that expires (GitLab's): how it is renewed, and when. */
       refreshToken?: Sealed | null;
       tokenExpiresAt?: string | null;

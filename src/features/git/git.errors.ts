@@ -97,3 +97,11 @@ export const IntegrationOnPreview = defineError<Record<string, never>>(
   'conflict',
   () => 'a preview site has no git integrations of its own (its base site has them)',
 );
+
+/** An app was given (or kept) where it cannot act: apps are GitHub's, with `authMethod: app`. */
+export const GitAppMisplaced = defineError<Record<string, never>>(
+  'VALIDATION_FAILED',
+  'invalid',
+  () => 'an app is given for a GitHub integration with authMethod app',
+  () => ({ path: ['body', 'app'] }),
+);

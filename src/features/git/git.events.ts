@@ -19,6 +19,15 @@ export interface SyncConfig {
   previewTtlHours: number;
 }
 
+/**
+ * A GitHub App's installation the integration acts as (`authMethod: app`): installation tokens are minted from the
+ * app's private key (sealed beside it as `appKey`) when needed.
+ */
+export interface GitHubApp {
+  appId: string;
+  installationId: string;
+}
+
 /** What an integration is, its secrets apart. */
 export interface GitIntegrationDefinition {
   provider: GitProvider;
@@ -27,6 +36,8 @@ export interface GitIntegrationDefinition {
   baseUrl: string | null;
   authMethod: GitAuthMethod;
   syncConfig: SyncConfig;
+  /** Absent in integrations made before apps could be given. */
+  app?: GitHubApp | null;
 }
 
 /** An integration was made; its token and webhook secret are sealed under the integration's own key. */
@@ -36,6 +47,8 @@ export type GitIntegrationCreated = DomainEvent<
     integrationId: string;
     token: Sealed | null;
     webhookSecret: Sealed;
+    /** The GitHub App's private key (PEM), sealed. */
+    appKey?: Sealed | null;
     at: string;
     by: string;
   }
@@ -48,6 +61,7 @@ export type GitIntegrationUpdated = DomainEvent<
     changes: Partial<GitIntegrationDefinition> & {
       token?: Sealed | null;
       webhookSecret?: Sealed;
+      appKey?: Sealed | null;
       /** An OAuth token's refresh token (sealed), and when the token expires; null: a token that does not. */
       refreshToken?: Sealed | null;
       tokenExpiresAt?: string | null;

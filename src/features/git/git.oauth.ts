@@ -1,3 +1,4 @@
+import { appInstallationToken, mintsAppTokens } from './git.app-auth.ts';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
@@ -185,7 +186,8 @@ const REFRESH_MARGIN_MS = 5 * 60_000;
 /**
  * The integration's token in clear, renewed first when it is an OAuth token about to expire (GitLab's live two
  * hours): the refresh token is exchanged at the app's host and the new tokens stored, under the system actor
- * `git-oauth`. Null when the integration has no token.
+ * `git-oauth`. A GitHub App's integration mints installation tokens instead (git.app-auth.ts). Null when the
+ * integration has no token.
  */
 export async function currentToken(
   deps: Deps,
@@ -194,6 +196,7 @@ export async function currentToken(
 ): Promise<string | null> {
   const ring = deps.config.keyring;
   const id = integration.integrationId;
+  if (mintsAppTokens(integration)) return appInstallationToken(deps, integration);
   if (integration.token === null) return null;
   const now = deps.clock.now();
   const due = integration.tokenExpiresAt && Date.parse(integration.tokenExpiresAt) - REFRESH_MARGIN_MS <= now.getTime();

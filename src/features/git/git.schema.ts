@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isPublicAddress } from '../../kernel/net/address-policy.ts';
@@ -67,6 +67,35 @@ export const SyncConfig = z
   .strict();
 
 const Token = z.string().min(1).max(4096);
+
+/** Whether a text is an RSA private key in PEM (GitHub Apps' keys are PKCS#1 `RSA PRIVATE KEY`; PKCS#8 also reads). */
+function isRsaPrivateKey(pem: string): boolean {
+  if (!/^-----BEGIN (RSA )?PRIVATE KEY-----/.test(pem.trim())) return false;
+  try {
+    const key = createPrivateKey({ key: pem, format: 'pem' });
+    return key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A GitHub App's installation (with `authMethod: app` on GitHub): the app's id (or its client id, which GitHub also
+ * takes as the JWT's issuer), the installation's id and the app's private key (write-only: sealed, never answered).
+ */
+export const GitHubAppInput = z
+  .object({
+    appId: z
+      .string()
+      .regex(/^(?:[1-9][0-9]{0,19}|Iv[0-9A-Za-z.]{4,40})$/, 'the app id (digits) or its client id (Iv…)'),
+    installationId: z.string().regex(/^[1-9][0-9]{0,14}$/, "the installation's id (digits)"),
+    privateKey: z
+      .string()
+      .max(16_384)
+      .refine(isRsaPrivateKey, "the app's private key: an RSA key of at least 2048 bits in PEM, as GitHub gives it"),
+  })
+  .strict();
+export type GitHubAppInput = z.infer<typeof GitHubAppInput>;
 const Secret = z
   .string()
   .min(20, 'a webhook secret has at least 20 characters')
@@ -83,9 +112,14 @@ export const integrationCreate = (allowPrivate: boolean) =>
       authMethod: z.enum(['app', 'pat']),
       token: Token.optional(),
       webhookSecret: Secret.optional(),
+      app: GitHubAppInput.optional(),
       sync_config: SyncConfig.optional(),
     })
-    .strict();
+    .strict()
+    .refine((b) => !b.app || (b.provider === 'github' && b.authMethod === 'app'), {
+      message: 'an app is given for a GitHub integration with authMethod app',
+      path: ['app'],
+    });
 export const IntegrationCreate = integrationCreate(false);
 export type IntegrationCreate = z.infer<typeof IntegrationCreate>;
 
@@ -99,6 +133,8 @@ export const integrationPatch = (allowPrivate: boolean) =>
       /** null removes the token. */
       token: Token.nullable().optional(),
       webhookSecret: Secret.optional(),
+      /** null removes the app. */
+      app: GitHubAppInput.nullable().optional(),
       // Without defaults: a patch changes only the keys it names.
       sync_config: z
         .object({
@@ -122,6 +158,8 @@ export const IntegrationRecord = z
     baseUrl: z.string().nullable(),
     authMethod: z.enum(['app', 'pat']),
     hasToken: z.boolean(),
+    /** The GitHub App it acts as (its private key stays behind), or null. */
+    app: z.object({ appId: z.string(), installationId: z.string() }).nullable(),
     webhookUrl: z.string(),
     sync_config: z.object({
       preview: z.boolean(),

@@ -18,12 +18,9 @@ function failure(err: unknown, ref?: string): Error {
   return new GitProviderFailed({ reason: status ? `answered ${String(status)}` : 'network' });
 }
 
-/**
- * GitHub (and GitHub Enterprise: `baseUrl` is its API address, `https://ghe.example.com/api/v3`) through
- * @octokit/rest, with a personal access token or an app installation token.
- */
-export function githubRepository(a: ProviderAccess): RepositoryPort {
-  const octokit = new Octokit({
+/** Octokit on the API's address, through the outbound helper, with a token (or an app's JWT: sent as Bearer). */
+const client = (a: ProviderAccess) =>
+  new Octokit({
     auth: a.token,
     baseUrl: (a.baseUrl ?? 'https://api.github.com').replace(/\/+$/, ''),
     userAgent: 'content-service',
@@ -31,6 +28,33 @@ export function githubRepository(a: ProviderAccess): RepositoryPort {
     // Octokit logs every failed request to the console; the failure is answered (and logged) by the caller.
     log: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
   });
+
+/**
+ * An installation token of a GitHub App, asked with the app's JWT (`a.token`) and limited to the integration's
+ * repository: what the repository is then read with, for the hour it lives.
+ */
+export async function githubInstallationToken(
+  a: ProviderAccess,
+  installationId: string,
+): Promise<{ token: string; expiresAt: string }> {
+  const repo = a.repository.split('/')[1] ?? '';
+  try {
+    const { data } = await client(a).rest.apps.createInstallationAccessToken({
+      installation_id: Number(installationId),
+      repositories: [repo],
+    });
+    return { token: data.token, expiresAt: data.expires_at };
+  } catch (err) {
+    throw failure(err);
+  }
+}
+
+/**
+ * GitHub (and GitHub Enterprise: `baseUrl` is its API address, `https://ghe.example.com/api/v3`) through
+ * @octokit/rest, with a personal access token or an app installation token.
+ */
+export function githubRepository(a: ProviderAccess): RepositoryPort {
+  const octokit = client(a);
   const [owner = '', repo = ''] = a.repository.split('/');
   return {
     async branchHead(branch) {

@@ -1,5 +1,7 @@
 import type { GitProvider } from '../git.events.ts';
 import { githubRepository } from './github.ts';
+
+export { githubInstallationToken } from './github.ts';
 import { gitlabRepository } from './gitlab.ts';
 import type { ProviderAccess, RepositoryPort } from './port.ts';
 
