@@ -6,7 +6,9 @@ import {
   type Authorizer,
   type Rights,
 } from '../../kernel/auth/authorizer.ts';
+import { roleOn } from '../../kernel/auth/actor.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
+import { AdministratorsOnly } from '../../kernel/http/kernel.errors.ts';
 import { SiteAdminRequired } from './access.errors.ts';
 import { scopeOf } from './effective.ts';
 import { permissionsOf, requireScope } from './request-permissions.ts';
@@ -42,6 +44,9 @@ export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp
     isSiteAdmin,
     requireSiteAdmin: (p) => {
       if (!isSiteAdmin(p)) throw new SiteAdminRequired();
+    },
+    requireAdministrator: (p) => {
+      if (roleOn(actorOf(p), siteOf(p)) !== 'admin') throw new AdministratorsOnly();
     },
   };
 }

@@ -212,6 +212,8 @@ export type GitopsSynced = DomainEvent<
     drift: { missing: number; different: number; extra: number; inSync: number };
     applied: AppliedIntent[];
     refused: RefusedIntent[];
+    /** What the configuration manifest changed (absent before manifests were read, null without one). */
+    config?: { path: string; created: number; updated: number; deleted: number } | null;
     at: string;
     by: string;
   }

@@ -8,6 +8,7 @@ import { createUser } from '../../../test/setup/users.ts';
 let t: TestApp;
 let admin: string;
 let editor: string;
+let siteAdmin: string;
 let otherAdmin: string;
 let provider: GitProviderServer;
 const { call, ok } = apiClient(
@@ -55,6 +56,7 @@ beforeAll(async () => {
   admin = await t.setup();
   await ok('POST', '/api/v1/sites', { id: 'other', name: 'Other' });
   editor = await createUser(t, 'ed@example.com', PASS, { main: 'editor' });
+  siteAdmin = await createUser(t, 'sa@example.com', PASS, { main: 'site_admin' });
   otherAdmin = await createUser(t, 'oa@example.com', PASS, { other: 'admin' });
   await ok('POST', '/api/v1/collections', { name: 'articles' });
   await ok('POST', '/api/v1/fields/articles', { field: 'title', type: 'string' });
@@ -79,6 +81,11 @@ type Report = {
   };
   applied: { itemId: string; action: string; fields: string[]; path: string }[];
   refused: { itemId: string; code: string }[];
+  config: {
+    path: string;
+    operations: { resource: string; action: string; key: string }[];
+    applied?: { created: number; updated: number; deleted: number };
+  } | null;
 };
 const sync = async (id: string, body: object = {}) => (await ok('POST', `${BASE}/${id}/gitops/sync`, body)) as Report;
 const article = async (id: string) => {
@@ -229,6 +236,71 @@ describe('gitops sync', () => {
     const bad = await call('POST', `${BASE}/${hub}/gitops/sync`, {});
     expect(bad.statusCode).toBe(422);
     expect(firstError(bad.body).extensions.files).toEqual([expect.objectContaining({ path: 'content/bad.json' })]);
+  });
+
+  it("applies the repository's configuration manifest first, as an administrator's merge import", async () => {
+    const manifest = {
+      version: 'svc.config@v1',
+      collections: [{ name: 'events', versioning: true }],
+      fields: [{ collection: 'events', field: 'name', type: 'string' }],
+    };
+    const files = {
+      'content/svc.config.json': JSON.stringify(manifest),
+      'content/events.yaml': 'collection: events\nid: e1\nvalues:\n  name: Launch\n',
+    };
+    await provider.repo.commit('main', files);
+    const dry = await sync(hub, { dryRun: true });
+    expect(dry.config).toMatchObject({ path: 'content/svc.config.json' });
+    expect(dry.config!.operations.map((o) => `${o.resource} ${o.action} ${o.key}`)).toEqual([
+      'collections create events',
+      'fields create events.name',
+    ]);
+    expect(dry.config!.applied).toBeUndefined();
+    expect((await call('GET', '/api/v1/collections/events')).statusCode).toBe(404);
+    // A site admin who is not the site's `admin` may not import configuration, from a repository either.
+    const refused = await call('POST', `${BASE}/${hub}/gitops/sync`, {}, { as: siteAdmin });
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect((await call('GET', '/api/v1/collections/events')).statusCode).toBe(404);
+
+    const report = await sync(hub);
+    expect(report.config!.applied).toEqual({ created: 2, updated: 0, deleted: 0 });
+    expect(report.applied).toEqual([
+      expect.objectContaining({ collection: 'events', itemId: 'e1', action: 'created' }),
+    ]);
+    const e1 = (await ok('GET', '/api/v1/items/events/e1')) as Record<string, unknown>;
+    expect(e1.name).toBe('Launch');
+    // Merge: the site's own collections, absent from the manifest, stay; a second sync changes nothing.
+    expect((await call('GET', '/api/v1/collections/articles')).statusCode).toBe(200);
+    expect((await sync(hub)).config!.applied).toEqual({ created: 0, updated: 0, deleted: 0 });
+
+    // A manifest the import refuses, or one that cannot be read, applies nothing at all.
+    await provider.repo.commit('main', {
+      ...files,
+      'content/svc.config.json': JSON.stringify({
+        ...manifest,
+        fields: [{ collection: 'nowhere', field: 'x', type: 'string' }],
+      }),
+      'content/events.yaml': 'collection: events\nid: e2\nvalues:\n  name: Second\n',
+    });
+    const bad = await call('POST', `${BASE}/${hub}/gitops/sync`, {});
+    expect(bad.statusCode, bad.body).toBe(422);
+    expect((await call('GET', '/api/v1/items/events/e2')).statusCode).toBe(404);
+    await provider.repo.commit('main', {
+      'content/events.yaml': files['content/events.yaml'],
+      'content/svc.config.yaml': 'version: svc.config@v1\n__proto__: { polluted: true }\n',
+    });
+    const unsafe = await call('POST', `${BASE}/${hub}/gitops/sync`, {});
+    expect(unsafe.statusCode).toBe(422);
+    expect(firstError(unsafe.body).code).toBe('GIT_INTENTS_INVALID');
+    expect(firstError(unsafe.body).extensions.files).toEqual([
+      { path: 'content/svc.config.yaml', problem: expect.stringContaining('__proto__') as string },
+    ]);
+    // Two manifests: which one holds is not guessed.
+    await provider.repo.commit('main', { ...files, 'content/svc.config.yml': 'version: svc.config@v1\n' });
+    const two = await call('POST', `${BASE}/${hub}/gitops/sync`, {});
+    expect(firstError(two.body).extensions.files).toEqual([
+      { path: 'content/svc.config.yml', problem: 'a second manifest beside content/svc.config.json' },
+    ]);
   });
 
   it('reads a GitLab repository alike', async () => {

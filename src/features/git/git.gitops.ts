@@ -8,6 +8,7 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listIntents } from '../../../projections/git-integrations/index.ts';
+import { importConfig, type ImportResult } from '../config/index.ts';
 import { createItems, itemGuard, readItem, updateItem } from '../items/index.ts';
 import { findPageBySlug, pageWrites } from '../pages/index.ts';
 import { RESOURCES } from '../../kernel/auth/authorizer.ts';
@@ -29,7 +30,10 @@ import {
   differingFields,
   INTENT_LIMITS,
   isIntentFile,
+  isManifestFile,
+  MANIFEST_FILE_BYTES,
   parseIntentFile,
+  parseManifestFile,
   PAGE_INTENTS,
   type IntentProblem,
   type ItemIntent,
@@ -77,6 +81,8 @@ export interface SyncReport {
   drift: { missing: DriftEntry[]; different: DriftEntry[]; extra: DriftEntry[]; inSync: number };
   applied: AppliedIntent[];
   refused: RefusedIntent[];
+  /** The configuration manifest's plan (and what was applied), or null when the repository has none. */
+  config: (Omit<ImportResult, 'version'> & { path: string }) | null;
 }
 
 /** The repository of an integration, reached with its token. */
@@ -103,13 +109,27 @@ export async function readIntents(
   port: RepositoryPort,
   sha: string,
   dir: string,
-): Promise<{ items: ItemIntent[]; pages: PageIntent[] }> {
-  const files = (await port.listFiles(sha, dir)).filter((f) => isIntentFile(f.path));
+): Promise<{ items: ItemIntent[]; pages: PageIntent[]; manifest: { path: string; body: unknown } | null }> {
+  const listed = (await port.listFiles(sha, dir)).filter((f) => isIntentFile(f.path));
+  const manifests = listed.filter((f) => isManifestFile(f.path, dir));
+  const files = listed.filter((f) => !isManifestFile(f.path, dir));
   const problems: IntentProblem[] = [];
   if (files.length > INTENT_LIMITS.files)
     throw new GitIntentsInvalid({
       files: [{ path: dir, problem: `more than ${String(INTENT_LIMITS.files)} intent files` }],
     });
+  let manifest: { path: string; body: unknown } | null = null;
+  if (manifests.length > 1)
+    problems.push({ path: manifests[1]!.path, problem: `a second manifest beside ${manifests[0]!.path}` });
+  else if (manifests.length === 1) {
+    const f = manifests[0]!;
+    const read =
+      f.size !== null && f.size > MANIFEST_FILE_BYTES
+        ? { path: f.path, problem: `larger than ${String(MANIFEST_FILE_BYTES)} bytes` }
+        : parseManifestFile(f.path, await port.readFile(sha, f.path));
+    if ('problem' in read) problems.push(read);
+    else manifest = { path: f.path, body: read.manifest };
+  }
   const items: ItemIntent[] = [];
   const pages: PageIntent[] = [];
   for (const f of files.sort((a, b) => (a.path < b.path ? -1 : 1))) {
@@ -136,7 +156,7 @@ export async function readIntents(
   if (items.length + pages.length > INTENT_LIMITS.intents)
     problems.push({ path: dir, problem: `more than ${String(INTENT_LIMITS.intents)} intents` });
   if (problems.length) throw new GitIntentsInvalid({ files: problems });
-  return { items, pages };
+  return { items, pages, manifest };
 }
 
 /** An intent as the drift scan and the content intents see it: pages under `@page` and their slug. */
@@ -194,6 +214,22 @@ export async function syncIntents(
     metadata: { ...ctx.metadata, siteId, actor, correlationId: sha },
   };
 
+  // The manifest first (items may need the collections and fields it makes): planned, and applied unless a dry run,
+  // as a configuration import is (merge: nothing it leaves out is deleted; nothing destructive), by an administrator
+  // of the site only. Its problems refuse the whole sync, as an unreadable intent file does.
+  let config: SyncReport['config'] = null;
+  if (read.manifest) {
+    deps.authorizer.requireAdministrator(caller);
+    const { version: _v, ...r } = await importConfig(deps, gitops, {
+      body: read.manifest.body,
+      mode: 'merge',
+      dryRun: opts.dryRun,
+      allowDestructive: false,
+      source: 'gitops',
+    });
+    config = { path: read.manifest.path, ...r };
+  }
+
   const declared = new Set(intents.map((i) => `${i.collection}/${i.itemId}`));
   // What lives now: an item's values, or a page's title and layout (found by slug).
   const liveOf = async (collection: string, itemId: string) => {
@@ -229,6 +265,7 @@ export async function syncIntents(
     drift: { missing, different, extra, inSync },
     applied: [],
     refused: [],
+    config,
   };
   if (opts.dryRun) return report;
 
@@ -322,6 +359,7 @@ export async function syncIntents(
         drift: { missing: missing.length, different: different.length, extra: extra.length, inSync },
         applied: report.applied,
         refused: report.refused,
+        config: config && { path: config.path, ...(config.applied ?? { created: 0, updated: 0, deleted: 0 }) },
         at: now,
         by: ctx.actor.id,
       },

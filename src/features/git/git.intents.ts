@@ -36,6 +36,30 @@ export interface IntentProblem {
 /** Intent files are JSON or YAML; anything else under the folder (a README) is not one. */
 export const isIntentFile = (path: string) => /\.(json|ya?ml)$/i.test(path);
 
+/**
+ * The configuration manifest (svc.config@v1, as `/config/export` writes it) is the file `svc.config.json`,
+ * `.yaml` or `.yml` at the root of the intents folder; it may be larger than an intent file (GitHub's contents API
+ * serves at most 1 MiB).
+ */
+export const MANIFEST_FILE_BYTES = 1024 * 1024;
+export const isManifestFile = (path: string, dir: string) =>
+  /^svc\.config\.(json|ya?ml)$/i.test(dir === '' ? path : path.slice(dir.length + 1)) &&
+  (dir === '' ? !path.includes('/') : path.startsWith(`${dir}/`) && !path.slice(dir.length + 1).includes('/'));
+
+/**
+ * A manifest file's value (pure), checked for prototype keys, NUL characters, non-finite numbers and depth; its
+ * shape is the configuration import's to read (422 MANIFEST_INVALID, each problem with its path).
+ */
+export function parseManifestFile(path: string, text: string): { manifest: unknown } | IntentProblem {
+  if (Buffer.byteLength(text) > MANIFEST_FILE_BYTES)
+    return { path, problem: `larger than ${String(MANIFEST_FILE_BYTES)} bytes` };
+  const decoded = decode(path, text);
+  if ('problem' in decoded) return { path, problem: decoded.problem };
+  const unsafe = inspectJson(decoded.value, []);
+  if (unsafe) return { path, problem: `${unsafe.path.join('.') || '(root)'}: ${unsafe.message}` };
+  return { manifest: decoded.value };
+}
+
 const Intent = z
   .object({
     collection: z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a collection name'),

@@ -66,6 +66,11 @@ export interface Authorizer {
   isSiteAdmin(p: Principal): boolean;
   /** 403 unless the principal administers its site. */
   requireSiteAdmin(p: Principal): void;
+  /**
+   * 403 unless the principal holds its site's `admin` role (instance admins hold it everywhere): what the areas of
+   * `caller: 'admin'` ask, such as a configuration import, wherever else it is done (a repository's manifest).
+   */
+  requireAdministrator(p: Principal): void;
 }
 
 /** Whether an actor administers a site (instance admins administer every site). */

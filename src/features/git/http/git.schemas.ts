@@ -1,3 +1,4 @@
+import { ImportResultRecord } from '../../config/index.ts';
 import { z } from 'zod';
 import { GIT_PROVIDERS } from '../git.events.ts';
 import { CI_STATES } from '../git.observations.ts';
@@ -99,6 +100,9 @@ export const SyncReportRecord = z.object({
   refused: z.array(
     z.object({ path: z.string(), collection: z.string(), itemId: z.string(), code: z.string(), message: z.string() }),
   ),
+  config: ImportResultRecord.extend({ path: z.string() })
+    .nullable()
+    .describe("The repository's configuration manifest (svc.config.*), planned and, unless a dry run, applied first"),
 });
 export const ProvenanceQuery = PageQuery.extend({
   collection: z.string().min(1).max(64).optional(),
