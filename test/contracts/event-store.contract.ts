@@ -142,6 +142,35 @@ export function eventStoreContract(
         expect(await store.streamVersion(b)).toBe(1);
       });
 
+      it.runIf(traits.multiStreamAtomic)(
+        'writes none of a batch of new streams when one of them exists already, in one statement or not',
+        async () => {
+          const [a, b, c] = [uniqueStream(), uniqueStream(), uniqueStream()];
+          await store.append(b, [ev(1)], { expectedVersion: 'no_stream' });
+          const err = await store
+            .appendMany(
+              [a, b, c].map((streamId) => ({ streamId, events: [ev(2), ev(3)], expectedVersion: 'no_stream' })),
+            )
+            .catch((e: unknown) => e);
+          expect(err).toBeInstanceOf(WrongExpectedVersion);
+          expect((err as WrongExpectedVersion).streamId).toBe(b);
+          expect(await store.streamVersion(a)).toBeNull();
+          expect(await store.streamVersion(c)).toBeNull();
+          expect((await read(b)).map((e) => e.streamVersion)).toEqual([1]);
+          // A batch of new streams lands whole: each stream's versions from 1, each event's data in place.
+          const many = Array.from({ length: 50 }, () => uniqueStream());
+          const res = await store.appendMany(
+            many.map((streamId, i) => ({ streamId, events: [ev(i), ev(i + 100)], expectedVersion: 'no_stream' })),
+          );
+          expect(res.map((r) => r.nextExpectedVersion)).toEqual(many.map(() => 2));
+          expect(res[7]!.events.map((e) => [e.streamId, e.streamVersion, e.data])).toEqual([
+            [many[7], 1, { n: 7 }],
+            [many[7], 2, { n: 107 }],
+          ]);
+          expect((await read(many[49]!)).map((e) => e.data)).toEqual([{ n: 49 }, { n: 149 }]);
+        },
+      );
+
       it('puts a batch in the global order whole, in the order of its streams', async () => {
         const [a, b] = [uniqueStream(), uniqueStream()];
         await store.appendMany([

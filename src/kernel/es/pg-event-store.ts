@@ -88,6 +88,25 @@ export class PgEventStore implements EventStore {
     try {
       const committed = await this.committer.run(async (trx) => {
         const results: AppendResult[] = [];
+        // Many new streams of one site (a bulk create, a preview's seed): their rows in one statement.
+        const fresh = freshStreamsOfOneSite(batch);
+        if (fresh) {
+          await scopeTo(trx, fresh);
+          const stamped = batch.map((b) =>
+            b.events.map((e) => ({ ...e, schemaVersion: e.schemaVersion ?? this.upcasters.currentVersion(e.type) })),
+          );
+          const inserted = await appendNewStreams(
+            trx,
+            fresh,
+            batch.map((b, i) => ({ streamId: b.streamId, events: stamped[i]! })),
+          );
+          for (const rows of inserted) {
+            const stored = rows.map((e) => this.upcasters.upcast(e));
+            for (const p of this.inline) await applyInline(trx, p, stored, this.context);
+            results.push({ nextExpectedVersion: stored.at(-1)!.streamVersion, events: stored });
+          }
+          return results;
+        }
         for (const { streamId, events, expectedVersion } of batch) {
           const siteId = siteOfStream(streamId);
           // Each stream's rows, and what the inline projectors write for it, are its site's alone.
@@ -261,6 +280,71 @@ async function appendRows(
     throw new WrongExpectedVersion(streamId, expected, actual?.version ?? null);
   }
   return res.rows.sort((a, b) => a.stream_version - b.stream_version).map((r) => toStoredEvent(r));
+}
+
+/** The site of a batch of new streams (each `no_stream`, each named once, all of one site), else null. */
+function freshStreamsOfOneSite(batch: AppendRequest[]): string | null {
+  if (batch.length < 2) return null;
+  const site = siteOfStream(batch[0]!.streamId);
+  const seen = new Set<string>();
+  for (const b of batch) {
+    if (b.expectedVersion !== 'no_stream' || seen.has(b.streamId) || siteOfStream(b.streamId) !== site) return null;
+    seen.add(b.streamId);
+  }
+  return site;
+}
+
+/**
+ * Makes many new streams of one site and inserts their events in one statement (a bulk create, a preview's seed),
+ * the events in the batch's order. A stream that exists already gets no rows back: the append is refused as
+ * `no_stream` refuses it, and nothing of the batch is written (the transaction rolls back).
+ */
+async function appendNewStreams(
+  trx: Transaction<DB>,
+  siteId: string,
+  batch: { streamId: string; events: NewEvent[] }[],
+): Promise<StoredEvent[][]> {
+  const flat = batch.flatMap((b) => b.events.map((e, i) => ({ streamId: b.streamId, version: i + 1, e })));
+  const res = await sql<EventRow>`
+    with s as (
+      insert into streams (site_id, stream_id, version)
+      select ${siteId}, u.stream_id, u.n from unnest(${batch.map((b) => b.streamId)}::text[],
+                                                     ${batch.map((b) => b.events.length)}::int[]) as u(stream_id, n)
+      on conflict (site_id, stream_id) do nothing
+      returning stream_id
+    )
+    insert into events (site_id, stream_id, stream_version, event_id, type, schema_version, data, metadata, created_at)
+    select ${siteId}, u.stream_id, u.v, u.id, u.t, u.sv, u.d, u.m, u.c
+    from unnest(${flat.map((f) => f.streamId)}::text[], ${flat.map((f) => f.version)}::int[],
+                ${flat.map((f) => f.e.eventId ?? randomUUID())}::uuid[], ${flat.map((f) => f.e.type)}::text[],
+                ${flat.map((f) => f.e.schemaVersion ?? 1)}::int[], ${flat.map((f) => JSON.stringify(f.e.data ?? null))}::jsonb[],
+                ${flat.map((f) => JSON.stringify(f.e.metadata))}::jsonb[], ${flat.map((f) => f.e.metadata.occurredAt)}::timestamptz[])
+         with ordinality as u(stream_id, v, id, t, sv, d, m, c, ord)
+    join s on s.stream_id = u.stream_id
+    order by u.ord
+    returning *`.execute(trx);
+  const byStream = new Map<string, StoredEvent[]>();
+  for (const r of res.rows) {
+    const e = toStoredEvent(r);
+    const list = byStream.get(e.streamId) ?? [];
+    list.push(e);
+    byStream.set(e.streamId, list);
+  }
+  const out: StoredEvent[][] = [];
+  for (const b of batch) {
+    const rows = byStream.get(b.streamId);
+    if (!rows || rows.length !== b.events.length) {
+      const actual = await trx
+        .selectFrom('streams')
+        .select('version')
+        .where('site_id', '=', siteId)
+        .where('stream_id', '=', b.streamId)
+        .executeTakeFirst();
+      throw new WrongExpectedVersion(b.streamId, 'no_stream', actual?.version ?? null);
+    }
+    out.push(rows.sort((x, y) => x.streamVersion - y.streamVersion));
+  }
+  return out;
 }
 
 /** A duplicate key on the log's own tables is a version race; one on a read model (a unique field) is not. */
