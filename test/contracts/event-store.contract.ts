@@ -371,6 +371,43 @@ export function eventStoreContract(
       }, 60_000);
     });
 
+    describe('scanAll', () => {
+      it('answers only the events of the types asked, in global order, and how far it looked', async () => {
+        const wanted = `Scanned${randomUUID().replaceAll('-', '')}`;
+        const start = (await store.readAll({ limit: 100_000 })).at(-1)?.checkpoint;
+        const s = uniqueStream();
+        await store.append(s, [ev(1), { ...ev(2), type: wanted }, ev(3), { ...ev(4), type: wanted }, ev(5)], {
+          expectedVersion: 'no_stream',
+        });
+        // Read on until the five are looked at (another test's open append can hold them back a moment).
+        const last = (await read(s)).at(-1)!;
+        const found: StoredEvent[] = [];
+        let through: string | null = null;
+        let scanned = 0;
+        const deadline = Date.now() + 30_000;
+        for (let cp = start; Date.now() < deadline;) {
+          const scan = await store.scanAll({ ...(cp ? { after: cp } : {}), limit: 2, types: [wanted] });
+          expect(scan.scanned).toBeLessThanOrEqual(2);
+          expect(scan.events.every((e) => e.type === wanted)).toBe(true);
+          found.push(...scan.events);
+          scanned += scan.scanned;
+          if (scan.through) cp = through = scan.through;
+          else await new Promise((r) => setTimeout(r, 10));
+          if (through && store.comparePositions(through, last.checkpoint) >= 0) break;
+        }
+        expect(found.map((e) => [e.streamId, e.streamVersion, e.data])).toEqual([
+          [s, 2, { n: 2 }],
+          [s, 4, { n: 4 }],
+        ]);
+        expect(scanned).toBeGreaterThanOrEqual(5);
+        expect(store.comparePositions(through, last.checkpoint)).toBeGreaterThanOrEqual(0);
+        // Past the head: nothing looked at, nowhere to move to.
+        const head = await store.headPosition();
+        const none = await store.scanAll({ ...(head ? { after: head } : {}), limit: 10, types: [wanted] });
+        expect(none.through === null || store.comparePositions(none.through, head) > 0).toBe(true);
+      });
+    });
+
     /**
      * Streams' events as the global reader returns them. On a shared database another test's open transaction can
      * hold back what the reader sees for a moment, so it reads on until all `n` have come.

@@ -25,7 +25,10 @@ import {
   type EventStore,
   type ExpectedVersion,
   type GlobalPosition,
+  type LogScan,
   type ReadAllOptions,
+  type ScanOptions,
+  scanByReading,
   type ReadStreamOptions,
 } from './event-store.ts';
 import { upcasters as serviceUpcasters, type Upcasters } from './upcast.ts';
@@ -141,6 +144,11 @@ export class EsdbEventStore implements EventStore {
       if (err instanceof StreamNotFoundError) return;
       throw err;
     }
+  }
+
+  /** EventStoreDB filters $all by type on the server only by prefix or regex: the events are read and filtered here. */
+  scanAll(opts: ScanOptions): Promise<LogScan> {
+    return scanByReading(this, opts);
   }
 
   /**

@@ -38,6 +38,32 @@ export interface ReadAllOptions {
   limit?: number;
 }
 
+/** What `scanAll` answers: the events of the types asked, and how far the log was looked at. */
+export interface LogScan {
+  events: StoredEvent[];
+  /** The position of the last event looked at (of any type), or null when there was none to look at. */
+  through: GlobalPosition | null;
+  /** How many events were looked at. */
+  scanned: number;
+}
+
+/** Scans the next `limit` events after a checkpoint and reads in full only those of `types`. */
+export const scanByReading = async (log: Pick<GlobalLog, 'readAll'>, opts: ScanOptions): Promise<LogScan> => {
+  const all = await log.readAll({ ...(opts.after ? { after: opts.after } : {}), limit: opts.limit });
+  const types = new Set(opts.types);
+  return {
+    events: all.filter((e) => types.has(e.type)),
+    through: all.at(-1)?.checkpoint ?? null,
+    scanned: all.length,
+  };
+};
+
+export interface ScanOptions {
+  after?: GlobalPosition;
+  limit: number;
+  types: readonly string[];
+}
+
 /**
  * The log in global order, the only way projections and process workers read it: pages after a checkpoint,
  * the head, the distance to it, and the order of two positions. Catch-up, rebuilds and the async worker depend on
@@ -46,6 +72,12 @@ export interface ReadAllOptions {
 export interface GlobalLog {
   /** Events in global order; never skips an event that a slower concurrent append commits later. */
   readAll(opts?: ReadAllOptions): Promise<StoredEvent[]>;
+  /**
+   * The next `limit` events after `after` in the same order and with the same guarantee, of which only those of
+   * `types` are read in full and answered: what a reader that handles a few types (a reactor) needs, without the
+   * data of every other event. `through` is where it may take its checkpoint.
+   */
+  scanAll(opts: ScanOptions): Promise<LogScan>;
   /**
    * The position of the last event committed so far; null on an empty log. A reader may not see it yet (a slower
    * append still open before it holds it back), but once a checkpoint reaches it, every event committed before
@@ -126,6 +158,9 @@ export abstract class ForwardingStore implements EventStore {
   }
   readAll(opts?: ReadAllOptions): Promise<StoredEvent[]> {
     return this.inner.readAll(opts);
+  }
+  scanAll(opts: ScanOptions): Promise<LogScan> {
+    return this.inner.scanAll(opts);
   }
   headPosition(): Promise<GlobalPosition | null> {
     return this.inner.headPosition();

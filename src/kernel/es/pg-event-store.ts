@@ -14,7 +14,9 @@ import {
   type EventStore,
   type ExpectedVersion,
   type GlobalPosition,
+  type LogScan,
   type ReadAllOptions,
+  type ScanOptions,
   type ReadStreamOptions,
 } from './event-store.ts';
 import { GroupCommitter } from './group-commit.ts';
@@ -152,6 +154,38 @@ export class PgEventStore implements EventStore {
       if (rows.length < PAGE) return;
       from = rows[rows.length - 1]!.stream_version + 1;
     }
+  }
+
+  /**
+   * One narrow read of the positions and types of the next `limit` events (the same snapshot guard as `readAll`),
+   * then the rows of the wanted ones by position: the data of the others never leaves the database.
+   */
+  async scanAll(opts: ScanOptions): Promise<LogScan> {
+    const [tx, pos] = parseCheckpoint(opts.after);
+    return withSystem(this.db, async (trx) => {
+      const seen = await sql<{ tx: string; pos: string; wanted: boolean }>`
+        select transaction_id::text as tx, global_position::text as pos, type = any(${[...opts.types]}::text[]) as wanted
+        from events
+        where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)
+          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        order by transaction_id, global_position
+        limit ${opts.limit}`.execute(trx);
+      const last = seen.rows.at(-1);
+      const wanted = seen.rows.filter((r) => r.wanted);
+      const rows = wanted.length
+        ? (
+            await sql<EventRow>`
+              select e.* from unnest(${wanted.map((w) => w.tx)}::xid8[], ${wanted.map((w) => w.pos)}::bigint[]) as k(tx, pos)
+              join events e on e.transaction_id = k.tx and e.global_position = k.pos
+              order by e.transaction_id, e.global_position`.execute(trx)
+          ).rows
+        : [];
+      return {
+        events: rows.map((r) => this.upcasters.upcast(toStoredEvent(r))),
+        through: last ? `${last.tx}:${last.pos}` : null,
+        scanned: seen.rows.length,
+      };
+    });
   }
 
   async readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {

@@ -8,7 +8,8 @@ import type { StoredEvent } from './event.ts';
 import type { GlobalLog } from './event-store.ts';
 import type { Reactor } from './reactor.ts';
 
-const BATCH = 100;
+/** Events looked at per step of a reactor (only those it handles are read in full). */
+const SCAN = 500;
 /** Tries of one event before it is parked; the waits between them double from one second to five minutes. */
 export const REACTOR_MAX_ATTEMPTS = 8;
 const backoffMs = (failures: number) => Math.min(1000 * 2 ** (failures - 1), 300_000);
@@ -115,23 +116,24 @@ export async function reactOnce(db: Kysely<DB>, events: GlobalLog, r: Reactor, l
   let s = await stateOf(db, r.name);
   if (!s) return { read: 0, blocked: false };
   if (s.retry_at && s.retry_at.getTime() > Date.now()) return { read: 0, blocked: true };
-  const batch = await events.readAll({ after: s.checkpoint ?? undefined, limit: BATCH });
-  let pending: string | null = null;
-  for (const e of batch) {
-    if (r.handles.includes(e.type)) {
-      pending = null;
-      try {
-        await r.handle(e);
-      } catch (err) {
-        // Parked: the checkpoint moved past it, and the next call goes on from there.
-        return { read: batch.length, blocked: (await fail(db, r, s, e, err, log)) === 'retry' };
-      }
-      if (!(await advance(db, r.name, s.checkpoint, e.checkpoint))) return { read: batch.length, blocked: false };
-      s = { ...s, checkpoint: e.checkpoint, failures: 0 };
-    } else pending = e.checkpoint;
+  // Only the events the reactor handles are read in full; the others are passed over by position.
+  const scan = await events.scanAll({
+    ...(s.checkpoint ? { after: s.checkpoint } : {}),
+    limit: SCAN,
+    types: r.handles,
+  });
+  for (const e of scan.events) {
+    try {
+      await r.handle(e);
+    } catch (err) {
+      // Parked: the checkpoint moved past it, and the next call goes on from there.
+      return { read: scan.scanned, blocked: (await fail(db, r, s, e, err, log)) === 'retry' };
+    }
+    if (!(await advance(db, r.name, s.checkpoint, e.checkpoint))) return { read: scan.scanned, blocked: false };
+    s = { ...s, checkpoint: e.checkpoint, failures: 0 };
   }
-  if (pending) await advance(db, r.name, s.checkpoint, pending);
-  return { read: batch.length, blocked: false };
+  if (scan.through && scan.through !== s.checkpoint) await advance(db, r.name, s.checkpoint, scan.through);
+  return { read: scan.scanned, blocked: false };
 }
 
 export interface ReactorRunnerOptions {
