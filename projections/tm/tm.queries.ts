@@ -165,10 +165,10 @@ export function trigramFloor(threshold: number): number {
 export const NARROW_FLOOR = 0.5;
 
 /**
- * Lookup candidates of a language pair. The entry with exactly this normalised source, alone when there is one (it
- * scores 100: nothing can beat it). Otherwise the `limit` entries most similar by trigrams among those pg_trgm's `%`
- * operator finds through the GIN index at `trigramFloor`: asked first over `NARROW_FLOOR`, and again at the floor
- * only when that gave fewer than `limit` (so the answer is the same, and the common case rechecks far fewer rows).
+ * Lookup candidates of a language pair: the entry with exactly this normalised source, and the `limit` entries most
+ * similar by trigrams among those pg_trgm's `%` operator finds through the GIN index at `trigramFloor`: asked first
+ * over `NARROW_FLOOR`, and again at the floor only when that gave fewer than `limit` and no entry is exact (so the
+ * answer is the same, and the common case rechecks far fewer rows).
  * The threshold is a transaction-local setting, so the statements run in one transaction under the site. Operators
  * and functions are qualified by the extension's schema.
  */
@@ -196,9 +196,10 @@ export async function entryCandidates(
       .where('source_lang', '=', q.sourceLang)
       .where('target_lang', '=', q.targetLang);
     const exact = await pair.where('source_hash', '=', q.hash).execute();
-    if (exact.length) return exact;
     let similar: typeof exact = [];
-    for (const f of floors) {
+    // With the exact entry found, only entries as alike as that can tie with it (a long text one letter apart
+    // scores 100 too, and may have the higher quality): the narrow pass alone finds those.
+    for (const f of exact.length ? floors.slice(0, 1) : floors) {
       await sql`select set_config('pg_trgm.similarity_threshold', ${String(f)}, true)`.execute(trx);
       similar = await pair
         .where(sql<boolean>`norm_source operator(${ext}.%) ${q.normalised}`)
@@ -208,7 +209,7 @@ export async function entryCandidates(
         .execute();
       if (similar.length >= q.limit) break;
     }
-    return similar;
+    return [...exact, ...similar];
   };
   const rows = db.isTransaction ? await run(db) : await withSite(db as Kysely<DB>, siteId, run);
   const seen = new Set<string>();

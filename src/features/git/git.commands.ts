@@ -133,23 +133,13 @@ export async function updateIntegration(
       changes.tokenExpiresAt = null;
     }
   }
-  // A token (or an app's key, which signs what mints tokens) was given for one host: pointed at another, it is
-  // dropped unless a new one comes with the change, so no admin can send a stored credential, someone else's
-  // perhaps, to an address of their choosing.
+  // A host change drops the stored credentials the change does not replace: the decider does it (git.decider.ts).
   const hostChanged = patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl;
-  if (patch.token === undefined && hostChanged && current.token !== null) {
-    changes.token = null;
-    changes.refreshToken = null;
-    changes.tokenExpiresAt = null;
-  }
   if (patch.app !== undefined) {
     changes.app = patch.app && { appId: patch.app.appId, installationId: patch.app.installationId };
     changes.appKey = patch.app && (await seal(deps.db, ring, integrationId, patch.app.privateKey));
-  } else if (hostChanged && current.appKey) {
-    changes.app = null;
-    changes.appKey = null;
   }
-  const app = changes.app !== undefined ? changes.app : (current.app ?? null);
+  const app = changes.app !== undefined ? changes.app : hostChanged ? null : (current.app ?? null);
   if (app && (current.provider !== 'github' || (patch.authMethod ?? current.authMethod) !== 'app'))
     throw new GitAppMisplaced({});
   if (patch.webhookSecret !== undefined)

@@ -72,6 +72,20 @@ export const gitIntegrationDecider: Decider<GitIntegrationState, GitIntegrationC
         const { syncConfig, ...data } = c.data;
         const changes: Changes = { ...data.changes };
         if (syncConfig) changes.syncConfig = { ...s.syncConfig, ...syncConfig };
+        // Credentials were given for one host: pointed at another, they are dropped unless new ones come with the
+        // change (decided here, on the stream's state, so a credential stored meanwhile is dropped too). No admin
+        // can send a stored token, or the JWT an app's key signs, to an address of their choosing.
+        if (changes.baseUrl !== undefined && changes.baseUrl !== s.baseUrl) {
+          if (changes.token === undefined && s.token !== null) {
+            changes.token = null;
+            changes.refreshToken = null;
+            changes.tokenExpiresAt = null;
+          }
+          if (changes.appKey === undefined && s.appKey) {
+            changes.app = null;
+            changes.appKey = null;
+          }
+        }
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'GitIntegrationUpdated', data: { ...data, changes } }];
       }

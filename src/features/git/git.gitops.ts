@@ -82,7 +82,7 @@ export interface SyncReport {
   applied: AppliedIntent[];
   refused: RefusedIntent[];
   /** The configuration manifest's plan (and what was applied), or null when the repository has none. */
-  config: (Omit<ImportResult, 'version'> & { path: string }) | null;
+  config: (Omit<ImportResult, 'version'> & { path: string; skipped?: string[] }) | null;
 }
 
 /** The repository of an integration, reached with its token. */
@@ -170,6 +170,18 @@ interface Declared {
 }
 
 /**
+ * A preview applies the schema of its branch's manifest, not its webhooks or settings: those act outside the preview
+ * (deliveries of its copied content to an address a repository writer chose, sign-up opened), and a preview is
+ * refreshed on every push, with no administrator looking. The keys left out are named in the report.
+ */
+function schemaPart(body: unknown): { body: unknown; skipped: string[] } {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { body, skipped: [] };
+  const skipped = ['webhooks', 'settings'].filter((k) => Object.hasOwn(body, k));
+  const kept = Object.entries(body).filter(([k]) => !skipped.includes(k));
+  return { body: dictFrom(kept), skipped };
+}
+
+/**
  * `POST /integrations/git/:id/gitops/sync`: reads the intents of the integration's branch through the provider,
  * records them as content intents, scans the drift (missing, different, extra) and, unless `dryRun`, reconciles
  * through the item commands: each create or update is authorized as the caller (never more) and written under
@@ -220,14 +232,15 @@ export async function syncIntents(
   let config: SyncReport['config'] = null;
   if (read.manifest) {
     deps.authorizer.requireAdministrator(caller);
+    const { body, skipped } = opts.target ? schemaPart(read.manifest.body) : { body: read.manifest.body, skipped: [] };
     const { version: _v, ...r } = await importConfig(deps, gitops, {
-      body: read.manifest.body,
+      body,
       mode: 'merge',
       dryRun: opts.dryRun,
       allowDestructive: false,
       source: 'gitops',
     });
-    config = { path: read.manifest.path, ...r };
+    config = { path: read.manifest.path, ...r, ...(skipped.length ? { skipped } : {}) };
   }
 
   const declared = new Set(intents.map((i) => `${i.collection}/${i.itemId}`));

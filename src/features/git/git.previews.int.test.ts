@@ -184,6 +184,39 @@ describe('preview sites', () => {
     expect(await titleOn('main--pr-5', 'a3')).toBe('Article a3');
   });
 
+  it("take the schema of the branch's manifest, never its webhooks or settings", async () => {
+    const manifest = {
+      version: 'svc.config@v1',
+      collections: [{ name: 'notes', versioning: true }],
+      fields: [{ collection: 'notes', field: 'body', type: 'text' }],
+      webhooks: [
+        {
+          name: 'out',
+          url: 'https://hooks.example.com/in',
+          events: ['items.create'],
+          collections: null,
+          enabled: true,
+        },
+      ],
+      settings: [{ key: 'public_registration', value: true }],
+    };
+    const head = await provider.repo.commit('feature-5', {
+      'content/svc.config.json': JSON.stringify(manifest),
+      'content/n.json': JSON.stringify({ collection: 'notes', id: 'n1', values: { body: 'From the branch' } }),
+    });
+    await pullRequest(hub, 5, { action: 'synchronize', sha: head, at: '2026-11-01T11:30:00Z' });
+    expect((await previews())[0]).toMatchObject({ headSha: head, intents: { applied: 1, refused: 0, error: null } });
+    const note = await call('GET', '/api/v1/items/notes/n1', undefined, { site: 'main--pr-5' });
+    expect(note.json().data).toMatchObject({ body: 'From the branch' });
+    expect((await call('GET', '/api/v1/collections/notes')).statusCode).toBe(404);
+    const exported = (await ok('GET', '/api/v1/config/export', undefined, { site: 'main--pr-5' })) as {
+      webhooks?: unknown[];
+      settings?: { key: string; value: unknown }[];
+    };
+    expect(exported.webhooks ?? []).toEqual([]);
+    expect(exported.settings?.find((x) => x.key === 'public_registration')?.value ?? false).toBe(false);
+  });
+
   it('are torn down when the pull request closes: the site and every read-model row of it are gone', async () => {
     expect(await rowsOf('main--pr-5')).toBeGreaterThan(0);
     await pullRequest(hub, 5, {

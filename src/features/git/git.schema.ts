@@ -73,7 +73,9 @@ function isRsaPrivateKey(pem: string): boolean {
   if (!/^-----BEGIN (RSA )?PRIVATE KEY-----/.test(pem.trim())) return false;
   try {
     const key = createPrivateKey({ key: pem, format: 'pem' });
-    return key.asymmetricKeyType === 'rsa' && (key.asymmetricKeyDetails?.modulusLength ?? 0) >= 2048;
+    const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+    // GitHub's keys are 2 048 bits; past 4 096 every signature costs the server far more for nothing.
+    return key.asymmetricKeyType === 'rsa' && bits >= 2048 && bits <= 4096;
   } catch {
     return false;
   }
@@ -92,7 +94,7 @@ export const GitHubAppInput = z
     privateKey: z
       .string()
       .max(16_384)
-      .refine(isRsaPrivateKey, "the app's private key: an RSA key of at least 2048 bits in PEM, as GitHub gives it"),
+      .refine(isRsaPrivateKey, "the app's private key: an RSA key of 2048 to 4096 bits in PEM, as GitHub gives it"),
   })
   .strict();
 export type GitHubAppInput = z.infer<typeof GitHubAppInput>;

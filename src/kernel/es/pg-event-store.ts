@@ -162,9 +162,12 @@ export class PgEventStore implements EventStore {
    */
   async scanAll(opts: ScanOptions): Promise<LogScan> {
     const [tx, pos] = parseCheckpoint(opts.after);
+    // Stored under an older type an upcaster renames: read too, and kept if it reads as a wanted type today.
+    const stored = this.upcasters.storedTypesOf(opts.types);
+    const types = new Set(opts.types);
     return withSystem(this.db, async (trx) => {
       const seen = await sql<{ tx: string; pos: string; wanted: boolean }>`
-        select transaction_id::text as tx, global_position::text as pos, type = any(${[...opts.types]}::text[]) as wanted
+        select transaction_id::text as tx, global_position::text as pos, type = any(${stored}::text[]) as wanted
         from events
         where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)
           and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -181,7 +184,7 @@ export class PgEventStore implements EventStore {
           ).rows
         : [];
       return {
-        events: rows.map((r) => this.upcasters.upcast(toStoredEvent(r))),
+        events: rows.map((r) => this.upcasters.upcast(toStoredEvent(r))).filter((e) => types.has(e.type)),
         through: last ? `${last.tx}:${last.pos}` : null,
         scanned: seen.rows.length,
       };

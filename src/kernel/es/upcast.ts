@@ -36,6 +36,23 @@ export class Upcasters {
     return this;
   }
 
+  /**
+   * The types events may be stored under that read as one of `types` today: those types and every older type an
+   * upcaster renames into one of them (a reader that filters stored rows by type asks for these).
+   */
+  storedTypesOf(types: readonly string[]): string[] {
+    const out = new Set(types);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const u of this.steps.values())
+        if (out.has(this.target(u).type) && !out.has(u.type)) {
+          out.add(u.type);
+          grew = true;
+        }
+    }
+    return [...out];
+  }
+
   /** The schema version events of `type` are written with today. */
   currentVersion(type: string): number {
     return this.current.get(type) ?? 1;

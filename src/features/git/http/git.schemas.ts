@@ -100,7 +100,13 @@ export const SyncReportRecord = z.object({
   refused: z.array(
     z.object({ path: z.string(), collection: z.string(), itemId: z.string(), code: z.string(), message: z.string() }),
   ),
-  config: ImportResultRecord.extend({ path: z.string() })
+  config: ImportResultRecord.extend({
+    path: z.string(),
+    skipped: z
+      .array(z.string())
+      .optional()
+      .describe("On a preview: the manifest's keys not applied there (webhooks, settings)"),
+  })
     .nullable()
     .describe("The repository's configuration manifest (svc.config.*), planned and, unless a dry run, applied first"),
 });
