@@ -490,7 +490,7 @@ export function eventStoreContract(
         const last = res.events.at(-1)!;
         const scanned: StoredEvent[] = [];
         let cp = start;
-        for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+        for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
           const scan = await store.scanAll({ ...(cp ? { after: cp } : {}), limit: 500, types: ['ThingRenamed'] });
           scanned.push(...scan.events.filter((e) => e.streamId === s));
           if (scan.through) cp = scan.through;

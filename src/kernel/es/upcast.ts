@@ -42,7 +42,7 @@ export class Upcasters {
    */
   storedTypesOf(types: readonly string[]): string[] {
     const out = new Set(types);
-    for (let grew = true; grew; ) {
+    for (let grew = true; grew;) {
       grew = false;
       for (const u of this.steps.values())
         if (out.has(this.target(u).type) && !out.has(u.type)) {
