@@ -166,6 +166,28 @@ describe('preview sites', () => {
     // The base's members, with their role there: the editor reads it; another site's admin does not.
     expect(await titleOn('main--pr-5', 'a1', editor)).toBe('Changed in the pull request');
     expect(await titleOn('main--pr-5', 'a1', otherAdmin)).toBe(403);
+    // Checks that read a member's role read it as `roleOn` does: an admin checks the editor's rights on the preview,
+    // and a release the editor makes there is published, the editor's standing read from the base.
+    const editorId = (await ok('GET', '/api/v1/auth/me', undefined, { as: editor })).id as string;
+    const checked = await call(
+      'POST',
+      '/api/v1/permissions/check',
+      { collection: 'articles', action: 'update', userId: editorId },
+      { site: 'main--pr-5' },
+    );
+    expect(checked.statusCode, checked.body).toBe(200);
+    const created = await call(
+      'POST',
+      '/api/v1/releases',
+      { name: 'On the preview', addItems: [{ collection: 'articles', itemId: 'a3', targetStatus: 'published' }] },
+      { site: 'main--pr-5', as: editor },
+    );
+    expect(created.statusCode, created.body).toBe(201);
+    // Published by the admin: the author's standing is read too (the release authority), as the base's editor.
+    const published = await call('POST', `/api/v1/releases/${created.json().data.id as string}/publish`, undefined, {
+      site: 'main--pr-5',
+    });
+    expect(published.json().data.status, published.body).toBe('published');
     expect(
       (await call('GET', `${BASE}/previews`, undefined, { as: otherAdmin, site: 'other' })).json().meta.total,
     ).toBe(0);

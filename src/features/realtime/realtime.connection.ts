@@ -3,7 +3,8 @@ import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import type { RealtimeClient, RelayFrame } from '../../kernel/realtime/hub.ts';
-import { own } from '../../kernel/safe/keys.ts';
+import { roleOn } from '../../kernel/auth/actor.ts';
+import { previewBaseOf } from '../../kernel/tenancy/site.ts';
 import { userActor } from '../auth/index.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { checkLiveQuery, readLive, type LiveQuery } from '../items/index.ts';
@@ -259,9 +260,15 @@ export class Connection implements RealtimeClient {
     return memoized(memo, key, async () => {
       const user = await findUserForToken(this.deps.db, h.userId, h.sessionId);
       if (!user || !user.sessionLive || user.status !== 'active' || user.tokenVersion !== h.tokenVersion) return null;
-      if (!own(user.roles, h.siteId) && !user.instanceAdmin) return null;
-      // Its roles on the ticket's site only: the connection is bound to it.
-      const actor = userActor(user, { sessionId: h.sessionId, amr: h.amr, sites: (site) => site === h.siteId });
+      if (!roleOn({ type: 'user', instanceAdmin: user.instanceAdmin, roles: user.roles }, h.siteId)) return null;
+      // Its roles on the ticket's site only (and, on a preview, its base's, which `roleOn` reads): the connection is
+      // bound to it.
+      const base = previewBaseOf(h.siteId);
+      const actor = userActor(user, {
+        sessionId: h.sessionId,
+        amr: h.amr,
+        sites: (site) => site === h.siteId || site === base,
+      });
       const principal: Principal = { actor, site: { id: h.siteId } };
       return { principal, standing: await inboxViewer(this.deps, principal) };
     });

@@ -6,6 +6,7 @@ import { createUser } from '../../../test/setup/users.ts';
 import { systemMetadata } from '../../../test/support/metadata.ts';
 import { openSse, openWs, type SeenFrame } from '../../../test/support/realtime-client.ts';
 import { notify, type Recipient } from '../notifications/index.ts';
+import { createSite } from '../sites/index.ts';
 
 /** Site main: an admin, an editor, an author (row and field rules on articles); site other: its own admin. */
 let t: TestApp;
@@ -204,6 +205,21 @@ describe('tickets', () => {
 });
 
 describe('notifications over SSE and WebSocket', () => {
+  it("reach a preview site's members: the base site's, with their role there", async () => {
+    await createSite(
+      t.deps,
+      { metadata: systemMetadata('main--pr-9') },
+      { siteId: 'main--pr-9', name: 'Preview', createdBy: 'git-previewer', now: new Date().toISOString() },
+    );
+    const e = await sse(editor, { site: 'main--pr-9' });
+    const refused = await call('POST', '/api/v1/realtime/ticket', undefined, { as: otherAdmin, site: 'main--pr-9' });
+    expect(refused.statusCode).toBe(403);
+    await raise('n-preview', { type: 'role', id: 'editor' }, 'main--pr-9');
+    await relay();
+    expect((await e.next(isNote('n-preview'))).data.title).toBe('note n-preview');
+    e.close();
+  });
+
   it('reach their recipients only, on their site only, with the push payload', async () => {
     const a = await sse(admin);
     const e = await sse(editor);

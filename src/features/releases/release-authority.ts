@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AppDeps } from '../../deps.ts';
-import type { Actor } from '../../kernel/auth/actor.ts';
+import { roleOn, type Actor } from '../../kernel/auth/actor.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { PinnedRevisionNotFound, RevisionStaged } from './release.errors.ts';
@@ -73,7 +73,8 @@ export async function authorNow(
   if (author.type === 'user') {
     const user = await findUserById(deps.db, author.id);
     if (!user || user.status !== 'active') return null;
-    const role = user.instanceAdmin ? 'admin' : own(user.roles, siteId);
+    // A preview's members are its base site's, with their role there (`roleOn`).
+    const role = roleOn({ type: 'user', instanceAdmin: user.instanceAdmin, roles: user.roles }, siteId);
     if (!role) return null;
     return { ...base, type: 'user', instanceAdmin: user.instanceAdmin, roles: dictFrom([[siteId, role]]) };
   }

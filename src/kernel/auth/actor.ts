@@ -49,7 +49,7 @@ export interface Authenticator {
  * members of the base site (people, not API keys) keep their role there, live: a role revoked on the base is
  * revoked on its previews.
  */
-export function roleOn(actor: Actor, siteId: string): string | null {
+export function roleOn(actor: Pick<Actor, 'type' | 'instanceAdmin' | 'roles'>, siteId: string): string | null {
   if (actor.instanceAdmin) return 'admin';
   const direct = own(actor.roles, siteId);
   if (direct !== undefined) return direct;

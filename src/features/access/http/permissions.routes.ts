@@ -1,4 +1,4 @@
-import { dict, own } from '../../../kernel/safe/keys.ts';
+import { dict } from '../../../kernel/safe/keys.ts';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -50,7 +50,7 @@ export const permissionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     if (!deps.authorizer.isSiteAdmin(req)) throw new CheckOthersForbidden();
     const siteId = siteOf(req);
     const user = await findUserById(db, userId);
-    const roleId = user?.instanceAdmin ? 'admin' : ((user ? own(user.roles, siteId) : undefined) ?? null);
+    const roleId = user ? roleOn({ type: 'user', instanceAdmin: user.instanceAdmin, roles: user.roles }, siteId) : null;
     if (!user || !roleId) throw new CheckedUserNotMember({ userId });
     const vars = ruleVars(userId, roleId, clock.now());
     return effectivePermissions((await siteAccess(deps, siteId)).state, { roleId, userId }, vars);
