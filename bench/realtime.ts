@@ -1,4 +1,4 @@
-import { createECDH } from 'node:crypto';
+import { generateVapidKeys } from '../src/kernel/push/vapid.ts';
 import WebSocket from 'ws';
 import { newBrowser, startPushService } from '../test/support/push-service.ts';
 import { openSse } from '../test/support/realtime-client.ts';
@@ -30,11 +30,7 @@ const pct = (sorted: number[], p: number) =>
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const push = await startPushService();
-const vapid = (() => {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { pub: ecdh.getPublicKey().toString('base64url'), priv: ecdh.getPrivateKey().toString('base64url') };
-})();
+const vapid = generateVapidKeys();
 const { server, login, close } = await benchServer('svc_bench_realtime', {
   LOG_LEVEL: 'warn',
   // The push part signs in a user per 50 subscriptions.

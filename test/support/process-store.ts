@@ -35,7 +35,19 @@ export function processStore(name: string) {
     },
     drop: async () => {
       fs.rmSync(dir, { recursive: true, force: true });
-      if (url) await admin(`drop schema if exists "${schema}" cascade`);
+      if (!url) return;
+      // Dropping a schema locks what its objects depend on (the shared extensions' functions); another test file's
+      // schema being made or dropped at the same moment can meet it in a deadlock, which PostgreSQL resolves by
+      // failing one of them: that one tries again.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await admin(`drop schema if exists "${schema}" cascade`);
+          return;
+        } catch (err) {
+          if ((err as { code?: string }).code !== '40P01' || attempt >= 5) throw err;
+          await new Promise((r) => setTimeout(r, 100 * attempt));
+        }
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { createECDH } from 'node:crypto';
+import { generateVapidKeys } from '../../kernel/push/vapid.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient } from '../../../test/setup/api.ts';
@@ -12,11 +12,7 @@ import { pushSubscriptionStream, subscriptionId } from './push.events.ts';
 import { PUSH_FANOUT } from './push.fanout.ts';
 
 /** Web Push end to end against a push service on loopback HTTPS that checks VAPID and decrypts what it receives. */
-const vapid = (() => {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { pub: ecdh.getPublicKey().toString('base64url'), priv: ecdh.getPrivateKey().toString('base64url') };
-})();
+const vapid = generateVapidKeys();
 const SUBJECT = 'mailto:push-ops@example.com';
 const PASS = 'Long-enough-pass-1!';
 

@@ -1,14 +1,11 @@
+import { generateVapidKeys } from '../../kernel/push/vapid.ts';
 import { createECDH, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 
-const vapid = (() => {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { pub: ecdh.getPublicKey().toString('base64url'), priv: ecdh.getPrivateKey().toString('base64url') };
-})();
+const vapid = generateVapidKeys();
 const browser = (endpoint: string) => {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();

@@ -1,13 +1,8 @@
-import { createECDH } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.ts';
-import { readVapid } from './vapid.ts';
+import { generateVapidKeys, readVapid } from './vapid.ts';
 
-const pair = () => {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  return { pub: ecdh.getPublicKey().toString('base64url'), priv: ecdh.getPrivateKey().toString('base64url') };
-};
+const pair = generateVapidKeys;
 const env = (over: Record<string, string | undefined> = {}) => {
   const { pub, priv } = pair();
   return { VAPID_PUBLIC_KEY: pub, VAPID_PRIVATE_KEY: priv, VAPID_SUBJECT: 'mailto:ops@example.com', ...over };
@@ -24,6 +19,16 @@ describe('VAPID settings', () => {
   });
 
   it('is off when none is set', () => expect(readVapid({})).toEqual({ vapid: null, problem: null }));
+
+  it('makes pairs it takes, the private scalar always 32 bytes (Node drops its leading zeros, one key in 256)', () => {
+    for (let i = 0; i < 600; i++) {
+      const { pub, priv } = generateVapidKeys();
+      expect(Buffer.from(priv, 'base64url')).toHaveLength(32);
+      expect(
+        readVapid({ VAPID_PUBLIC_KEY: pub, VAPID_PRIVATE_KEY: priv, VAPID_SUBJECT: 'mailto:a@example.com' }).problem,
+      ).toBeNull();
+    }
+  });
 
   it('names the variable that is missing or wrong', () => {
     const other = pair();

@@ -1,5 +1,17 @@
 import { createECDH, createPublicKey } from 'node:crypto';
 
+/**
+ * A new VAPID key pair as VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY take it: the private scalar padded to its 32 bytes
+ * (Node's ECDH drops leading zero bytes, one key in 256).
+ */
+export function generateVapidKeys(): { pub: string; priv: string } {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const scalar = ecdh.getPrivateKey();
+  const priv = Buffer.concat([Buffer.alloc(32 - scalar.length), scalar]);
+  return { pub: ecdh.getPublicKey().toString('base64url'), priv: priv.toString('base64url') };
+}
+
 /** The service's one VAPID key pair (RFC 8292) and contact, as the environment gives them. */
 export interface Vapid {
   /** base64url of the raw 65-byte uncompressed P-256 point. */
