@@ -134,14 +134,15 @@ export async function updateIntegration(
     }
   }
   // A host change drops the stored credentials the change does not replace: the decider does it (git.decider.ts).
+  // Refused before anything is sealed: an app kept or given where it cannot act.
   const hostChanged = patch.baseUrl !== undefined && patch.baseUrl !== current.baseUrl;
+  const app = patch.app !== undefined ? patch.app : hostChanged ? null : (current.app ?? null);
+  if (app && (current.provider !== 'github' || (patch.authMethod ?? current.authMethod) !== 'app'))
+    throw new GitAppMisplaced({});
   if (patch.app !== undefined) {
     changes.app = patch.app && { appId: patch.app.appId, installationId: patch.app.installationId };
     changes.appKey = patch.app && (await seal(deps.db, ring, integrationId, patch.app.privateKey));
   }
-  const app = changes.app !== undefined ? changes.app : hostChanged ? null : (current.app ?? null);
-  if (app && (current.provider !== 'github' || (patch.authMethod ?? current.authMethod) !== 'app'))
-    throw new GitAppMisplaced({});
   if (patch.webhookSecret !== undefined)
     changes.webhookSecret = await seal(deps.db, ring, integrationId, patch.webhookSecret);
   const r = await handleCommand(
