@@ -33,6 +33,16 @@ describe('editorial gate', () => {
     });
   });
 
+  it("fills in the workflow's initial state when a create names none, alone and in a bulk", async () => {
+    const one = await call('POST', '/api/v1/items/stories', { id: 'n1', title: 'No status' });
+    expect(one.statusCode, one.body).toBe(201);
+    expect(one.json().data.status).toBe('draft');
+    const bulk = await call('POST', '/api/v1/items/stories', [{ id: 'n2' }, { id: 'n3', status: 'draft' }]);
+    expect(bulk.statusCode, bulk.body).toBe(201);
+    expect(bulk.json().data.map((r: { status: string }) => r.status)).toEqual(['draft', 'draft']);
+    expect((await call('GET', '/api/v1/items/stories/n2')).json().data.status).toBe('draft');
+  });
+
   it('allows only the transitions of the workflow, on PATCH and PUT', async () => {
     const skip = await call('PATCH', '/api/v1/items/stories/s1', { status: 'published' });
     expect(skip.statusCode).toBe(409);

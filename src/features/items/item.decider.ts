@@ -65,6 +65,17 @@ function gate(c: Ctx, before: ItemState, after: ItemState): void {
   throw new EditorialGateRequired({ collection: c.collection, field: w.field, from, to, allowed });
 }
 
+/**
+ * A new item that names no value for its workflow's field starts in the workflow's first initial state, unless the
+ * field's own default (already filled in) is one of them: without this a create had to repeat what the workflow says.
+ */
+function startingState(c: Ctx, values: ItemValues): ItemValues {
+  const w = c.workflow;
+  const first = w?.initial?.[0];
+  if (!w || first === undefined || (own(values, w.field) ?? null) !== null) return values;
+  return { ...values, [w.field]: first };
+}
+
 /** One item: values validated against its collection's fields, changes recorded as deltas, its workflow kept. */
 export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
   initialState: () => ({ status: 'absent' }),
@@ -110,7 +121,7 @@ function decideItem(cmd: ItemCommand, s: ItemState): ItemEvent[] {
   switch (cmd.type) {
     case 'CreateItem': {
       if (s.status !== 'absent') throw new ItemExists({ collection, id });
-      const values = withDefaults(fields, cmd.data.values);
+      const values = startingState(cmd.data, withDefaults(fields, cmd.data.values));
       check(valueProblems(fields, values, 'full'));
       return [{ type: 'ItemCreated', data: { collection, id, values, at, by } }];
     }
