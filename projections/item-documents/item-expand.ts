@@ -3,7 +3,7 @@ import type { Db } from '../../src/kernel/db/database.ts';
 import { ExpansionLimit, InvalidItemQuery } from './item-query.errors.ts';
 import type { RelationRecord } from '../schema/index.ts';
 import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-record.ts';
-import { pick, fieldTree, checkFieldTree, type FieldTree } from './item-fields.ts';
+import { pick, fieldTree, checkFieldTree, widenWildcard, type FieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard } from './item-filter.ts';
 import { relationOn, type SiteSchema } from './site-schema.ts';
 import { translateRecord } from './item-translate.ts';
@@ -80,6 +80,8 @@ export async function expandRecords(
     if (budget.rows > 0) countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
     return out;
   }
+  const guard = ctx.guard;
+  tree = widenWildcard(tree, ctx.schema, collection, (f) => !guard || guard.visible(collection, f));
   for (const [key, sub] of tree) {
     const relation = relationOn(ctx.schema, collection, key);
     if (!relation || !records.length) continue;

@@ -67,3 +67,37 @@ export function pick(record: ItemRecord, tree: FieldTree): ItemRecord {
   for (const key of tree.keys()) if (key !== '*' && key in record) out[key] = record[key];
   return out;
 }
+
+/** Both trees' keys; where both expand a key, their subtrees merged. */
+function mergeTrees(a: FieldTree, b: FieldTree): FieldTree {
+  const out: FieldTree = new Map(a);
+  for (const [key, sub] of b) {
+    const had = out.get(key);
+    out.set(key, had === undefined || had === true ? sub : sub === true ? had : mergeTrees(had, sub));
+  }
+  return out;
+}
+
+/**
+ * `*.<rest>` at one level, as Directus reads it: every field, and every relation the caller may see expanded with
+ * `<rest>` (merged with what the tree names for it), so `*.*.*` reaches three levels. Without this the wildcard's
+ * subtree was never read and `*.*` stopped at the first level. Each level widens again as it is expanded, so the
+ * expansion budget counts every row a wildcard reaches.
+ */
+export function widenWildcard(
+  tree: FieldTree,
+  schema: SiteSchema,
+  collection: string,
+  visible: (field: string) => boolean,
+): FieldTree {
+  const rest = tree.get('*');
+  if (rest === undefined || rest === true) return tree;
+  const out: FieldTree = new Map(tree);
+  out.set('*', true);
+  for (const key of schema.fields.get(collection)?.keys() ?? []) {
+    if (!relationOn(schema, collection, key) || !visible(key)) continue;
+    const had = out.get(key);
+    out.set(key, had === undefined || had === true ? rest : mergeTrees(had, rest));
+  }
+  return out;
+}
