@@ -21,17 +21,17 @@ export interface PresetPlan {
   touched: ReadonlySet<keyof PresetDefinition>;
 }
 
-/** A create body as the definition it saves (owner resolved: the caller's own by default). */
-export function createPlan(body: PresetCreate, self: string | null): PresetPlan {
+/** A create body as the definition it saves (owner as the body names it: no owner is a global preset). */
+export function createPlan(body: PresetCreate): PresetPlan {
   const { scope, userId, roleId, ...rest } = body;
-  const definition = { ...rest, ...resolveOwner({ scope, userId, roleId }, null, self) };
+  const definition = { ...rest, ...resolveOwner({ scope, userId, roleId }, null) };
   return { definition, touched: new Set(DEFINITION_KEYS) };
 }
 
 /** A patch over the preset as it stands: the definition afterwards and the keys the patch sets. */
-export function updatePlan(current: PresetRecord, body: PresetPatch, self: string | null): PresetPlan {
+export function updatePlan(current: PresetRecord, body: PresetPatch): PresetPlan {
   const { scope, userId, roleId, ...rest } = body;
-  const owner = resolveOwner({ scope, userId, roleId }, current, self);
+  const owner = resolveOwner({ scope, userId, roleId }, current);
   const moved = owner.userId !== current.userId || owner.roleId !== current.roleId;
   const touched = new Set<keyof PresetDefinition>(DEFINITION_KEYS.filter((k) => k in rest));
   if (moved) ['userId' as const, 'roleId' as const].forEach((k) => touched.add(k));

@@ -111,26 +111,31 @@ describe('Presets of a site', () => {
 });
 
 describe('Ownership of a preset body', () => {
-  it("makes a create the caller's own when it names no owner", () =>
-    expect(resolveOwner({}, null, 'me')).toEqual({ userId: 'me', roleId: null }));
-  it('derives the scope from a named user or role, and global from scope', () => {
-    expect(resolveOwner({ roleId: 'r' }, null, 'me')).toEqual({ userId: null, roleId: 'r' });
-    expect(resolveOwner({ userId: 'u' }, null, 'me')).toEqual({ userId: 'u', roleId: null });
-    expect(resolveOwner({ scope: 'global' }, null, 'me')).toEqual({ userId: null, roleId: null });
+  it('makes a create that names no owner global (the spec: neither user nor role means global scope)', () =>
+    expect(resolveOwner({}, null)).toEqual({ userId: null, roleId: null }));
+  it('derives the scope from a named user or role; an explicit scope that agrees changes nothing', () => {
+    expect(resolveOwner({ roleId: 'r' }, null)).toEqual({ userId: null, roleId: 'r' });
+    expect(resolveOwner({ userId: 'u' }, null)).toEqual({ userId: 'u', roleId: null });
+    expect(resolveOwner({ scope: 'user', userId: 'u' }, null)).toEqual({ userId: 'u', roleId: null });
+    expect(resolveOwner({ scope: 'global' }, null)).toEqual({ userId: null, roleId: null });
   });
   it('keeps the owner of an update that names none, and clearing the owner makes it global', () => {
     const current = { userId: 'u', roleId: null, bookmark: 'kept elsewhere' };
-    expect(resolveOwner({}, current, 'me')).toEqual({ userId: 'u', roleId: null });
-    expect(resolveOwner({ userId: null }, { userId: 'u', roleId: null }, 'me')).toEqual({ userId: null, roleId: null });
+    expect(resolveOwner({}, current)).toEqual({ userId: 'u', roleId: null });
+    expect(resolveOwner({ scope: 'user' }, current)).toEqual({ userId: 'u', roleId: null });
+    expect(resolveOwner({ userId: null }, { userId: 'u', roleId: null })).toEqual({ userId: null, roleId: null });
   });
   it('refuses contradictions with VALIDATION_FAILED', () => {
     for (const input of [
       { userId: 'u', roleId: 'r' },
       { scope: 'global' as const, userId: 'u' },
       { scope: 'user' as const, roleId: 'r' },
+      { scope: 'user' as const },
       { scope: 'role' as const },
     ])
-      expect(() => resolveOwner(input, null, 'me')).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
-    expect(() => resolveOwner({}, null, null)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+      expect(() => resolveOwner(input, null)).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    expect(() => resolveOwner({ scope: 'user', userId: null }, { userId: 'u', roleId: null })).toThrow(
+      expect.objectContaining({ code: 'VALIDATION_FAILED' }),
+    );
   });
 });

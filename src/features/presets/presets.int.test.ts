@@ -13,6 +13,7 @@ let carol: string;
 let otherAdmin: string;
 let otherEditor: string;
 let aliceId: string;
+let bobId: string;
 const roles = { grand: '', mid: '', leaf: '' };
 
 const { call, ok } = apiClient(
@@ -50,6 +51,7 @@ beforeAll(async () => {
   otherAdmin = await createUser(t, 'eve@example.com', 'Eve-pass-1618!', { other: 'admin' });
   otherEditor = await createUser(t, 'mallory@example.com', 'Mallory-pass-1618!', { other: 'editor' });
   aliceId = (await ok('GET', '/api/v1/auth/me', undefined, { as: alice })).id;
+  bobId = (await ok('GET', '/api/v1/auth/me', undefined, { as: bob })).id;
   // Two sites, a role chain and five accounts (each a password hash and a login): generous on a busy machine.
 }, 180_000);
 afterAll(() => t.close());
@@ -64,7 +66,7 @@ describe('GET /api/v1/presets/effective', () => {
     expect(await effective(alice)).toMatchObject({ id: mid.id, sourceScope: 'role', roleId: roles.mid });
     expect(await effective(carol)).toMatchObject({ id: global.id, sourceScope: 'global' });
 
-    const own = await preset({ collection: 'posts', query: { limit: 40 } }, alice);
+    const own = await preset({ collection: 'posts', userId: aliceId, query: { limit: 40 } }, alice);
     expect(own).toMatchObject({ userId: aliceId, roleId: null, sourceScope: 'user' });
     expect(await effective(alice)).toMatchObject({ id: own.id, sourceScope: 'user' });
     expect(await effective(bob)).toMatchObject({ id: mid.id });
@@ -84,8 +86,8 @@ describe('GET /api/v1/presets/effective', () => {
   }, 120_000);
 
   it('refuses a second default of one scope and collection with 409 CONFLICT', async () => {
-    const first = await preset({ collection: 'posts' }, bob);
-    const res = await call('POST', '/api/v1/presets', { collection: 'posts' }, { as: bob });
+    const first = await preset({ collection: 'posts', userId: bobId }, bob);
+    const res = await call('POST', '/api/v1/presets', { collection: 'posts', userId: bobId }, { as: bob });
     expect(res.statusCode, res.body).toBe(409);
     expect(firstError(res.body)).toMatchObject({ code: 'CONFLICT', path: ['bookmark'] });
     await ok('DELETE', `/api/v1/presets/${first.id}`, undefined, { as: bob });
@@ -99,7 +101,7 @@ describe('GET /api/v1/presets/effective', () => {
 
 describe('GET /api/v1/presets/bookmarks', () => {
   it("lists the caller's own, their role chain's and the global bookmarks, each with its sourceScope", async () => {
-    await preset({ collection: 'posts', bookmark: 'Mine', query: { sort: ['-title'] } }, alice);
+    await preset({ collection: 'posts', userId: aliceId, bookmark: 'Mine', query: { sort: ['-title'] } }, alice);
     await preset({ collection: 'posts', bookmark: 'Team', roleId: roles.grand });
     await preset({ collection: 'posts', bookmark: 'Everyone', scope: 'global' });
     await preset({ collection: 'posts', bookmark: 'Editors', roleId: 'editor' });
@@ -113,7 +115,12 @@ describe('GET /api/v1/presets/bookmarks', () => {
     ]);
     const bobs = await ok('GET', '/api/v1/presets/bookmarks?collection=posts', undefined, { as: bob });
     expect(bobs.map((b: { bookmark: string }) => b.bookmark)).toEqual(['Team', 'Editors', 'Everyone']);
-    const taken = await call('POST', '/api/v1/presets', { collection: 'posts', bookmark: 'Mine' }, { as: alice });
+    const taken = await call(
+      'POST',
+      '/api/v1/presets',
+      { collection: 'posts', userId: aliceId, bookmark: 'Mine' },
+      { as: alice },
+    );
     expect(taken.statusCode).toBe(409);
     expect(firstError(taken.body).code).toBe('CONFLICT');
   });
@@ -133,7 +140,7 @@ describe('who manages which presets', () => {
   });
 
   it('refuses a PATCH that moves an own preset into the global scope, or that changes a global one', async () => {
-    const own = await preset({ collection: 'posts', bookmark: 'Moving' }, bob);
+    const own = await preset({ collection: 'posts', userId: bobId, bookmark: 'Moving' }, bob);
     const move = await call('PATCH', `/api/v1/presets/${own.id}`, { scope: 'global' }, { as: bob });
     expect(move.statusCode, move.body).toBe(403);
     expect(firstError(move.body).code).toBe('PERMISSION_DENIED');
@@ -153,7 +160,7 @@ describe('who manages which presets', () => {
   });
 
   it("answers 404 to a user addressing another user's preset, and never lists it", async () => {
-    const mine = await preset({ collection: 'posts', bookmark: 'Private' }, alice);
+    const mine = await preset({ collection: 'posts', userId: aliceId, bookmark: 'Private' }, alice);
     for (const [method, body] of [
       ['PATCH', { layout: 'cards' }],
       ['DELETE', undefined],
@@ -168,6 +175,83 @@ describe('who manages which presets', () => {
     expect(all.map((p: { id: string }) => p.id)).toContain(mine.id);
     // A site admin manages anyone's.
     expect(await ok('PATCH', `/api/v1/presets/${mine.id}`, { layout: 'map' })).toMatchObject({ userId: aliceId });
+  });
+});
+
+describe('POST /api/v1/presets ownership (userId: user scope, roleId: role scope, neither: global)', () => {
+  const viewerOf = async () => {
+    const viewer = await createUser(t, 'vera@example.com', 'Vera-pass-1618!', { main: 'viewer' });
+    return { viewer, viewerId: (await ok('GET', '/api/v1/auth/me', undefined, { as: viewer })).id as string };
+  };
+  let vera: { viewer: string; viewerId: string };
+  beforeAll(async () => {
+    vera = await viewerOf();
+  }, 60_000);
+
+  it("refuses a viewer's preset that names no owner (a global one) with 403 PERMISSION_DENIED", async () => {
+    for (const body of [
+      { collection: 'posts', bookmark: 'Everyone of vera' },
+      { collection: 'posts' },
+      { collection: 'posts', scope: 'global', bookmark: 'Explicitly global' },
+    ]) {
+      const res = await call('POST', '/api/v1/presets', body, { as: vera.viewer });
+      expect(res.statusCode, res.body).toBe(403);
+      expect(firstError(res.body)).toMatchObject({ code: 'PERMISSION_DENIED', extensions: { reason: 'preset_scope' } });
+    }
+  });
+
+  it("makes an administrator's preset without an owner global (201), and shows it to the others", async () => {
+    const made = await preset({ collection: 'posts', bookmark: 'House view' });
+    expect(made).toMatchObject({ userId: null, roleId: null, sourceScope: 'global' });
+    for (const as of [vera.viewer, alice, carol]) {
+      const marks = await ok('GET', '/api/v1/presets/bookmarks?collection=posts', undefined, { as });
+      expect(
+        marks.find((m: { id: string }) => m.id === made.id),
+        'seen by every member',
+      ).toMatchObject({
+        sourceScope: 'global',
+      });
+    }
+    await ok('DELETE', `/api/v1/presets/${made.id}`);
+  });
+
+  it('saves a preset that names the caller as its user in user scope (201)', async () => {
+    const made = await preset({ collection: 'posts', userId: vera.viewerId, bookmark: 'Vera only' }, vera.viewer);
+    expect(made).toMatchObject({ userId: vera.viewerId, roleId: null, sourceScope: 'user' });
+    const theirs = await ok('GET', '/api/v1/presets/bookmarks?collection=posts', undefined, { as: bob });
+    expect(theirs.map((m: { id: string }) => m.id)).not.toContain(made.id);
+    await ok('DELETE', `/api/v1/presets/${made.id}`, undefined, { as: vera.viewer });
+  });
+
+  it("refuses a viewer's preset for another user with 403 PERMISSION_DENIED; an administrator may make it", async () => {
+    const res = await call(
+      'POST',
+      '/api/v1/presets',
+      { collection: 'posts', userId: aliceId, bookmark: 'For alice' },
+      { as: vera.viewer },
+    );
+    expect(res.statusCode, res.body).toBe(403);
+    expect(firstError(res.body).code).toBe('PERMISSION_DENIED');
+    const made = await preset({ collection: 'posts', userId: aliceId, bookmark: 'For alice' });
+    expect(made).toMatchObject({ userId: aliceId, sourceScope: 'user' });
+    await ok('DELETE', `/api/v1/presets/${made.id}`);
+  });
+
+  it('refuses an explicit scope that disagrees with the owner the body names with 400 and a path', async () => {
+    for (const [body, path] of [
+      [{ collection: 'posts', scope: 'user', bookmark: 'x' }, ['userId']],
+      [{ collection: 'posts', scope: 'global', userId: vera.viewerId, bookmark: 'x' }, ['userId']],
+      [{ collection: 'posts', scope: 'role', userId: vera.viewerId, bookmark: 'x' }, ['userId']],
+      [{ collection: 'posts', scope: 'user', roleId: 'viewer', bookmark: 'x' }, ['roleId']],
+    ] as const) {
+      const res = await call('POST', '/api/v1/presets', body, { as: vera.viewer });
+      expect(res.statusCode, res.body).toBe(400);
+      expect(firstError(res.body)).toMatchObject({ code: 'VALIDATION_FAILED', path });
+    }
+    const agreed = { collection: 'posts', scope: 'user', userId: vera.viewerId, bookmark: 'Agreed' };
+    const made = await preset(agreed, vera.viewer);
+    expect(made).toMatchObject({ userId: vera.viewerId, sourceScope: 'user' });
+    await ok('DELETE', `/api/v1/presets/${made.id}`, undefined, { as: vera.viewer });
   });
 });
 
@@ -236,7 +320,8 @@ describe('POST /api/v1/presets validation', () => {
       as: bob,
       site: 'main',
       headers: { 'content-type': 'application/json' },
-      payload: raw,
+      // Bob's own preset, so the body's keys are what is refused (a preset without an owner is an administrator's).
+      payload: raw.replace('"collection":"posts"', `"collection":"posts","userId":"${bobId}"`),
     });
     expect(res.statusCode, res.body).toBe(400);
     expect(firstError(res.body).code).toBe('VALIDATION_FAILED');
@@ -320,7 +405,9 @@ describe('across sites', () => {
   it('keeps views of a collection from those who may not read it', async () => {
     const loner = (await ok('POST', '/api/v1/roles', { name: 'Loner' })).id;
     const dan = await createUser(t, 'dan@example.com', 'Dan-pass-1618!', { main: loner });
-    const made = await call('POST', '/api/v1/presets', { collection: 'posts', bookmark: 'mine' }, { as: dan });
+    const danId = (await ok('GET', '/api/v1/auth/me', undefined, { as: dan })).id;
+    const body = { collection: 'posts', userId: danId, bookmark: 'mine' };
+    const made = await call('POST', '/api/v1/presets', body, { as: dan });
     expect(made.statusCode, made.body).toBe(403);
     expect(firstError(made.body).code).toBe('PERMISSION_DENIED');
     expect((await call('GET', '/api/v1/presets/effective?collection=posts', undefined, { as: dan })).statusCode).toBe(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { OpenRecord } from '../../kernel/http/envelope.ts';
+import { checkCallerKey } from '../../kernel/safe/caller-key.ts';
 import { PRESET_SCOPES } from './presets.events.ts';
 
 /** A collection name as the schema spells them. */
@@ -7,7 +8,7 @@ const Collection = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a collecti
 const OwnerId = z.string().min(1).max(64);
 /** A field list entry: `*`, a field or a dotted path (`author.name`, `author.*`). */
 const FieldPath = z.string().min(1).max(200);
-const Bookmark = z.string().trim().min(1).max(100);
+const Bookmark = z.string().trim().min(1).max(100).superRefine(checkCallerKey);
 const Layout = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'a layout name: a letter, then letters, digits, - or _ (at most 64)');
@@ -29,9 +30,9 @@ const ownership = {
   scope: z
     .enum(PRESET_SCOPES)
     .optional()
-    .describe('user (default when no owner is named), role or global; ownership decides it otherwise'),
-  userId: OwnerId.nullable().optional().describe('The owning user (user scope); defaults to the caller there'),
-  roleId: OwnerId.nullable().optional().describe('The owning role (role scope)'),
+    .describe('An extra that must agree with the owner: userId set is user, roleId set role, neither global'),
+  userId: OwnerId.nullable().optional().describe("The owning user (user scope): the caller's own id for one's own"),
+  roleId: OwnerId.nullable().optional().describe('The owning role (role scope); neither owner: a global preset'),
 };
 
 const bothOwners = (v: { userId?: string | null; roleId?: string | null }) =>

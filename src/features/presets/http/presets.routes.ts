@@ -9,7 +9,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { effectivePreset, listPresets, visibleBookmarks } from '../../../../projections/presets/index.ts';
 import { checkPreset } from '../presets.check.ts';
 import { createPlan, createPreset, deletePreset, updatePlan, updatePreset } from '../presets.commands.ts';
-import { addressable, requireManage, selfOf, viewerOf } from '../presets.guard.ts';
+import { addressable, requireManage, viewerOf } from '../presets.guard.ts';
 import { PresetCreateBody, PresetPatchBody } from '../presets.schema.ts';
 import {
   BookmarkListMeta,
@@ -97,13 +97,15 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     {
       schema: {
         tags,
-        summary: "Save a preset or bookmark (user scope: the caller's own; role or global scope: site admins)",
+        summary:
+          "Save a preset or bookmark: userId set is user scope (the caller's own, or a site admin's choice), roleId " +
+          'role scope, neither global scope (role and global: site admins)',
         body: PresetCreateBody,
         response: { 201: dataEnvelope(PresetRecordBody, 'Created') },
       },
     },
     async (req, reply) => {
-      const plan = createPlan(req.body, selfOf(req));
+      const plan = createPlan(req.body);
       requireManage(deps, req, plan.definition);
       await mayRead(req, plan.definition.collection);
       await checkPreset(deps, siteOf(req), plan.definition, plan.touched);
@@ -127,7 +129,7 @@ export const presetsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req) => {
       const current = await addressable(deps, req, req.params.id);
       requireManage(deps, req, current);
-      const plan = updatePlan(current, req.body, selfOf(req));
+      const plan = updatePlan(current, req.body);
       requireManage(deps, req, plan.definition);
       if (plan.touched.has('collection')) await mayRead(req, plan.definition.collection);
       await checkPreset(deps, siteOf(req), plan.definition, plan.touched);
