@@ -42,8 +42,33 @@ describe('compileCondition', () => {
   });
 
   it('reads own properties only', () => {
-    expect(holds({ '$trigger.constructor': { _null: true } })).toBe(true);
     expect(holds({ '$trigger.tags.length': { _null: true } })).toBe(true);
+    expect(holds({ '$trigger.meta.toString': { _null: true } })).toBe(true);
+  });
+
+  it('reads nested paths as the dotted ones, with _and/_or inside a path continuing it', () => {
+    const pairs: [object, object][] = [
+      [{ $trigger: { status: { _eq: 'published' } } }, { '$trigger.status': { _eq: 'published' } }],
+      [{ $trigger: { meta: { n: { x: { _gte: 1 } } } } }, { '$trigger.meta.n.x': { _gte: 1 } }],
+      [{ $trigger: { 'meta.lang': { _in: ['vi'] } } }, { '$trigger.meta.lang': { _in: ['vi'] } }],
+      [
+        { check: { code: { _eq: 200 } }, $last: { ok: { _eq: false } } },
+        { 'check.code': { _eq: 200 }, '$last.ok': { _eq: false } },
+      ],
+      [
+        { $trigger: { _or: [{ views: { _lt: 1 } }, { meta: { lang: { _eq: 'vi' } } }] } },
+        { _or: [{ '$trigger.views': { _lt: 1 } }, { '$trigger.meta.lang': { _eq: 'vi' } }] },
+      ],
+      [
+        { $trigger: { none: { _null: true }, status: { _nnull: true } } },
+        { '$trigger.none': { _null: true }, '$trigger.status': { _nnull: true } },
+      ],
+    ];
+    for (const [nested, dotted] of pairs) expect(holds(nested), JSON.stringify(nested)).toBe(holds(dotted));
+    expect(compileCondition({ check: { code: { _eq: 1 } }, _or: [{ $last: { x: { _eq: 1 } } }] }).paths).toEqual([
+      { head: 'check', segments: ['code'] },
+      { head: '$last', segments: ['x'] },
+    ]);
   });
 
   it('refuses what is not the filter language, with the path', () => {
@@ -63,6 +88,11 @@ describe('compileCondition', () => {
     refuse({ '$trigger.a.b.c.d.e.f.g.h.i': { _eq: 1 } }, ['$trigger.a.b.c.d.e.f.g.h.i']);
     refuse({ _and: {} }, ['_and']);
     refuse({ '$trigger.a': { _between: [1] } }, ['$trigger.a', '_between']);
+    refuse({ $trigger: { a: { b: 1 } } }, ['$trigger', 'a', 'b']);
+    refuse({ _eq: 1 }, ['_eq']);
+    refuse({ $trigger: { _or: [{ 'x.__proto__': { _eq: 1 } }] } }, ['$trigger', '_or', '0', 'x.__proto__']);
+    for (const key of ['__proto__', 'constructor', 'prototype'])
+      refuse({ [`$trigger.${key}`]: { _null: true } }, [`$trigger.${key}`]);
     refuse([], []);
     const many = Object.fromEntries(
       Array.from({ length: CONDITION_LIMITS.clauses + 1 }, (_, i) => [`$trigger.f${i}`, { _eq: 1 }]),

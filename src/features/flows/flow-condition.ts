@@ -1,5 +1,6 @@
 import type { DataChain, TemplatePath } from './flow-template.ts';
 import { lookup } from './flow-template.ts';
+import { isForbiddenKey } from '../../kernel/safe/keys.ts';
 
 /** The item filter language's limits (spec "Limits"): 100 clauses, dotted paths 8 deep; groups nest 16 deep. */
 export const CONDITION_LIMITS = { clauses: 100, pathDepth: 8, nesting: 16 } as const;
@@ -21,7 +22,6 @@ export interface Condition {
   paths: TemplatePath[];
 }
 
-const KEY = /^(\$trigger|\$last|[A-Za-z][A-Za-z0-9_-]{0,63})((?:\.[A-Za-z0-9_]{1,128})*)$/;
 type Test = (v: unknown) => boolean;
 const isNull = (v: unknown) => v === undefined || v === null;
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -118,47 +118,71 @@ function operator(op: string, arg: unknown, at: string[]): Test {
   }
 }
 
+const HEAD = /^(\$trigger|\$last|[A-Za-z][A-Za-z0-9_-]{0,63})$/;
+const SEGMENT = /^[A-Za-z0-9_]{1,128}$/;
+
+/**
+ * The path a key leads to from `prefix` (null at the top, where the key's first part is `$trigger`, `$last` or a node
+ * id): a key is one part (nested form) or several joined by dots. Prototype names are refused: a path the evaluator
+ * could only ever read as absent is a mistake or an attack, and is answered at save with its place.
+ */
+function extend(prefix: TemplatePath | null, key: string, here: string[]): TemplatePath {
+  const parts = key.split('.');
+  if (parts.some(isForbiddenKey))
+    throw new ConditionError(
+      `${key.slice(0, 100)} names an object prototype member (__proto__, constructor, prototype)`,
+      here,
+    );
+  const head = prefix ? null : parts.shift()!;
+  const path = prefix
+    ? { head: prefix.head, segments: [...prefix.segments, ...parts] }
+    : { head: head!, segments: parts };
+  if ((head !== null && !HEAD.test(head)) || !parts.every((p) => SEGMENT.test(p)))
+    throw new ConditionError(`${key.slice(0, 100)} is not a path of $trigger, $last or a node`, here);
+  if (path.segments.length > CONDITION_LIMITS.pathDepth)
+    throw new ConditionError(`a path has at most ${CONDITION_LIMITS.pathDepth} keys after its head`, here);
+  return path;
+}
+
 /**
  * Compiles a `condition` operation's filter: the item filter language (spec "Filter operators", same limits) over
- * the data chain instead of an item. A key is a dotted path whose head is `$trigger`, `$last` or a node id
- * (`{ "$last.status": { "_eq": "published" } }`); `_and` and `_or` take lists. Evaluated in memory, reading own
- * properties only; compiling checks everything, so a condition that compiled never throws when it runs.
+ * the data chain instead of an item. Paths are written as the item filter writes them, dotted
+ * (`{ "$last.status": { "_eq": "published" } }`) or nested (`{ "$last": { "status": { "_eq": "published" } } }`), or
+ * both at once; the first key is `$trigger`, `$last` or a node id. `_and` and `_or` take lists, at the top or inside a
+ * nested path (their filters then continue it). Evaluated in memory, reading own properties only; compiling checks
+ * everything, so a condition that compiled never throws when it runs.
  */
 export function compileCondition(filter: unknown): Condition {
   let clauses = 0;
   const paths: TemplatePath[] = [];
-  const group = (f: unknown, at: string[]): ((chain: DataChain) => boolean) => {
+  type Eval = (chain: DataChain) => boolean;
+  const group = (f: unknown, prefix: TemplatePath | null, at: string[]): Eval => {
     if (!isObject(f)) throw new ConditionError('expected a filter object', at);
     if (at.length > CONDITION_LIMITS.nesting * 2) throw new ConditionError('the filter is nested too deeply', at);
-    const parts: ((chain: DataChain) => boolean)[] = [];
+    const parts: Eval[] = [];
     for (const key of Object.keys(f)) {
       const here = [...at, key];
       const value = f[key];
       if (key === '_and' || key === '_or') {
         if (!Array.isArray(value)) throw new ConditionError(`${key} takes a list of filters`, here);
-        const inner = value.map((x, i) => group(x, [...here, String(i)]));
+        const inner = value.map((x, i) => group(x, prefix, [...here, String(i)]));
         parts.push(key === '_and' ? (c) => inner.every((g) => g(c)) : (c) => inner.some((g) => g(c)));
-        continue;
-      }
-      const m = KEY.exec(key);
-      const segments = m?.[2] ? m[2].slice(1).split('.') : [];
-      if (!m || segments.length > CONDITION_LIMITS.pathDepth)
-        throw new ConditionError(
-          `${key.slice(0, 100)} is not a path of $trigger, $last or a node (8 keys at most)`,
-          here,
-        );
-      if (!isObject(value) || !Object.keys(value).length || !Object.keys(value).every((k) => k.startsWith('_')))
-        throw new ConditionError(`${key} needs an operator object such as {"_eq": …}`, here);
-      const path = { head: m[1]!, segments };
-      paths.push(path);
-      for (const op of Object.keys(value)) {
+      } else if (key.startsWith('_')) {
+        if (!prefix) throw new ConditionError(`${key.slice(0, 64)} needs a path of $trigger, $last or a node`, here);
         if (++clauses > CONDITION_LIMITS.clauses)
-          throw new ConditionError(`a filter has at most ${CONDITION_LIMITS.clauses} clauses`, here);
-        const t = operator(op, value[op], [...here, op]);
+          throw new ConditionError(`a filter has at most ${CONDITION_LIMITS.clauses} clauses`, at);
+        const t = operator(key, value, here);
+        const path = prefix;
+        if (paths.at(-1) !== path) paths.push(path);
         parts.push((c) => t(lookup(c, path)));
+      } else {
+        const path = extend(prefix, key, here);
+        if (!isObject(value) || !Object.keys(value).length)
+          throw new ConditionError(`${key.slice(0, 100)} needs an operator object such as {"_eq": …}`, here);
+        parts.push(group(value, path, here));
       }
     }
     return (c) => parts.every((p) => p(c));
   };
-  return { test: group(filter, []), paths };
+  return { test: group(filter, null, []), paths };
 }

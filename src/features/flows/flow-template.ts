@@ -27,12 +27,15 @@ const EXPR = /\{\{([^{}]*)\}\}/g;
 const WHOLE = /^\{\{([^{}]*)\}\}$/;
 const PATH = /^(\$trigger|\$last|[A-Za-z][A-Za-z0-9_-]{0,63})((?:\.[A-Za-z0-9_-]{1,128})*)$/;
 
-/** The path of one `{{ … }}` expression, or null when it is not one (no operators, no calls: nothing is evaluated). */
+/**
+ * The path of one `{{ … }}` expression, or null when it is not one (no operators, no calls: nothing is evaluated).
+ * Prototype names are no path: own properties only are read, so such a reference could only ever render null.
+ */
 export function parsePath(expr: string): TemplatePath | null {
   const m = PATH.exec(expr.trim());
-  if (!m) return null;
+  if (!m || isForbiddenKey(m[1]!)) return null;
   const segments = m[2] ? m[2].slice(1).split('.') : [];
-  return segments.length > TEMPLATE_LIMITS.segments ? null : { head: m[1]!, segments };
+  return segments.length > TEMPLATE_LIMITS.segments || segments.some(isForbiddenKey) ? null : { head: m[1]!, segments };
 }
 
 /** The value at a path: own properties and array indexes only, never anything inherited; undefined when absent. */

@@ -57,10 +57,10 @@ const conditionCheck = (options: Record<string, unknown>): OptionProblem | null 
 const SPECS: OperationSpec[] = [
   op(
     'condition',
-    'Leaves by resolve when the filter holds for the data chain, by reject otherwise. Keys are paths of $trigger, $last or a node id.',
+    'Leaves by resolve when the filter holds for the data chain, by reject otherwise. Paths start at $trigger, $last or a node id, dotted or nested.',
     z.strictObject({
       filter: Filter.describe(
-        'the item filter language over the data chain, e.g. {"$last.status": {"_eq": "published"}}',
+        'the item filter language over the data chain, dotted {"$last.status": {"_eq": "published"}} or nested {"$last": {"status": {"_eq": "published"}}}',
       ),
     }),
     conditionCheck,
