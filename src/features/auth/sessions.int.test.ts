@@ -313,6 +313,39 @@ describe('sessions', () => {
   });
 });
 
+describe("managing a person's sessions needs a rank at least theirs", () => {
+  it("refuses a site_admin the sessions of the site's admin (403), and lets an admin and a peer site_admin manage them", async () => {
+    const siteAdmin = await createUser(t, 'rank-sa@example.com', PASSWORD, { main: 'site_admin' });
+    await createUser(t, 'rank-admin@example.com', PASSWORD, { main: 'admin' });
+    await createUser(t, 'rank-peer@example.com', PASSWORD, { main: 'site_admin' });
+    const siteOwner = await createUser(t, 'rank-owner@example.com', PASSWORD, { main: 'admin' });
+    const high = (await login('rank-admin@example.com')).json().data;
+    const peer = (await login('rank-peer@example.com')).json().data;
+    const list = (as: string, id: string) =>
+      t.call({ method: 'GET', url: `/api/v1/users/${id}/sessions`, as, site: 'main' });
+    const revoke = (as: string, sid: string) =>
+      t.call({ method: 'DELETE', url: `/api/v1/sessions/${sid}`, as, site: 'main' });
+
+    const refused = await list(siteAdmin, high.user.id);
+    expect(refused.statusCode, refused.body).toBe(403);
+    expect(refused.json().errors[0]).toMatchObject({ code: 'PERMISSION_DENIED' });
+    const [highSession] = (await t.call({ method: 'GET', url: '/api/v1/me/sessions', as: high.token })).json().data;
+    const revoked = await revoke(siteAdmin, highSession.id);
+    expect(revoked.statusCode, revoked.body).toBe(403);
+    expect(revoked.json().errors[0]).toMatchObject({ code: 'PERMISSION_DENIED' });
+    expect((await t.call({ method: 'GET', url: '/api/v1/auth/me', as: high.token })).statusCode).toBe(200);
+
+    // Equal rank: a site_admin manages another site_admin's sessions; the site's admin manages anyone's there.
+    const peers = await list(siteAdmin, peer.user.id);
+    expect(peers.statusCode, peers.body).toBe(200);
+    expect((await list(siteOwner, high.user.id)).statusCode).toBe(200);
+    expect((await revoke(siteOwner, highSession.id)).statusCode).toBe(200);
+    expect((await t.call({ method: 'GET', url: '/api/v1/auth/me', as: high.token })).statusCode).toBe(401);
+    const [peerSession] = peers.json().data;
+    expect((await revoke(siteAdmin, peerSession.id)).statusCode).toBe(200);
+  }, 60_000);
+});
+
 describe('preferences', () => {
   it('shallow-merges a validated blob and falls back to the site default save action', async () => {
     const token = await createUser(t, 'prefs@example.com', PASSWORD, { main: 'editor' });

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -13,6 +13,7 @@ import { OutboxEntry, SessionRecord } from './auth.schemas.ts';
 import { revokeSession } from '../session.commands.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { SessionNotFound, SessionsOfOtherSites, UserNotFound } from '../auth.errors.ts';
+import { requireRank } from '../users/members.ts';
 
 const Id = z.object({ id: z.string().min(1).max(64) });
 const OutboxQuery = z.object({
@@ -23,7 +24,8 @@ const OutboxQuery = z.object({
 /**
  * Sessions are the account's, not a site's: one session reaches every site of the account. So a site admin sees
  * and ends the sessions of members whose only site is theirs; an account that belongs to other sites too is its
- * owner's and the instance admin's to manage (403). Anyone else's session is as unknown as a missing one.
+ * owner's and the instance admin's to manage (403). Anyone else's session is as unknown as a missing one. Managing
+ * a person's sessions needs a rank at least theirs, as changing their role does (`requireRank`).
  */
 export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -35,8 +37,9 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     if (user.instanceAdmin && !callerIsInstanceAdmin) return null;
     return user;
   };
-  const mayManageSessions = (user: UserRow, callerIsInstanceAdmin: boolean) => {
-    if (callerIsInstanceAdmin || Object.keys(user.roles).length === 1) return;
+  const mayManageSessions = (req: FastifyRequest, user: UserRow) => {
+    requireRank(req, { role: user.roles[siteOf(req)]!, instanceAdmin: user.instanceAdmin }, 'manage the sessions of');
+    if (req.actor!.instanceAdmin || Object.keys(user.roles).length === 1) return;
     throw new SessionsOfOtherSites();
   };
 
@@ -54,7 +57,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
     async (req) => {
       const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
       if (!user) throw new UserNotFound({ userId: req.params.id });
-      mayManageSessions(user, req.actor!.instanceAdmin);
+      mayManageSessions(req, user);
       return { data: await liveSessions(db, user.userId, clock.now()) };
     },
   );
@@ -75,7 +78,7 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
       const owner = await findSessionOwner(db, req.params.id);
       const user = owner ? await memberOfSite(owner, siteId, req.actor!.instanceAdmin) : null;
       if (!user || !roleOn(req.actor!, siteId)) throw new SessionNotFound({ sessionId: req.params.id });
-      mayManageSessions(user, req.actor!.instanceAdmin);
+      mayManageSessions(req, user);
       const ctx = commandContext(req, clock, SYSTEM_SITE);
       await revokeSession(deps, ctx, { sessionId: req.params.id, reason: 'admin', by: req.actor!.id });
       return { data: { id: req.params.id, revoked: true } };

@@ -43,6 +43,14 @@ export async function member(deps: Pick<AppDeps, 'db'>, p: Principal, id: string
 /** Only an administrator changes an administrator; nobody changes their own role or membership. */
 export function mayManage(p: Principal, target: Member, what: string): void {
   if (target.userId === actorOf(p).id) throw new SelfManagement({ what });
+  requireRank(p, target, what);
+}
+
+/**
+ * The rank rule of every route that acts on a person (role, removal, sessions): the caller's rank on the site is at
+ * least the target's, so only an administrator acts on an administrator (a site_admin on a peer or anyone below).
+ */
+export function requireRank(p: Principal, target: Pick<Member, 'role' | 'instanceAdmin'>, what: string): void {
   if ((ADMINS.has(target.role) || target.instanceAdmin) && roleOn(actorOf(p), siteOf(p)) !== 'admin')
     throw new AdminManagement({ what });
 }
