@@ -159,3 +159,15 @@ export async function countRoleHolders(db: Db, siteId: string, role: string): Pr
     where site_id = ${siteId} and role = ${role}`.execute(db);
   return r.rows[0]!.n;
 }
+
+/**
+ * How many instance administrators can still act, leaving one out (`except`): those with an account not erased (an
+ * erasure empties the address of the row, which stays for what the person authored).
+ */
+export async function countInstanceAdmins(db: Db, except: string | null = null): Promise<number> {
+  const r = await asSystem(db, (db) =>
+    sql<{ n: number }>`select count(*)::int as n from users
+      where instance_admin and email is not null and user_id is distinct from ${except}`.execute(db),
+  );
+  return r.rows[0]!.n;
+}

@@ -12,6 +12,7 @@ export async function createUser(
   email: string,
   password: string,
   roles: Record<string, string>,
+  opts: { instanceAdmin?: boolean } = {},
 ): Promise<string> {
   const userId = newId();
   const now = new Date().toISOString();
@@ -31,7 +32,7 @@ export async function createUser(
     passwordHash: await seal(db, ring, userId, await hashPassword(password)),
     firstName: null,
     lastName: null,
-    instanceAdmin: false,
+    instanceAdmin: opts.instanceAdmin ?? false,
     now,
   };
   await handleCommand(store, userDecider, userStream(userId), { type: 'RegisterUser', data }, { metadata });

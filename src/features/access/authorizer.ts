@@ -37,6 +37,7 @@ export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp
     return r;
   };
   const isSiteAdmin = (p: Principal) => administers(actorOf(p), siteOf(p));
+  const isAdministrator = (p: Principal) => roleOn(actorOf(p), siteOf(p)) === 'admin';
   return {
     rights,
     require: async (p, resource, action) => requireScope(await permissionsOf(deps, p), resource, action),
@@ -46,7 +47,9 @@ export function createAuthorizer(deps: Pick<AppDeps, 'store' | 'clock' | 'stepUp
       if (!isSiteAdmin(p)) throw new SiteAdminRequired();
     },
     requireAdministrator: (p) => {
-      if (roleOn(actorOf(p), siteOf(p)) !== 'admin') throw new AdministratorsOnly();
+      if (!isAdministrator(p)) throw new AdministratorsOnly();
     },
+    isAdministrator,
+    isInstanceAdministrator: (p) => p.actor?.instanceAdmin === true,
   };
 }

@@ -1,12 +1,12 @@
 import type { AppDeps } from '../../deps.ts';
-import { roleOn, type Actor } from '../../kernel/auth/actor.ts';
+import type { Actor } from '../../kernel/auth/actor.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { scrubOutbox } from '../../kernel/mail/outbox.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
 import { readAsSite, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
-import { findUserByEmail, findUserById, type UserRow } from '../../../projections/users/index.ts';
+import { countInstanceAdmins, findUserByEmail, findUserById, type UserRow } from '../../../projections/users/index.ts';
 import { liveSessions } from '../../../projections/sessions/index.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { listApiKeys, revokeApiKey } from '../api-keys/index.ts';
@@ -17,7 +17,14 @@ import type { UserErased, UserEvent } from '../auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
 import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
-import { AlreadyErased, ErasureNotFound, SubjectElsewhere, SubjectNotFound } from './erasure.errors.ts';
+import {
+  AlreadyErased,
+  ErasureNotFound,
+  InstanceAdminErasure,
+  LastInstanceAdmin,
+  SubjectElsewhere,
+  SubjectNotFound,
+} from './erasure.errors.ts';
 
 type Deps = AppDeps;
 
@@ -45,17 +52,33 @@ export interface ErasureOutcome {
 }
 
 /**
- * May `caller` erase this person from `siteId`? Their admins decide: the person must belong to the site (or be an
- * instance admin), and every site they belong to must be one the caller administers. Once erased they belong to
- * none, and an admin of the site that asked may complete what was cut short.
+ * May `caller` erase this person from `siteId`? Asked of the authorizer, for each site that matters:
+ * - an instance administrator is erased only by another instance administrator, and the last one by no one (an
+ *   instance nobody administers could not be repaired through the API);
+ * - anyone else is erased by an admin of every site they belong to, from one of those sites; a person of no site
+ *   only by an instance administrator (no site's admin answers for them).
+ * Once erased a person belongs to none (and keeps no address), and an admin of the site that asked may complete
+ * what was cut short.
  */
-function mayErase(caller: Actor, user: UserRow, siteId: string): void {
-  if (Object.keys(user.roles).length === 0 && !user.instanceAdmin && !user.email) {
-    if (roleOn(caller, siteId) !== 'admin') throw new SubjectNotFound();
+async function mayErase(deps: Deps, caller: Actor, user: UserRow, siteId: string): Promise<void> {
+  const { authorizer } = deps;
+  const as = (site: string) => ({ actor: caller, site: { id: site } });
+  const sites = Object.keys(user.roles);
+  if (sites.length === 0 && !user.instanceAdmin && !user.email) {
+    if (!authorizer.isAdministrator(as(siteId))) throw new SubjectNotFound();
     return;
   }
-  if (!Object.hasOwn(user.roles, siteId) && !user.instanceAdmin) throw new SubjectNotFound();
-  if (Object.keys(user.roles).some((s) => roleOn(caller, s) !== 'admin')) throw new SubjectElsewhere();
+  if (user.instanceAdmin) {
+    if (!authorizer.isInstanceAdministrator(as(siteId))) throw new InstanceAdminErasure();
+    if ((await countInstanceAdmins(deps.db, user.userId)) === 0) throw new LastInstanceAdmin();
+    return;
+  }
+  if (sites.length === 0) {
+    if (!authorizer.isInstanceAdministrator(as(siteId))) throw new SubjectNotFound();
+    return;
+  }
+  if (!Object.hasOwn(user.roles, siteId)) throw new SubjectNotFound();
+  if (sites.some((s) => !authorizer.isAdministrator(as(s)))) throw new SubjectElsewhere();
 }
 
 /**
@@ -76,13 +99,13 @@ export async function eraseSubject(
   const user = await subjectOf(deps, input);
   const open = (await incompleteErasures(deps.db, { subjectId: user.userId }))[0];
   if (open) {
-    mayErase(caller, user, open.siteId);
+    await mayErase(deps, caller, user, open.siteId);
     await completeErasure(deps, open, ctx.metadata);
     return { erasureId: open.erasureId, siteId: open.siteId, resumed: true };
   }
   const state = (await readState(deps.store, userDecider, userStream(user.userId))).state;
   if (state.exists && state.erased) throw new AlreadyErased();
-  mayErase(caller, user, ctx.siteId);
+  await mayErase(deps, caller, user, ctx.siteId);
   const erasureId = await startErasure(deps.store, ctx, { subjectId: user.userId, reason: input.reason });
   await runErasure(deps, { siteId: ctx.siteId, erasureId, userId: user.userId }, ctx.metadata);
   return { erasureId, siteId: ctx.siteId, resumed: false };
@@ -212,7 +235,7 @@ export async function resumeErasures(deps: Deps, graceMs: number): Promise<numbe
       tokenVersion: asker.tokenVersion,
     };
     try {
-      mayErase(actor, subject, o.siteId);
+      await mayErase(deps, actor, subject, o.siteId);
     } catch {
       continue;
     }

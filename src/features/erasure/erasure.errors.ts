@@ -13,6 +13,20 @@ export const SubjectElsewhere = defineError(
   'forbidden',
   () => 'this person is also a member of sites you do not administer: an instance administrator erases them',
 );
+/** The person administers the instance: only another instance administrator erases them. */
+export const InstanceAdminErasure = defineError(
+  'PERMISSION_DENIED',
+  'forbidden',
+  () => 'this person is an instance administrator: only an instance administrator erases them',
+  () => ({ path: ['body'], extensions: { reason: 'instance_admin' } }),
+);
+/** Erasing the last instance administrator would leave the instance with no one to administer it. */
+export const LastInstanceAdmin = defineError(
+  'CONFLICT',
+  'conflict',
+  () => 'this person is the last instance administrator: make another one before erasing them',
+  () => ({ path: ['body'], extensions: { reason: 'last_instance_admin' } }),
+);
 export const ErasureNotFound = defineError<{ id: string }>(
   'RECORD_NOT_FOUND',
   'not_found',

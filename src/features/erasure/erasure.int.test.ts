@@ -351,3 +351,68 @@ describe('an erasure cut short', () => {
       expect((await call('GET', `/api/v1/admin/erasure?${q}`, admin)).statusCode, q).toBe(400);
   });
 });
+
+describe('who may erase whom (POST /api/v1/admin/erasure)', () => {
+  const idOf = async (token: string) => (await ok('GET', '/api/v1/auth/me', token)).id as string;
+  const erase = (as: string, userId: string, site = 'main') =>
+    call('POST', '/api/v1/admin/erasure', as, { userId, reason: 'who may' }, site);
+
+  it("refuses a site's admin the erasure of an instance administrator, a member of their site or not", async () => {
+    const mainAdmin = await createUser(t, 'main.admin@who.test', PASSWORD, { main: 'admin' });
+    const member = await idOf(
+      await createUser(t, 'ia.member@who.test', PASSWORD, { main: 'viewer' }, { instanceAdmin: true }),
+    );
+    const outside = await idOf(await createUser(t, 'ia.outside@who.test', PASSWORD, {}, { instanceAdmin: true }));
+    for (const target of [member, outside]) {
+      const res = await erase(mainAdmin, target);
+      expect(res.statusCode, res.body).toBe(403);
+      expect(res.json().errors[0]).toMatchObject({
+        code: 'PERMISSION_DENIED',
+        extensions: { reason: 'instance_admin' },
+      });
+    }
+    // Nothing was started for them: no erasure is listed and they still sign in.
+    const listed = await ok('GET', '/api/v1/admin/erasure?limit=200', admin);
+    expect(listed.map((e: { subjectId: string }) => e.subjectId)).not.toContain(member);
+    const login = await t.call({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: 'ia.member@who.test', password: PASSWORD },
+    });
+    expect(login.statusCode).toBe(200);
+  });
+
+  it('lets an instance administrator erase another, never the last one', async () => {
+    const adminId = await idOf(admin);
+    const other = await idOf(await createUser(t, 'ia.other@who.test', PASSWORD, {}, { instanceAdmin: true }));
+    const done = await erase(admin, other);
+    expect(done.statusCode, done.body).toBe(201);
+    // Every other instance administrator of this file's instance goes too, so that the setup's is the last.
+    const left = await sql<{ user_id: string }>`select user_id from users
+      where instance_admin and email is not null and user_id <> ${adminId}`.execute(t.deps.database.owner);
+    for (const r of left.rows) expect((await erase(admin, r.user_id)).statusCode).toBe(201);
+    const last = await erase(admin, adminId);
+    expect(last.statusCode, last.body).toBe(409);
+    expect(last.json().errors[0]).toMatchObject({ code: 'CONFLICT', extensions: { reason: 'last_instance_admin' } });
+    expect((await call('GET', '/api/v1/auth/me', admin)).statusCode).toBe(200);
+  });
+
+  it("lets a site's admin erase only a person all of whose memberships they administer", async () => {
+    const mainAdmin = await createUser(t, 'only.main.admin@who.test', PASSWORD, { main: 'admin' });
+    const twoSites = await idOf(
+      await createUser(t, 'two.sites@who.test', PASSWORD, { main: 'viewer', second: 'viewer' }),
+    );
+    const nowhere = await idOf(await createUser(t, 'nowhere@who.test', PASSWORD, {}));
+    const mainOnly = await idOf(await createUser(t, 'main.only@who.test', PASSWORD, { main: 'editor' }));
+    const elsewhere = await erase(mainAdmin, twoSites);
+    expect(elsewhere.statusCode, elsewhere.body).toBe(403);
+    expect(elsewhere.json().errors[0].code).toBe('PERMISSION_DENIED');
+    // A person of no site is no one's to erase but an instance administrator's.
+    expect((await erase(mainAdmin, nowhere)).statusCode).toBe(404);
+    expect((await erase(mainAdmin, mainOnly)).statusCode).toBe(201);
+    // An admin of both sites may erase the person of both; the instance administrator the person of none.
+    const bothAdmin = await createUser(t, 'both.admin@who.test', PASSWORD, { main: 'admin', second: 'admin' });
+    expect((await erase(bothAdmin, twoSites)).statusCode).toBe(201);
+    expect((await erase(admin, nowhere)).statusCode).toBe(201);
+  });
+});

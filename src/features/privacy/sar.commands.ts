@@ -3,6 +3,7 @@ import { pipeline, Transform } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
+import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { PersonalDataSubject } from '../../kernel/privacy/personal-data.ts';
@@ -30,16 +31,22 @@ async function accountOf(deps: Pick<AppDeps, 'db' | 'store' | 'addresses'>, emai
   return claimant ?? (await findUserByEmail(deps.db, email))?.userId ?? null;
 }
 
-/** The member of `siteId` a request names, as the subject of that site's request; not a member → 404. */
+/**
+ * The member of the caller's site a request names, as the subject of that site's request; not a member → 404. An
+ * instance administrator is no one's member to export but another instance administrator's (the authorizer's
+ * answer): the member routes hide them from site admins, and the same 404 says nothing more here.
+ */
 export async function siteSubject(
-  deps: Pick<AppDeps, 'db' | 'store' | 'addresses'>,
-  siteId: string,
+  deps: Pick<AppDeps, 'db' | 'store' | 'addresses' | 'authorizer'>,
+  caller: Principal,
   ref: SubjectRef,
 ): Promise<PersonalDataSubject> {
+  const siteId = siteOf(caller);
   const path = 'email' in ref ? ['email'] : ['userId'];
   const userId = 'email' in ref ? await accountOf(deps, ref.email) : ref.userId;
   const user = userId === null ? null : await findUserById(deps.db, userId);
   if (!user || own(user.roles, siteId) === undefined) throw new SubjectNotFound({ path });
+  if (user.instanceAdmin && !deps.authorizer.isInstanceAdministrator(caller)) throw new SubjectNotFound({ path });
   return { userId: user.userId, siteIds: [siteId], everySite: false };
 }
 

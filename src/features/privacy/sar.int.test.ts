@@ -100,6 +100,27 @@ describe('POST /api/v1/admin/sar', () => {
     expect((await sar({ email: 'nobody@example.com' })).json().errors[0].path).toEqual(['email']);
   });
 
+  it('answers 404 to a site’s admin for an instance administrator who is a member (as the member routes do)', async () => {
+    const mainAdmin = await createUser(t, 'main-admin@example.com', 'Main-pass-123456', { main: 'admin' });
+    const instanceAdmin = await createUser(
+      t,
+      'ia-member@example.com',
+      'Ia-pass-12345678',
+      { main: 'viewer' },
+      {
+        instanceAdmin: true,
+      },
+    );
+    const iaId = (await call('GET', '/api/v1/auth/me', instanceAdmin)).json().data.id;
+    for (const who of [{ userId: iaId }, { email: 'ia-member@example.com' }]) {
+      const res = await sar(who, mainAdmin);
+      expect(res.statusCode, res.body).toBe(404);
+      expect(res.json().errors[0].code).toBe('NOT_FOUND');
+    }
+    // Another instance administrator may: the export is the person's right, asked by someone of their standing.
+    expect((await sar({ userId: iaId })).statusCode).toBe(201);
+  });
+
   it('refuses a body naming neither or both with 400', async () => {
     for (const body of [{}, { userId: aliceId, email: 'alice@example.com' }]) {
       const res = await sar(body);

@@ -71,6 +71,10 @@ export interface Authorizer {
    * `caller: 'admin'` ask, such as a configuration import, wherever else it is done (a repository's manifest).
    */
   requireAdministrator(p: Principal): void;
+  /** Whether the principal holds its site's `admin` role (what `requireAdministrator` asks), for checks over several sites. */
+  isAdministrator(p: Principal): boolean;
+  /** Whether the principal administers the instance (every site): what acting on another instance administrator needs. */
+  isInstanceAdministrator(p: Principal): boolean;
 }
 
 /** Whether an actor administers a site (instance admins administer every site). */

@@ -29,7 +29,7 @@ export const sarRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req, reply) => {
       const { format, ...ref } = req.body;
       const who = ref.userId !== undefined ? { userId: ref.userId } : { email: ref.email! };
-      const subject = await siteSubject(deps, siteOf(req), who);
+      const subject = await siteSubject(deps, req, who);
       const record = await exportSubjectAccess(deps, commandContext(req, deps.clock), { subject, format });
       reply.status(201);
       return { data: record };
