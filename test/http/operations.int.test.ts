@@ -51,10 +51,26 @@ describe('retiring routes', () => {
     expect(old.statusCode).toBe(200);
     expect(old.headers.deprecation).toBe(`@${Date.parse('2026-11-01') / 1000}`);
     expect(old.headers.sunset).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
-    expect(old.headers.link).toBe('</CHANGELOG.md#api-v1-auth-profile>; rel="deprecation"');
+    expect(old.headers.link).toBe('</api/v1/openapi.json#/paths/~1api~1v1~1auth~1profile/get>; rel="deprecation"');
     expect((await t.call({ method: 'GET', url: '/api/v1/auth/profile' })).headers.sunset).toBeDefined();
     const current = await t.call({ method: 'GET', url: '/api/v1/auth/me', as: admin });
     expect(current.headers.deprecation).toBeUndefined();
     expect(current.json().data).toEqual(old.json().data);
+  });
+
+  it('link to an address the service serves: the OpenAPI operation that says what replaces the route', async () => {
+    const old = await t.call({ method: 'GET', url: '/api/v1/auth/profile', as: admin });
+    const target = /^<([^>]+)>; rel="deprecation"$/.exec(String(old.headers.link))?.[1] ?? '';
+    const [address, fragment] = target.split('#');
+    const doc = await t.call({ method: 'GET', url: address! });
+    expect(doc.statusCode).toBe(200);
+    // The fragment is a JSON pointer (RFC 6901) into the document.
+    const operation = decodeURIComponent(fragment!)
+      .split('/')
+      .slice(1)
+      .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], doc.json());
+    expect(operation).toMatchObject({ deprecated: true, description: expect.stringContaining('/api/v1/auth/me') });
+    expect((operation as { description: string }).description).toContain('2027-06-30');
   });
 });

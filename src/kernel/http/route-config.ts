@@ -1,10 +1,12 @@
 import type { Actor } from '../auth/actor.ts';
 
-/** When a route was deprecated, when it goes away, and where the changelog says what replaces it. */
+/**
+ * When a route was deprecated and when it goes away. What replaces it is said in the route's OpenAPI `description`,
+ * which the `Link` of its answers points at (an address the service itself serves).
+ */
 export interface Retiring {
   since: string;
   sunset: string;
-  changelog: string;
 }
 
 /** Who may call a route: public, any authenticated principal, an instance admin, or a site admin. */
@@ -20,7 +22,7 @@ declare module 'fastify' {
     ownCredential?: boolean;
     /** The route acts on one site (X-Svc-Site or subdomain). Default: true under /api/v1. */
     site?: boolean;
-    /** A retiring route: answers Deprecation, Sunset and a Link to the changelog (spec "Versioning"). */
+    /** A retiring route: answers Deprecation, Sunset and a Link to its changelog entry (spec "Versioning"). */
     retiring?: Retiring;
   }
   interface FastifyRequest {

@@ -112,11 +112,14 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     {
       config: {
         site: false,
-        retiring: { since: '2026-11-01', sunset: '2027-06-30', changelog: '/CHANGELOG.md#api-v1-auth-profile' },
+        retiring: { since: '2026-11-01', sunset: '2027-06-30' },
       },
       schema: {
         tags: ['auth'],
         summary: 'Read the caller profile (retiring: use /auth/me)',
+        // The changelog entry the Link header of its answers points at (CHANGELOG.md says the same).
+        description:
+          'Deprecated since 2026-11-01; goes away on 2027-06-30. Use GET /api/v1/auth/me, which answers the same record.',
         deprecated: true,
         response: { 200: dataEnvelope(Me) },
       },
