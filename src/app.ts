@@ -25,8 +25,14 @@ import cookie from '@fastify/cookie';
 import { firstInstanceAdmin } from '../projections/users/index.ts';
 import { InvalidAccessToken } from './kernel/http/kernel.errors.ts';
 
-/** Builds the HTTP application (no listen): kernel plugins, then every feature's routes. */
-export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+/**
+ * Builds the HTTP application (no listen): kernel plugins, then every feature's routes. `logStream` takes the log
+ * lines instead of standard output (a test reads what the framework warns about).
+ */
+export async function buildApp(
+  deps: AppDeps,
+  opts: { logger?: boolean; logStream?: pino.DestinationStream } = {},
+): Promise<FastifyInstance> {
   const c = deps.config;
   const app = Fastify({
     ...edgeServerOptions({
@@ -44,7 +50,7 @@ export async function buildApp(deps: AppDeps, opts: { logger?: boolean } = {}): 
             level: deps.config.LOG_LEVEL,
             // Written asynchronously: lines logged while a write is under way go out together (one system call for
             // many request lines under load, at once when idle), and what is left is flushed on exit.
-            stream: pino.destination({ dest: 1, sync: false }),
+            stream: opts.logStream ?? pino.destination({ dest: 1, sync: false }),
             redact: {
               paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token', '*.setupToken'],
               censor: '[redacted]',

@@ -1,4 +1,7 @@
+import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 
@@ -63,5 +66,70 @@ describe('pressure limiter', () => {
     expect(c.MAX_EVENT_LOOP_UTILIZATION).toBe(0.9);
     expect(c.EXCLUDED_PATHS).toEqual(['/health', '/ready']);
     expect(() => loadConfig({ MAX_EVENT_LOOP_UTILIZATION: '2' })).toThrow(/MAX_EVENT_LOOP_UTILIZATION/);
+  });
+});
+
+describe('pressure limiter, while it sheds load', () => {
+  let t: TestApp;
+  let admin: string;
+  let app: FastifyInstance;
+  const logLines: string[] = [];
+  beforeAll(async () => {
+    t = await createTestApp();
+    admin = await t.setup();
+    // Forced on, with no timing involved: any work at all exceeds a utilization of one millionth.
+    await t.restart({
+      SVC_PRESSURE_LIMITER_ENABLED: 'true',
+      MAX_EVENT_LOOP_DELAY: 'false',
+      MAX_EVENT_LOOP_UTILIZATION: '0.000001',
+      SAMPLE_INTERVAL: '5',
+      RETRY_AFTER: '7',
+      LOG_LEVEL: 'warn',
+    });
+    // The app's own logger, so that what fastify warns about (a reply sent twice) is seen.
+    const sink = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        logLines.push(chunk.toString());
+        done();
+      },
+    });
+    app = await buildApp(t.deps, { logStream: sink });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t.close();
+  });
+
+  const ask = (authorization?: string) =>
+    app.inject({
+      method: 'GET',
+      url: '/api/v1/site',
+      headers: { 'x-svc-site': 'main', ...(authorization ? { authorization } : {}) },
+    });
+
+  it('answers 503 with Retry-After and X-Svc-Overload to anonymous, bad-token and good-token requests alike', async () => {
+    // The limiter judges from its first sample on; until then requests pass.
+    let first = await ask(`Bearer ${admin}`);
+    for (let i = 0; i < 400 && first.statusCode !== 503; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      first = await ask(`Bearer ${admin}`);
+    }
+    const answers = {
+      good: await ask(`Bearer ${admin}`),
+      anonymous: await ask(),
+      bad: await ask('Bearer not-a-token'),
+      malformed: await ask('Basic abc'),
+    };
+    for (const [who, res] of Object.entries(answers)) {
+      expect(res.statusCode, `${who}: ${res.body}`).toBe(503);
+      expect(res.json().errors[0].code, who).toBe('SERVICE_UNAVAILABLE');
+      expect(res.headers['retry-after'], who).toBe('7');
+      expect(res.headers['x-svc-overload'], who).toBe('eventLoopUtilization');
+    }
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    // Log lines are written as they come; give the stream its turn before reading them.
+    await new Promise((r) => setImmediate(r));
+    expect(logLines.join('')).not.toMatch(/already sent/i);
   });
 });
