@@ -154,10 +154,20 @@ export class TokenService {
     return new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setAudience(purpose).sign(this.key);
   }
 
-  /** The payload of a genuine lasting token of this purpose (HS256 only: `none` and other algorithms fail), or null. */
+  /**
+   * The payload of a genuine lasting token of this purpose, or null. HS256 only (`none` and other algorithms fail).
+   * The spec's token carries no audience (another service's mailer makes it so), ours carries the purpose's: either
+   * is taken. Every other token of the service names another audience (access, challenge, single-purpose) and a
+   * `sub`, and refresh tokens are no JWTs; so any other audience, a `sub` or a token type other than JWT is refused.
+   */
   async verifyLasting(purpose: LastingPurpose, token: string): Promise<JWTPayload | null> {
     try {
-      return (await jwtVerify(token, this.key, { algorithms: ['HS256'], audience: purpose })).payload;
+      const { payload, protectedHeader } = await jwtVerify(token, this.key, { algorithms: ['HS256'] });
+      const typ = protectedHeader.typ?.toUpperCase();
+      const aud = payload.aud === undefined ? [] : ([] as string[]).concat(payload.aud);
+      if (typ !== undefined && typ !== 'JWT') return null;
+      if (aud.length > 1 || (aud.length === 1 && aud[0] !== purpose)) return null;
+      return payload.sub === undefined ? payload : null;
     } catch {
       return null;
     }

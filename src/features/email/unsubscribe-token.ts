@@ -28,7 +28,8 @@ export async function unsubscribeUrl(
 
 /**
  * The site and address of a genuine token of an existing site; otherwise 401 (INVALID_TOKEN or UNKNOWN_SITE reason).
- * Only the signature, the algorithm (HS256), the audience and the claims' shapes are read: nothing about the address.
+ * Only the signature, the algorithm (HS256), the audience (none, or `email-unsubscribe`), the absence of a `sub` and
+ * the claims' shapes are read: nothing about the address.
  */
 export async function readUnsubscribeToken(
   deps: Pick<AppDeps, 'tokens' | 'db'>,

@@ -1,7 +1,7 @@
 import { createSecretKey } from 'node:crypto';
-import { SignJWT } from 'jose';
+import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { ADMIN as TEST_ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { isSuppressed, unsubscribeToken, unsubscribeUrl } from './index.ts';
 
 const SECRET = 'test-secret-test-secret-test-secret-123';
@@ -123,7 +123,6 @@ describe('POST /api/v1/email/unsubscribe', () => {
       'alg none': `${b64({ alg: 'none', typ: 'JWT' })}.${body}.`,
       'alg none with the genuine signature': `${b64({ alg: 'none', typ: 'JWT' })}.${body}.${genuine.split('.')[2]}`,
       HS512: await sign('HS512', SECRET),
-      'no audience': await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).sign(key(SECRET)),
       'an access token': admin,
       'a changed payload': `${genuine.split('.')[0]}.${b64({ ...claims, email: 'other@example.com' })}.${genuine.split('.')[2]}`,
       garbage: 'not.a.token',
@@ -210,4 +209,77 @@ describe('GET /api/v1/email/unsubscribe', () => {
     expect(gone.statusCode).toBe(401);
     expect(gone.body).toContain('does not exist');
   });
+});
+
+describe('the tokens the three unsubscribe routes take (spec: HS256 { siteId, email } under JWT_SECRET)', () => {
+  const key = createSecretKey(Buffer.from(SECRET, 'utf8'));
+  const claims = (email: string) => ({ siteId: 'main', email });
+  /** A mailer of another service, making tokens as the spec says. */
+  const accepted: Record<string, (email: string) => Promise<string>> = {
+    "the spec's token (no audience, no expiry)": (email) =>
+      new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).sign(key),
+    'the same without a typ header, with an issue time': (email) =>
+      new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256' }).setIssuedAt().sign(key),
+    "the service's own (audience email-unsubscribe)": (email) => unsubscribeToken(t.deps, 'main', email),
+  };
+  const sign = (email: string, alg: string, secret = key) =>
+    new SignJWT(claims(email)).setProtectedHeader({ alg, typ: 'JWT' }).sign(secret);
+  const refused: Record<string, (email: string) => Promise<string>> = {
+    'another audience': (email) =>
+      new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256' }).setAudience('newsletter').sign(key),
+    'the access audience': (email) =>
+      new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256' }).setAudience('svc-access').sign(key),
+    'two audiences, one of them ours': (email) =>
+      new SignJWT(claims(email))
+        .setProtectedHeader({ alg: 'HS256' })
+        .setAudience(['email-unsubscribe', 'svc-access'])
+        .sign(key),
+    'a sub': (email) => new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256' }).setSubject('u1').sign(key),
+    'an access token of the service': async () => admin,
+    'a refresh token of the service': async () =>
+      (await t.call({ method: 'POST', url: '/api/v1/auth/login', payload: TEST_ADMIN })).json().data.refreshToken,
+    'an MFA challenge token carrying the claims': (email) =>
+      t.deps.tokens.issuePurpose('mfa-challenge', 'u1', claims(email), 300),
+    'a verify-email token carrying the claims': (email) =>
+      t.deps.tokens.issuePurpose('verify-email', 'u1', claims(email), 300),
+    'an access token type (typ at+jwt)': (email) =>
+      new SignJWT(claims(email)).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(key),
+    HS384: (email) => sign(email, 'HS384'),
+    HS512: (email) => sign(email, 'HS512'),
+    RS256: async (email) => sign(email, 'RS256', (await generateKeyPair('RS256')).privateKey as never),
+    'alg none': async (email) => `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims(email))}.`,
+    'another key': (email) => sign(email, 'HS256', createSecretKey(Buffer.from('x'.repeat(40), 'utf8'))),
+  };
+
+  const routes = {
+    'the one-click POST': (token: string) => post(token),
+    'the form-body POST': (token: string) =>
+      t.call({
+        method: 'POST',
+        url: URL_,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `List-Unsubscribe=One-Click&token=${encodeURIComponent(token)}`,
+      }),
+    'the GET page': (token: string) => t.call({ method: 'GET', url: `${URL_}?token=${encodeURIComponent(token)}` }),
+  };
+
+  let n = 0;
+  for (const [route, send] of Object.entries(routes)) {
+    describe(route, () => {
+      it.each(Object.keys(accepted))('accepts %s', async (kind) => {
+        const email = `spec-${(n += 1)}@example.com`;
+        const res = await send(await accepted[kind]!(email));
+        expect(res.statusCode, res.body).toBe(200);
+        if (route !== 'the GET page') expect(await isSuppressed(t.deps, 'main', email)).toBe(true);
+        else expect(res.body).toContain(email);
+      });
+      it.each(Object.keys(refused))('refuses %s with 401 and suppresses nothing', async (kind) => {
+        const email = `refused-${(n += 1)}@example.com`;
+        const res = await send(await refused[kind]!(email));
+        expect(res.statusCode, res.body).toBe(401);
+        expect(res.body).toContain('UNAUTHENTICATED');
+        expect(await isSuppressed(t.deps, 'main', email)).toBe(false);
+      });
+    });
+  }
 });
