@@ -7,7 +7,8 @@ import { GIT_PROVIDERS } from './git.events.ts';
 /** `owner/name` on GitHub, `group/…/name` on GitLab. */
 const Repository = z
   .string()
-  .max(200)
+  // abort: zod runs refinements even on a value that failed its checks; an over-long value stops at its length.
+  .max(200, { abort: true })
   .regex(/^[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+){1,8}$/, 'a repository is owner/name (GitLab: group/…/name)')
   .refine(
     (r) => !r.split('/').some((p) => p.startsWith('.') || p.startsWith('-') || p.endsWith('.git')),
@@ -18,20 +19,24 @@ const Repository = z
  * A provider's own address: https, without credentials, query or fragment, and not a private, loopback or
  * link-local address written as such (names are checked again after DNS when the provider is called, by the
  * outbound helper). `allowPrivate` (SVC_GIT_ALLOW_PRIVATE: a GitLab on the same network, tests) lifts both.
+ * The refinements run even when `url()` failed (zod goes on after a failed format), so they parse with
+ * `URL.parse` and pass what is not an address at all: `url()` has refused it already.
  */
 const baseUrl = (allowPrivate: boolean) =>
   z
     .string()
-    .max(500)
+    .max(500, { abort: true })
     .url()
     .refine((u) => {
-      const url = new URL(u);
+      const url = URL.parse(u);
+      if (!url) return true;
       const scheme = url.protocol === 'https:' || (allowPrivate && url.protocol === 'http:');
       return scheme && !url.username && !url.password && !url.search && !url.hash;
     }, 'the base URL is https, without credentials, query or fragment')
     .refine((u) => {
-      if (allowPrivate) return true;
-      const host = new URL(u).hostname.replace(/^\[|\]$/g, '');
+      const url = URL.parse(u);
+      if (allowPrivate || !url) return true;
+      const host = url.hostname.replace(/^\[|\]$/g, '');
       return host !== 'localhost' && !host.endsWith('.localhost') && !(isIP(host) && !isPublicAddress(host));
     }, 'the base URL is not a private, loopback or link-local address');
 
@@ -39,7 +44,7 @@ const baseUrl = (allowPrivate: boolean) =>
 const Branch = z
   .string()
   .min(1)
-  .max(200)
+  .max(200, { abort: true })
   .regex(/^[A-Za-z0-9._/-]+$/, 'a branch name of letters, digits and . _ / -')
   .refine(
     (b) =>
@@ -50,7 +55,7 @@ const Branch = z
   );
 const IntentsPath = z
   .string()
-  .max(300)
+  .max(300, { abort: true })
   .regex(/^[A-Za-z0-9._/-]*$/, 'a path in the repository')
   .refine(
     (p) => p === '' || p.split('/').every((x) => x !== '' && x !== '.' && x !== '..' && x !== '.git'),
@@ -93,7 +98,7 @@ export const GitHubAppInput = z
     installationId: z.string().regex(/^[1-9][0-9]{0,14}$/, "the installation's id (digits)"),
     privateKey: z
       .string()
-      .max(16_384)
+      .max(16_384, { abort: true })
       .refine(isRsaPrivateKey, "the app's private key: an RSA key of 2048 to 4096 bits in PEM, as GitHub gives it"),
   })
   .strict();
@@ -101,7 +106,7 @@ export type GitHubAppInput = z.infer<typeof GitHubAppInput>;
 const Secret = z
   .string()
   .min(20, 'a webhook secret has at least 20 characters')
-  .max(256)
+  .max(256, { abort: true })
   .refine((v) => new Set(v).size >= 10, 'a webhook secret has at least 10 different characters');
 
 /** The create's body; `allowPrivate` as for `baseUrl`. */
