@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../setup/app.ts';
 import { envelopeProblem, leaked, prototypeChanges, report, type Failure } from '../support/fuzz/fuzz-checks.ts';
-import { buildCase, kindsOf } from '../support/fuzz/fuzz-inputs.ts';
+import { ALWAYS, buildCase, kindsOf, takesBody } from '../support/fuzz/fuzz-inputs.ts';
 import { rawRequest, socketCases } from '../support/fuzz/fuzz-socket.ts';
 import { buildWorld, freshToken, snapshotOf, type FuzzWorld, type SiteData } from '../support/fuzz/fuzz-world.ts';
 import { operationsOf, type Operation } from '../support/fuzz/openapi-ops.ts';
@@ -13,7 +13,7 @@ import { seeded } from '../support/fuzz/prng.ts';
  * Calls every operation of the published OpenAPI document with malformed input, as site A's admin, anonymously,
  * and as a low-privilege user of site B aimed at site A. On by default; SVC_FUZZ=0 turns it off;
  * SVC_FUZZ_SEED replays a run, SVC_FUZZ_REQUESTS bounds it, SVC_FUZZ_SKIP leaves input kinds out,
- * SVC_FUZZ_TRACE=1 prints every request.
+ * SVC_FUZZ_TRACE=1 prints every request, SVC_FUZZ_ONLY keeps the operations whose path contains it.
  */
 const ENABLED = (process.env.SVC_FUZZ ?? '1') !== '0';
 const SEED = Number(process.env.SVC_FUZZ_SEED ?? 20261123);
@@ -25,6 +25,7 @@ const SLOW_MS = Number(process.env.SVC_FUZZ_SLOW_MS ?? 15_000);
 const TRACE = process.env.SVC_FUZZ_TRACE === '1';
 const SKIP = new Set((process.env.SVC_FUZZ_SKIP ?? '').split(',').filter(Boolean));
 const BUDGET = Number(process.env.SVC_FUZZ_REQUESTS ?? 8000);
+const ONLY = process.env.SVC_FUZZ_ONLY ?? '';
 
 const INHERITED_IDS = new Set([
   'path:constructor',
@@ -68,7 +69,7 @@ beforeAll(async () => {
   t = await createTestApp({ env: { ENCRYPTION_KEY: randomBytes(32).toString('base64') } });
   world = await buildWorld(t);
   const doc = await t.call({ method: 'GET', url: '/api/v1/openapi.json' });
-  ops = operationsOf(doc.json());
+  ops = operationsOf(doc.json()).filter((op) => op.template.includes(ONLY));
 }, 120_000);
 afterAll(() => t?.close());
 
@@ -135,6 +136,7 @@ async function phase(caller: Caller, index: number): Promise<void> {
     const mine = order.filter((_, k) => k % CALLERS === index);
     const rest = order.filter((_, k) => k % CALLERS !== index);
     for (const kind of [...mine, ...rest].slice(0, perOperation)) await send(caller, op, kind, rng);
+    if (takesBody(op)) for (const kind of ALWAYS.filter((k) => !SKIP.has(k))) await send(caller, op, kind, rng);
   }
 }
 

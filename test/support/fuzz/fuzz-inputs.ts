@@ -13,6 +13,10 @@ export interface FuzzCase {
 }
 
 const MB = 'x'.repeat(1024 * 1024);
+/** The longest string each field of a `body:huge-strings` case gets: far past any field's limit. */
+const HUGE = 200_000;
+/** What all the huge strings of one body add up to at most: under the 1 MiB body limit, so validation runs. */
+const HUGE_BUDGET = 960_000;
 const deep = (open: string, close: string, inner = '1') => open.repeat(10_000) + inner + close.repeat(10_000);
 
 /** Raw path segments (already URL-encoded where that is the point). */
@@ -67,6 +71,49 @@ const BODIES: Record<string, (base: Record<string, unknown>, field: string) => s
     `{"constructor":{"prototype":{"fuzzPolluted":1}},"prototype":{"fuzzPolluted":1},"${f}":{"__proto__":{"fuzzPolluted":1}}${Object.keys(b).length ? ',' : ''}${JSON.stringify(b).slice(1)}`,
 };
 
+/**
+ * Every string of the schema, optional and nested ones too (a PATCH's keys are all optional, so the example base has
+ * none), set to one long text, numbers and booleans as in the example: the fields' length limits must refuse
+ * such a body before any work (a refinement reading it, a lookup, a decryption).
+ */
+export function hugeStringsOf(s: JsonSchema | null | undefined, text: string, depth = 0): unknown {
+  if (!s || depth > 6) return text;
+  const alt = s.anyOf ?? s.oneOf;
+  if (alt?.length) return hugeStringsOf(alt.find((a) => a.type !== 'null') ?? alt[0], text, depth + 1);
+  if (s.allOf?.length) return hugeStringsOf(s.allOf[0], text, depth + 1);
+  const type = Array.isArray(s.type) ? s.type.find((x) => x !== 'null') : s.type;
+  if (type === 'object' || (!type && s.properties)) {
+    const out = new Map<string, unknown>();
+    for (const [key, sub] of Object.entries(s.properties ?? {})) out.set(key, hugeStringsOf(sub, text, depth + 1));
+    return Object.fromEntries(out);
+  }
+  if (type === 'array') return [hugeStringsOf(s.items, text, depth + 1)];
+  if (type === 'string' || s.enum?.some((v) => typeof v === 'string')) return text;
+  return exampleOf(s);
+}
+
+/** How many strings `hugeStringsOf` writes. */
+const countStrings = (v: unknown): number =>
+  typeof v === 'string'
+    ? 1
+    : Array.isArray(v)
+      ? v.reduce((n: number, x) => n + countStrings(x), 0)
+      : v && typeof v === 'object'
+        ? Object.values(v).reduce((n: number, x) => n + countStrings(x), 0)
+        : 0;
+
+/** A body of huge strings within the body limit: each as long as the budget allows, 200 000 characters at most. */
+export function hugeStringsBody(schema: JsonSchema | null): string {
+  const n = Math.max(1, countStrings(hugeStringsOf(schema, 'x')));
+  return JSON.stringify(hugeStringsOf(schema, 'x'.repeat(Math.min(HUGE, Math.floor(HUGE_BUDGET / n)))));
+}
+
+/**
+ * Kinds every caller sends to every operation with a body, over the budget: every string field huge, aimed at the
+ * other site's ids (an admin of one site, the integration id of another, answered 500 once).
+ */
+export const ALWAYS = ['body:huge-strings-foreign'];
+
 /** Header mutations: prototype-named and malformed site ids, oversized and odd tracing ids. */
 const HEADERS: Record<string, { site?: string; headers?: Record<string, string> }> = {
   'header:site-__proto__': { site: '__proto__' },
@@ -78,11 +125,14 @@ const HEADERS: Record<string, { site?: string; headers?: Record<string, string> 
 
 const HAS_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
+/** Whether an operation takes a body (the body kinds apply to it). */
+export const takesBody = (op: Operation): boolean => HAS_BODY.has(op.method) || op.body !== null;
+
 /** The input kinds that apply to an operation. */
 export function kindsOf(op: Operation): string[] {
   const kinds = ['baseline', 'path:foreign-ids', ...Object.keys(QUERIES), ...Object.keys(HEADERS)];
   if (op.params.length) kinds.push(...Object.keys(PATH_IDS));
-  if (HAS_BODY.has(op.method) || op.body) kinds.push(...Object.keys(BODIES));
+  if (takesBody(op)) kinds.push(...Object.keys(BODIES), 'body:huge-strings');
   return kinds;
 }
 
@@ -116,7 +166,7 @@ function bodyBase(schema: JsonSchema | null): Record<string, unknown> {
 /** Builds one case of a kind: `own` is the site the caller aims at, `foreign` the other site. */
 export function buildCase(op: Operation, kind: string, own: SiteData, foreign: SiteData, rng: Rng): FuzzCase {
   const weirdParam = Object.hasOwn(PATH_IDS, kind) ? rng.pick(op.params) : null;
-  const ids = kind === 'path:foreign-ids' ? foreign : own;
+  const ids = kind === 'path:foreign-ids' || kind === 'body:huge-strings-foreign' ? foreign : own;
   let path = op.template;
   for (const p of op.params) {
     const value = p === weirdParam ? PATH_IDS[kind]! : encodeURIComponent(paramValue(op.template, p, ids));
@@ -127,7 +177,8 @@ export function buildCase(op: Operation, kind: string, own: SiteData, foreign: S
   const fields = [...new Set([...Object.keys(base), ...Object.keys(op.body?.properties ?? {})])];
   const field = fields.length ? rng.pick(fields) : 'title';
   const mutate = Object.hasOwn(BODIES, kind) ? BODIES[kind]! : null;
-  const body = mutate ? mutate(base, field) : HAS_BODY.has(op.method) ? JSON.stringify(base) : undefined;
+  const huge = kind.startsWith('body:huge-strings') ? hugeStringsBody(op.body) : undefined;
+  const body = huge ?? (mutate ? mutate(base, field) : HAS_BODY.has(op.method) ? JSON.stringify(base) : undefined);
   const header = Object.hasOwn(HEADERS, kind) ? HEADERS[kind]! : {};
   return { kind, url: path + query, ...(body === undefined ? {} : { body }), ...header };
 }
