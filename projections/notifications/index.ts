@@ -3,6 +3,7 @@ export { notificationsProjector } from './notifications.projector.ts';
 export {
   findInboxEntry,
   listInbox,
+  pruneHandledNotifications,
   unhandledIds,
   type InboxViewer,
   type NotificationRecord,

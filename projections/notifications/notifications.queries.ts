@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { NotificationKind, Recipient, Severity } from '../../src/features/notifications/notifications.events.ts';
 
@@ -132,4 +133,25 @@ export async function unhandledIds(db: Db, siteId: string, v: InboxViewer, limit
     .limit(limit)
     .execute();
   return rows.map((r) => r.notification_id);
+}
+
+/**
+ * Deletes the site's notifications raised before `before` that someone handled before it, with their receipts (a
+ * user's notification is handled by its recipient; a role's or the admins' by the first of them to handle it, the
+ * one who took care of it). Unhandled ones stay whatever their age. Answers how many went; the log keeps them, so a
+ * rebuild brings them back until the next prune.
+ */
+export async function pruneHandledNotifications(db: Db, siteId: string, before: Date): Promise<number> {
+  const r = await sql<{ n: number }>`
+    with gone as (
+      delete from notifications n
+      where n.site_id = ${siteId} and n.ts < ${before} and exists (
+        select 1 from notification_receipts r
+        where r.site_id = n.site_id and r.notification_id = n.notification_id and r.handled_at < ${before})
+      returning n.notification_id),
+    receipts as (
+      delete from notification_receipts r
+      where r.site_id = ${siteId} and r.notification_id in (select notification_id from gone))
+    select count(*)::int as n from gone`.execute(db);
+  return r.rows[0]!.n;
 }

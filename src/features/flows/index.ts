@@ -2,7 +2,9 @@ import type { Feature } from '../../deps.ts';
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { flowsProjector } from '../../../projections/flows/index.ts';
-import { flowRunsProjector } from '../../../projections/flow-runs/index.ts';
+import { flowRunsProjector, pruneFinishedRuns } from '../../../projections/flow-runs/index.ts';
+import { retentionEnvKey } from '../../kernel/retention.ts';
+import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { flowsRoutes } from './http/flows.routes.ts';
 import { flowRunsRoutes } from './http/flow-runs.routes.ts';
 import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
@@ -57,6 +59,15 @@ export const flowsFeature: Feature = {
       name: FLOW_WORKER,
       intervalMs: deps.config.SVC_FLOW_INTERVAL_MS,
       run: async () => void (await runDueFlows(deps)),
+    },
+  ],
+  retention: () => [
+    {
+      kind: 'flow_runs',
+      defaultDays: 90,
+      envKey: retentionEnvKey('flow_runs'),
+      describe: 'Finished flow runs (succeeded or failed) and their step history; runs under way are kept.',
+      prune: (db, siteId, before) => readAsSite(db, siteId, (trx) => pruneFinishedRuns(trx, siteId, before)),
     },
   ],
 };

@@ -74,12 +74,9 @@ describe('GET /api/v1/retention', () => {
     expect(byKind.get('webhook_deliveries')).toMatchObject({ days: 30, source: 'default', available: true });
     expect(byKind.get('sar_exports')).toMatchObject({ days: 30, source: 'default', available: true, scope: 'site' });
     expect(byKind.get('sessions')).toMatchObject({ days: 90, source: 'default', available: true, scope: 'instance' });
-    for (const [kind, days] of [
-      ['activity', 365],
-      ['notifications', 90],
-      ['flow_runs', 90],
-    ] as const)
-      expect(byKind.get(kind)).toMatchObject({ days, source: 'default', available: false });
+    expect(byKind.get('activity')).toMatchObject({ days: 365, source: 'default', available: false });
+    for (const kind of ['notifications', 'flow_runs'])
+      expect(byKind.get(kind)).toMatchObject({ days: 90, source: 'default', available: true, scope: 'site' });
   });
 
   it('takes the site setting over the environment over the default, for that site only', async () => {
@@ -148,7 +145,7 @@ describe('POST /api/v1/retention/run', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().data).toEqual({
       ranAt: clock.now().toISOString(),
-      counts: { mail_outbox: 2, webhook_deliveries: 0, sar_exports: 0 },
+      counts: { notifications: 0, mail_outbox: 2, webhook_deliveries: 0, flow_runs: 0, sar_exports: 0 },
     });
     const left = await outbox('main');
     expect(left).toEqual(expect.arrayContaining([youngSent, oldWaiting]));
@@ -160,7 +157,13 @@ describe('POST /api/v1/retention/run', () => {
   it('prunes nothing on a second run at the same time', async () => {
     const before = await outbox('main');
     const res = await run();
-    expect(res.json().data.counts).toEqual({ mail_outbox: 0, webhook_deliveries: 0, sar_exports: 0 });
+    expect(res.json().data.counts).toEqual({
+      notifications: 0,
+      mail_outbox: 0,
+      webhook_deliveries: 0,
+      flow_runs: 0,
+      sar_exports: 0,
+    });
     expect(await outbox('main')).toEqual(before);
   });
 
@@ -185,7 +188,7 @@ describe('POST /api/v1/retention/run', () => {
       actor: { type: 'user' },
       data: {
         siteId: 'main',
-        counts: { mail_outbox: 2, webhook_deliveries: 0, sar_exports: 0 },
+        counts: { notifications: 0, mail_outbox: 2, webhook_deliveries: 0, flow_runs: 0, sar_exports: 0 },
         horizons: {
           mail_outbox: { days: 60, source: 'env', before: new Date(clock.now().getTime() - 60 * DAY).toISOString() },
           webhook_deliveries: { days: 30, source: 'default' },

@@ -28,8 +28,6 @@ export const PLANNED_KINDS: readonly PlannedKind[] = [
     'Activity feed rows. None today: the audit view reads the event log itself (never pruned; personal data in it ' +
       'is shredded) and the site activity figure is one counter per site.',
   ),
-  planned('notifications', 90, 'Handled (read or dismissed) notifications, when the notifications slice keeps them.'),
-  planned('flow_runs', 90, 'Finished flow runs and their logs, when the flows slice keeps them.'),
 ];
 
 /** The mail outbox is a kernel table: the retention slice declares its kind. */

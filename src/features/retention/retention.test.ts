@@ -16,8 +16,10 @@ describe('the retention catalogue', () => {
   it('holds every kind of the contract once, declared by a slice or planned, each read from its variable', () => {
     expect(entries.map((e) => e.kind)).toEqual([...RETENTION_KINDS]);
     expect(entries.filter((e) => e.available).map((e) => e.kind)).toEqual([
+      'notifications',
       'mail_outbox',
       'webhook_deliveries',
+      'flow_runs',
       'sar_exports',
       'sessions',
     ]);
