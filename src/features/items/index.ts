@@ -33,6 +33,7 @@ export {
   RevisionRecord,
 } from './http/items.schemas.ts';
 export { RevisionPage, revisionPage } from './http/item-history.params.ts';
+export { ItemListQuery, ItemReadQuery } from './http/item-query.schema.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',

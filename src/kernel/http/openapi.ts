@@ -187,6 +187,7 @@ export const openApiTransformObject: SwaggerTransformObject = (doc) => {
   const out = jsonSchemaTransformObject(doc) as ReturnType<SwaggerTransformObject> & {
     components?: { schemas?: Record<string, unknown> };
   };
+  bracketForms(out as { paths?: Record<string, Record<string, { parameters?: QueryParameter[] }>> });
   const schemas = out.components?.schemas;
   if (!schemas) return out;
   const text = JSON.stringify({ ...out, components: { ...out.components, schemas: {} } });
@@ -202,6 +203,29 @@ export const openApiTransformObject: SwaggerTransformObject = (doc) => {
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name];
   return out;
 };
+
+interface QueryParameter {
+  in: string;
+  schema?: { type?: string; anyOf?: { type?: string }[] };
+  style?: string;
+  explode?: boolean;
+}
+
+/**
+ * A query parameter that takes an object (`filter`, `deep`, `aggregate`) is sent in the bracket form,
+ * `filter[status][_eq]=published`: OpenAPI's deepObject, which generated clients serialise that way. Its JSON text
+ * form stays declared beside it (`anyOf` string or object).
+ */
+function bracketForms(doc: { paths?: Record<string, Record<string, { parameters?: QueryParameter[] }>> }): void {
+  for (const item of Object.values(doc.paths ?? {}))
+    for (const op of Object.values(item))
+      for (const p of op.parameters ?? []) {
+        const types = [p.schema?.type, ...(p.schema?.anyOf ?? []).map((s) => s.type)];
+        if (p.in !== 'query' || !types.includes('object')) continue;
+        p.style = 'deepObject';
+        p.explode = true;
+      }
+}
 
 /** A wildcard route (`…/*`) is documented with a named parameter, `{path}`, the rest of the path. */
 function restOfPath(schema: Record<string, unknown>, url: string): { schema: FastifySchema; url: string } {

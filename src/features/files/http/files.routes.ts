@@ -11,6 +11,8 @@ import {
   deleteItem,
   ItemBody,
   ItemListBody,
+  ItemListQuery,
+  ItemReadQuery,
   itemGuard,
   itemReader,
   ItemsCreatedBody,
@@ -193,7 +195,14 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
 
   app.get(
     '/api/v1/files',
-    { schema: { tags, summary: 'List files (the item list-query language)', response: { 200: ItemListBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'List files (the item list-query language)',
+        querystring: ItemListQuery,
+        response: { 200: ItemListBody },
+      },
+    },
     async (req) => {
       const s = await files(req);
       await guard.guardFor(req, FILES_COLLECTION);
@@ -208,6 +217,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         tags,
         summary: 'Read a file record (asOf and version for its past)',
         params: IdParams,
+        querystring: ItemReadQuery,
         response: { 200: ItemBody },
       },
     },
@@ -250,7 +260,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       await guard.authorizeUpdate(req, s, id, values, (current) => ({ ...current, ...values }));
       await checkFolder(deps, siteOf(req), values.folder);
       const ctx = commandContext(req, clock);
-      const res = await updateItem(deps, ctx, { schema: s, id, changes: values });
+      const res = await updateItem(deps, ctx, { schema: s, id, changes: values, as: req });
       const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, FILES_COLLECTION, id))!.record;
       return { data: await present(deps, req, s, withNullFields(s, record)), meta: writeMeta(res) };
     },

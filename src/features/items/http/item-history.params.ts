@@ -17,9 +17,9 @@ export function parseAsOf(raw: Record<string, unknown>): Date | null {
 export function parseVersion(raw: Record<string, unknown>): number | null {
   const v = raw.version;
   if (v === undefined) return null;
-  const n = Number(v);
-  if (typeof v !== 'string' || !Number.isInteger(n) || n < 1)
-    throw bad('version must be a positive integer', 'version');
+  // A number once the route's querystring schema has coerced it, the text otherwise.
+  const n = typeof v === 'number' || typeof v === 'string' ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < 1) throw bad('version must be a positive integer', 'version');
   return n;
 }
 

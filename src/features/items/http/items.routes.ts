@@ -12,6 +12,7 @@ import type { CollectionSchema } from '../item.reads.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
 import { itemWriteRoutes } from './items.write.routes.ts';
 import { ItemBody, ItemListBody, ItemRecord, ItemWriteBody } from './items.schemas.ts';
+import { ItemListQuery, ItemReadQuery } from './item-query.schema.ts';
 import { dependentsRoutes } from './dependents.routes.ts';
 import { historyRoutes } from './history.routes.ts';
 import { versionsRoutes } from './versions.routes.ts';
@@ -32,7 +33,15 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.get(
     '/api/v1/items/:collection',
-    { schema: { tags, summary: 'List items', params: CollectionParams, response: { 200: ItemListBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'List items',
+        params: CollectionParams,
+        querystring: ItemListQuery,
+        response: { 200: ItemListBody },
+      },
+    },
     async (req) => {
       const s = await guard.collection(req, req.params.collection);
       // The caller's words are parsed only once the caller may read the collection at all.
@@ -44,7 +53,15 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
 
   app.get(
     '/api/v1/items/:collection/:id',
-    { schema: { tags, summary: 'Read an item', params: ItemParams, response: { 200: ItemBody } } },
+    {
+      schema: {
+        tags,
+        summary: 'Read an item',
+        params: ItemParams,
+        querystring: ItemReadQuery,
+        response: { 200: ItemBody },
+      },
+    },
     async (req) => {
       const s = await guard.collection(req, req.params.collection);
       await guardFor(req, s.collection.name);
