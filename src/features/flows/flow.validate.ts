@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isForbiddenKey, own } from '../../kernel/safe/keys.ts';
+import { callerKeyProblem } from '../../kernel/safe/caller-key.ts';
+import { own } from '../../kernel/safe/keys.ts';
 import { checkCron } from './flow-cron.ts';
 import { FLOW_LIMITS, graphProblem, NODE_ID_PATTERN, type GraphProblem } from './flow-graph.ts';
 import { templateRefs, TEMPLATE_LIMITS } from './flow-template.ts';
@@ -49,7 +50,7 @@ function checkStructure(def: FlowDefinition): void {
   const ids = new Set<string>();
   for (const [i, n] of nodes.entries()) {
     const at = ['graph', 'nodes', String(i)];
-    if (!NODE_ID_PATTERN.test(n.id) || isForbiddenKey(n.id))
+    if (!NODE_ID_PATTERN.test(n.id) || callerKeyProblem(n.id))
       throw invalid('a node id is a letter, then letters, digits, _ or - (64 at most)', [...at, 'id'], 'node_id');
     if (ids.has(n.id)) throw invalid(`node id ${n.id} appears twice`, [...at, 'id'], 'duplicate_node', n.id);
     ids.add(n.id);

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
+import { callerKeyProblem } from '../../kernel/safe/caller-key.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import type { CollectionRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
@@ -214,7 +215,7 @@ function splitId(
     if (!Number.isSafeInteger(id)) throw new IntegerIdRequired({ index });
     return { id: String(id), values, generated: false };
   }
-  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id)))
+  if (id !== undefined && (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id) || callerKeyProblem(id)))
     throw new InvalidItemId({ index });
   if (id !== undefined) return { id: id as string, values, generated: false };
   return { id: c.primaryKeyType === 'uuid' ? randomUUID() : newId(), values, generated: true };

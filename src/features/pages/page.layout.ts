@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkCallerKey } from '../../kernel/safe/caller-key.ts';
 
 /** Page slugs (spec "Page"): lower-case words joined by `/`, `_` or `-`, at most 200 characters. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:[/_-][a-z0-9]+)*$/;
@@ -10,7 +11,8 @@ const NAME = /^[a-z][a-z0-9_]{0,62}$/;
 export const Slug = z
   .string()
   .max(SLUG_MAX, `a slug has at most ${SLUG_MAX} characters`)
-  .regex(SLUG_PATTERN, 'a slug is lower-case letters and digits, joined by /, _ or -');
+  .regex(SLUG_PATTERN, 'a slug is lower-case letters and digits, joined by /, _ or -')
+  .superRefine(checkCallerKey);
 
 /** A block showing one item of a collection; `fields` narrows what the delivery sends of it. */
 const ItemBlock = z

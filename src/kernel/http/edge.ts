@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { inspectJson, inspectParams, inspectQuery, type InputProblem } from './input-guard.ts';
+import { inspectJson, inspectParams, inspectQuery, MAX_PARAM_LENGTH, type InputProblem } from './input-guard.ts';
 import { MalformedJson, RefusedInput } from './kernel.errors.ts';
 
 export interface EdgeLimits {
@@ -13,8 +13,7 @@ export interface EdgeLimits {
   trustProxy?: string;
 }
 
-/** Longest path parameter the router accepts; longer ones answer 414 in the envelope. */
-export const MAX_PARAM_LENGTH = 200;
+export { MAX_PARAM_LENGTH };
 
 /**
  * Server options that bound what one client can hold: the whole request within a time (a trickled body is cut

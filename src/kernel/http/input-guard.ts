@@ -3,6 +3,9 @@ import { isForbiddenKey } from '../safe/keys.ts';
 /** Deepest nesting of objects and arrays a JSON input may have (documents, filters, layouts all stay far below). */
 export const MAX_JSON_DEPTH = 64;
 
+/** Longest path parameter the router accepts; longer ones answer 414 in the envelope. */
+export const MAX_PARAM_LENGTH = 200;
+
 export interface InputProblem {
   path: string[];
   reason: 'forbidden_key' | 'nul' | 'lone_surrogate' | 'too_deep' | 'not_finite';
@@ -100,14 +103,23 @@ export function inspectQuery(query: Record<string, unknown>): InputProblem | nul
   return null;
 }
 
+/**
+ * Why a path parameter's value is refused before any route reads it (a prototype-named id, NUL, a lone surrogate),
+ * or null. Ids and keys a caller chooses are checked with the same rule when they are made (`CallerKey`).
+ */
+export function paramProblem(v: string): InputProblem['reason'] | null {
+  return isForbiddenKey(v) ? 'forbidden_key' : stringProblem(v);
+}
+
 /** The first problem of the path parameters: prototype-named ids, NUL and lone surrogates. */
 export function inspectParams(params: Record<string, unknown>): InputProblem | null {
   for (const [key, v] of Object.entries(params)) {
     if (typeof v !== 'string') continue;
-    const at = ['params', key];
-    if (isForbiddenKey(v)) return problem(at, 'forbidden_key');
-    const p = stringProblem(v);
-    if (p) return problem(at, p);
+    const p = paramProblem(v);
+    if (p) return problem(['params', key], p);
   }
   return null;
 }
+
+/** The message of a refusal reason, for checks that report it elsewhere (`CallerKey`). */
+export const problemMessage = (reason: InputProblem['reason']): string => MESSAGES.get(reason)!;

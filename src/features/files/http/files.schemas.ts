@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 
 /** A media key: one path segment with an extension (the guard checks the extension against the type). */
 export const MediaKey = z
@@ -7,7 +8,8 @@ export const MediaKey = z
   .regex(
     /^[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\.[A-Za-z0-9]{1,10}$/,
     'a media key is letters, digits, _ and -, with dots between parts, ending in an extension (logo.png)',
-  );
+  )
+  .superRefine(checkCallerKey);
 
 /** A media object as the API shows it. */
 export const MediaRecord = z

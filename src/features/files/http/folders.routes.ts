@@ -5,6 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 import { itemGuard, itemReader } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { changeFolder, createFolder, deleteFolder, readFolders } from '../folder.commands.ts';
@@ -13,7 +14,7 @@ import { FolderNotEmpty, FolderNotFound } from '../folder.errors.ts';
 import { requireMedia } from '../media.guard.ts';
 
 const FolderId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a folder id');
-const Name = z.string().trim().min(1).max(200);
+const Name = z.string().trim().min(1).max(200).superRefine(checkCallerKey);
 const CreateBody = z.object({ name: Name, parent: FolderId.nullable().default(null) }).strict();
 const PatchBody = z.object({ name: Name, parent: FolderId.nullable() }).partial().strict();
 const IdParams = z.object({ id: FolderId });

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 
 /** The largest width or height a transform asks for or produces (spec "Limits": image dimension). */
 export const MAX_DIMENSION = 5000;
@@ -32,7 +33,8 @@ export const PresetKey = z
   .regex(
     /^[a-z0-9][a-z0-9_-]{0,63}$/,
     'a preset key is 1–64 characters: a-z, 0-9, _ and -, starting with a letter or digit',
-  );
+  )
+  .superRefine(checkCallerKey);
 
 /** The transform parameters of GET /api/v1/media/:key and /api/v1/assets/:id (spec "Files and media"). */
 export const TransformQuery = z

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';
@@ -17,7 +18,10 @@ import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { PromoteBody, VersionCompareBody, VersionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 
-const key = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'keys are 1–64 letters, digits, _ or -');
+const key = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'keys are 1–64 letters, digits, _ or -')
+  .superRefine(checkCallerKey);
 const VersionParams = ItemParams.extend({ key });
 const CreateBody = z.object({ key, name: z.string().min(1).max(200) }).strict();
 const UpdateBody = z

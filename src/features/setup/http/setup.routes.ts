@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
@@ -12,7 +13,7 @@ import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { SetupCapabilities, SetupResult } from './setup.schemas.ts';
 
 const CompleteBody = z.object({
-  siteId: z.string().min(1).max(63),
+  siteId: z.string().min(1).max(63).superRefine(checkCallerKey),
   siteName: z.string().min(1).max(200),
   email: z.string().email().max(320),
   password: z.string().min(1).max(1024),

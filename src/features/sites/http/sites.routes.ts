@@ -6,6 +6,7 @@ import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { AdministratorsOnly } from '../../../kernel/http/kernel.errors.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
 import { previewBaseOf, SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';
@@ -18,7 +19,8 @@ const CreateSiteBody = z.object({
   id: z
     .string()
     .regex(SITE_ID_PATTERN, 'site ids are 2–63 characters: a-z, 0-9 and -, not starting with -')
-    .refine((id) => previewBaseOf(id) === null, 'ids of the form <site>--pr-<number> are kept for preview sites'),
+    .refine((id) => previewBaseOf(id) === null, 'ids of the form <site>--pr-<number> are kept for preview sites')
+    .superRefine(checkCallerKey),
   name: z.string().min(1).max(200),
 });
 const PatchSiteBody = z
