@@ -131,6 +131,18 @@ const EnvSchema = z.object({
   SVC_FLOW_INTERVAL_MS: z.coerce.number().int().min(0).default(250),
   /** Runs of one site the flow worker advances at once (the others wait for the next round). */
   SVC_FLOW_SITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Runs the flow worker takes from the due list in one round, and at most how many of them of one site. */
+  SVC_FLOW_ROUND: z.coerce.number().int().min(1).max(10_000).default(200),
+  SVC_FLOW_SITE_ROUND: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
+   * The budget of a root run (started by a person, a webhook, the schedule, or an event no flow caused), shared by
+   * every run it causes (`trigger` steps, event runs of its writes): runs it may cause, steps and bytes of step
+   * outputs the whole tree may record; and the runs one run may start.
+   */
+  SVC_FLOW_BUDGET_RUNS: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  SVC_FLOW_BUDGET_STEPS: z.coerce.number().int().min(1).max(10_000_000).default(5000),
+  SVC_FLOW_BUDGET_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(33_554_432),
+  SVC_FLOW_BREADTH: z.coerce.number().int().min(0).max(500).default(25),
   /** The machine-translation provider behind POST /api/v1/tm/translate; unset: none (memory and glossary only). */
   /** Web Push (RFC 8292): the one key pair of the instance and its contact; all three or none (kernel/push/vapid.ts). */
   VAPID_PUBLIC_KEY: z.string().optional(),

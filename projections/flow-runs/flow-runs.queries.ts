@@ -103,12 +103,26 @@ export async function listFlowRuns(
   return { rows: rows.map(toRecord), total: Number(count.n) };
 }
 
-/** Runs of every site that are due now (started, woken, to retry), oldest first: the flow worker's list. */
-export async function dueFlowRuns(db: Db, now: Date, limit: number): Promise<{ siteId: string; runId: string }[]> {
+/**
+ * Runs of every site that are due now (started, woken, to retry): the flow worker's round. Fair per site: at most
+ * `perSite` runs of one site, taken in turns (each site's oldest first, then each site's second, …), so a site with
+ * thousands of due runs fills no round and another site's run waits one round at most.
+ */
+export async function dueFlowRuns(
+  db: Db,
+  now: Date,
+  round: { total: number; perSite: number },
+): Promise<{ siteId: string; runId: string }[]> {
   const r = await asSystem(db, (db) =>
     sql<{ site_id: string; run_id: string }>`
-      select site_id, run_id from flow_runs where next_at is not null and next_at <= ${now}
-      order by next_at limit ${limit}`.execute(db),
+      select site_id, run_id from (
+        select site_id, run_id, next_at,
+               row_number() over (partition by site_id order by next_at, run_id) as turn
+        from flow_runs where next_at is not null and next_at <= ${now}
+      ) due
+      where turn <= ${round.perSite}
+      order by turn, next_at, site_id, run_id
+      limit ${round.total}`.execute(db),
   );
   return r.rows.map((x) => ({ siteId: x.site_id, runId: x.run_id }));
 }

@@ -8,6 +8,7 @@ import { loadFlow } from '../flow.commands.ts';
 import { MAX_TRIGGER_DEPTH } from '../operations/registry.ts';
 import { eventRunId } from './flow-run.events.ts';
 import { loadRun, startRun } from './flow-run.commands.ts';
+import { budgetOf, type TreePlace } from './flow-budget.ts';
 
 export const FLOW_EVENT_TRIGGER = 'flow-event-trigger';
 
@@ -40,36 +41,52 @@ export function flowTakes(f: Pick<FlowRecord, 'triggerOptions'>, event: string, 
   return !only?.length || collections.some((c) => only.includes(c));
 }
 
-/** How deep the event's cause is: a flow's own write continues its run's depth, anything else starts at 0. */
-async function depthOf(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<number> {
-  const m = /^flow-run:(.+)$/.exec(e.metadata.correlationId);
-  if (e.metadata.actor.type !== 'flow' || !m) return 0;
-  const { state } = await loadRun(deps, e.siteId, m[1]!);
-  return state.status === 'absent' ? 0 : state.depth + 1;
+/** Where the event's cause stands: a flow's own write continues its run's tree one level deeper; anything else starts a root. */
+interface Cause {
+  depth: number;
+  /** The run whose step wrote the event, its root and the root's budget; null when no flow's run caused it. */
+  parent: TreePlace | null;
 }
 
-type StartFor = { type: 'StartEventRun'; flowId: string; depth: number };
+/**
+ * The cause of an event: a step of a run writes with `causationId: "flow-step:<runId>/<nodeId>"` and the root in its
+ * correlation (`flow-run:<rootRunId>`), so the writer's run is found and the new run spends the same root's budget.
+ */
+async function causeOf(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<Cause> {
+  const m = /^flow-step:(.+)\/[^/]+$/.exec(e.metadata.causationId ?? '');
+  if (e.metadata.actor.type !== 'flow' || !m) return { depth: 0, parent: null };
+  const { state } = await loadRun(deps, e.siteId, m[1]!);
+  if (state.status === 'absent') return { depth: 0, parent: null };
+  const root = /^flow-run:(.+)$/.exec(e.metadata.correlationId)?.[1] ?? state.rootRunId;
+  const budget = state.budget ?? budgetOf(deps.config);
+  return { depth: state.depth + 1, parent: { runId: state.runId, rootRunId: root, budget } };
+}
+
+type StartFor = { type: 'StartEventRun'; flowId: string } & Cause;
 
 /**
  * The event trigger: for each item change or release publish, one run of every active event flow of the site that
  * takes it. The run id is `<flowId>~<eventId>` and its stream new (`no_stream`), so an event handled again after
  * a crash, or by another node, starts nothing twice. Events of a person under restriction start nothing, and a
- * flow's own writes start runs one level deeper, up to MAX_TRIGGER_DEPTH.
+ * flow's own writes start runs one level deeper, up to MAX_TRIGGER_DEPTH, within the budget of the writer's root.
  */
 export function flowEventTrigger(deps: AppDeps): Reactor {
-  return defineReactor<TriggerEvent, { flows: string[]; depth: number }, StartFor>({
+  return defineReactor<TriggerEvent, { flows: string[] } & Cause, StartFor>({
     name: FLOW_EVENT_TRIGGER,
     handles: TRIGGER_EVENT_TYPES,
     load: async (e) => {
       const { event, collections } = triggerInput(e);
       const all = await readAsSite(deps.db, e.siteId, (db) => activeEventFlows(db, e.siteId, e.createdAt));
       const flows = all.filter((f) => flowTakes(f, event, collections)).map((f) => f.id);
-      if (!flows.length) return { flows, depth: 0 };
-      if (await touchesRestricted(deps, e)) return { flows: [], depth: 0 };
-      return { flows, depth: await depthOf(deps, e) };
+      const none = { flows: [], depth: 0, parent: null };
+      if (!flows.length) return none;
+      if (await touchesRestricted(deps, e)) return none;
+      return { flows, ...(await causeOf(deps, e)) };
     },
     react: (_e, s) =>
-      s.depth > MAX_TRIGGER_DEPTH ? [] : s.flows.map((flowId) => ({ type: 'StartEventRun', flowId, depth: s.depth })),
+      s.depth > MAX_TRIGGER_DEPTH
+        ? []
+        : s.flows.map((flowId) => ({ type: 'StartEventRun', flowId, depth: s.depth, parent: s.parent })),
     send: async (cmd, e) => {
       const { state, version } = await loadFlow(deps.store, e.siteId, cmd.flowId);
       if (state.status !== 'present' || state.flow.definition.status !== 'active') return;
@@ -82,6 +99,8 @@ export function flowEventTrigger(deps: AppDeps): Reactor {
         depth: cmd.depth,
         runId: eventRunId(cmd.flowId, e.eventId),
         causationId: e.eventId,
+        // A run a tree's write caused spends the tree's budget; refused, it is recorded as failed, saying why.
+        ...(cmd.parent ? { parent: cmd.parent, recordRefusal: true } : {}),
         now: deps.clock.now(),
       });
     },

@@ -1,22 +1,32 @@
 import type { AppDeps } from '../../../deps.ts';
-import type { EventMetadata } from '../../../kernel/es/event.ts';
+import type { EventMetadata, NewEvent } from '../../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../../kernel/es/event-store.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { FlowEntry } from '../flow.decider.ts';
-import { flowRunStream, type FlowRunEvent, type FlowRunStarted, type RunTrigger } from './flow-run.events.ts';
+import {
+  flowRunStream,
+  type FlowRunEvent,
+  type FlowRunFailed,
+  type FlowRunStarted,
+  type RunTrigger,
+} from './flow-run.events.ts';
+import { budgetError, budgetOf, startInTree, type BudgetKind, type TreePlace } from './flow-budget.ts';
 import { evolveRun, initialRunState, type RunState } from './flow-run.state.ts';
 
-/** The metadata of a run's own events: the flow acts, correlated by the run. */
+/**
+ * The metadata of a run's events and of what its steps write: the flow acts, correlated by the root run of its tree
+ * (`flow-run:<rootRunId>`), so every event a tree causes names the root whose budget it spends.
+ */
 export const runMetadata = (
   siteId: string,
   flowId: string,
-  runId: string,
+  rootRunId: string,
   now: Date,
   causationId: string | null = null,
 ): EventMetadata => ({
   siteId,
   actor: { type: 'flow', id: flowId },
-  correlationId: `flow-run:${runId}`,
+  correlationId: `flow-run:${rootRunId}`,
   causationId,
   requestId: null,
   occurredAt: now.toISOString(),
@@ -34,18 +44,27 @@ export interface StartRun {
   retryOf?: FlowRunStarted['data']['retryOf'];
   startedBy?: FlowRunStarted['data']['startedBy'];
   causationId?: string | null;
+  /** The run that causes this one (a `trigger` step's run, the writer of an event): the new run spends its root's budget. */
+  parent?: TreePlace;
+  /** A start the budget refuses is recorded as a failed run saying why (event runs: nothing else would show it). */
+  recordRefusal?: boolean;
   now: Date;
 }
 
 /**
  * Starts a run: its stream is new (`no_stream`), so a run id fixed by its cause starts once whatever the retries,
- * ticks or nodes. `started` is false when it had been started before. The worker executes it.
+ * ticks or nodes. `started` is false when it had been started before. A run without a parent is a root and gets a
+ * budget of its own; one with a parent starts only if its root's budget allows (`refused` names the part spent).
+ * The worker executes it.
  */
 export async function startRun(
-  deps: Pick<AppDeps, 'store'>,
+  deps: Pick<AppDeps, 'store' | 'config'>,
   s: StartRun,
-): Promise<{ runId: string; started: boolean }> {
+): Promise<{ runId: string; started: boolean; refused: BudgetKind | null }> {
   const runId = s.runId ?? newId();
+  const tree = s.parent
+    ? { rootRunId: s.parent.rootRunId, budget: s.parent.budget }
+    : { budget: budgetOf(deps.config) };
   const data: FlowRunStarted['data'] = {
     runId,
     flowId: s.flow.id,
@@ -57,18 +76,28 @@ export async function startRun(
     depth: s.depth ?? 0,
     ...(s.retryOf ? { retryOf: s.retryOf } : {}),
     ...(s.startedBy ? { startedBy: s.startedBy } : {}),
+    ...tree,
     at: s.now.toISOString(),
   };
-  const metadata = runMetadata(s.siteId, s.flow.id, runId, s.now, s.causationId ?? null);
-  try {
-    await deps.store.append(flowRunStream(s.siteId, runId), [{ type: 'FlowRunStarted', data, metadata }], {
-      expectedVersion: 'no_stream',
-    });
-    return { runId, started: true };
-  } catch (err) {
-    if (err instanceof WrongExpectedVersion) return { runId, started: false };
-    throw err;
-  }
+  const metadata = runMetadata(s.siteId, s.flow.id, s.parent?.rootRunId ?? runId, s.now, s.causationId ?? null);
+  const stream = flowRunStream(s.siteId, runId);
+  const events: NewEvent[] = [{ type: 'FlowRunStarted', data, metadata }];
+  const appendNew = async (list: NewEvent[]) => {
+    try {
+      await deps.store.append(stream, list, { expectedVersion: 'no_stream' });
+      return true;
+    } catch (err) {
+      if (err instanceof WrongExpectedVersion) return false;
+      throw err;
+    }
+  };
+  if (!s.parent) return { runId, started: await appendNew(events), refused: null };
+  const r = await startInTree(deps, s.siteId, { streamId: stream, runId, events }, s.parent);
+  if (!r.refused || !s.recordRefusal) return { runId, ...r };
+  const error = budgetError(r.refused, s.parent.budget, s.parent.rootRunId);
+  const failed: FlowRunFailed['data'] = { runId, nodeId: null, error, at: data.at };
+  const recorded = await appendNew([...events, { type: 'FlowRunFailed', data: failed, metadata }]);
+  return { runId, started: recorded, refused: r.refused };
 }
 
 /** A run folded from its stream, and the stream's version. */

@@ -1,5 +1,6 @@
 import type { ActorRef, DomainEvent } from '../../../kernel/es/event.ts';
 import type { EdgeKind, FlowGraph } from '../flow.events.ts';
+import type { RunBudget } from './flow-budget.events.ts';
 
 /** What started a run: a person (manual), a webhook call, the schedule, an event of the log, or another flow. */
 export const RUN_TRIGGERS = ['manual', 'webhook', 'schedule', 'event', 'flow', 'retry'] as const;
@@ -35,6 +36,10 @@ export type FlowRunStarted = DomainEvent<
     retryOf?: { runId: string; fromStep: string; outputs: [string, unknown][] } | null;
     /** The person who started it by hand or retried it (absent for the other triggers, and on older runs). */
     startedBy?: ActorRef | null;
+    /** The root run whose budget this run spends (absent: the run is a root itself, or older). */
+    rootRunId?: string;
+    /** The root's budget, fixed when the root started and carried to every run it causes (absent on older runs). */
+    budget?: RunBudget;
     at: string;
   }
 >;

@@ -8,6 +8,15 @@ import { childRunId, flowRunStream, type FlowRunEvent } from './flow-run.events.
 import { loadRun, runMetadata, startRun } from './flow-run.commands.ts';
 import { stepCause } from './flow-run.item-ops.ts';
 import {
+  budgetError,
+  budgetOf,
+  readSpent,
+  stepCharge,
+  stepCost,
+  stepRefusal,
+  type BudgetSpent,
+} from './flow-budget.ts';
+import {
   failureOf,
   retryDelayMs,
   runAsPrincipal,
@@ -29,7 +38,7 @@ export interface ExecOptions {
 /** The context of one step of a run: the runAs role's principal, the flow as the actor of what it writes. */
 function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): StepContext {
   // What a step writes names the step as its cause: a try after a crash finds its own earlier write by it.
-  const metadata = runMetadata(o.siteId, s.flowId, s.runId, now, stepCause(s.runId, nodeId));
+  const metadata = runMetadata(o.siteId, s.flowId, s.rootRunId, now, stepCause(s.runId, nodeId));
   return {
     deps: o.deps,
     siteId: o.siteId,
@@ -60,6 +69,7 @@ function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): St
           },
           false,
         );
+      const budget = s.budget ?? budgetOf(o.deps.config);
       const child = await startRun(o.deps, {
         siteId: o.siteId,
         flow: state.flow,
@@ -68,8 +78,10 @@ function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): St
         input: payload,
         depth: s.depth + 1,
         runId: childRunId(s.runId, nodeId),
+        parent: { runId: s.runId, rootRunId: s.rootRunId, budget },
         now,
       });
+      if (child.refused) throw new StepFailure(budgetError(child.refused, budget, s.rootRunId), false);
       return child.runId;
     },
   };
@@ -160,20 +172,33 @@ export async function advanceRun(
   opts: { maxActions?: number } = {},
 ): Promise<{ state: RunState; wakeAt: string | null }> {
   let { state, version } = await loadRun(o.deps, o.siteId, runId);
+  let spent: BudgetSpent | undefined;
   const limit = opts.maxActions ?? RUN_LIMITS.steps + 10;
   for (let i = 0; i < limit; i++) {
     const now = o.deps.clock.now();
-    const action = nextAction(state, now);
+    let action = nextAction(state, now);
     if (action.kind === 'none') return { state, wakeAt: null };
     if (action.kind === 'wait') return { state, wakeAt: action.until };
+    if (action.kind === 'step' || action.kind === 'wake') {
+      // What the whole tree has spent, read again before each step (only the charges since the last reading).
+      const budget = state.budget ?? budgetOf(o.deps.config);
+      spent = await readSpent(o.deps, o.siteId, state.rootRunId, spent);
+      const refused = stepRefusal(spent, budget);
+      if (refused)
+        action = { kind: 'fail', nodeId: action.node.id, error: budgetError(refused, budget, state.rootRunId) };
+    }
     let events = await perform(o, state, action, now);
-    const metadata = runMetadata(o.siteId, state.flowId, runId, now);
-    const append = (list: FlowRunEvent[]) =>
-      o.deps.store.append(
-        flowRunStream(o.siteId, runId),
-        list.map((e) => ({ type: e.type, data: e.data, metadata })),
-        { expectedVersion: version },
-      );
+    const metadata = runMetadata(o.siteId, state.flowId, state.rootRunId, now);
+    // A step's record and its charge to the root's budget are one append: the ledger holds what the log holds.
+    const append = async (list: FlowRunEvent[]) => {
+      const own = list.map((e) => ({ type: e.type, data: e.data, metadata }));
+      const cost = stepCost(list);
+      const [r] = await o.deps.store.appendMany([
+        { streamId: flowRunStream(o.siteId, runId), events: own, expectedVersion: version },
+        ...(cost.steps ? [stepCharge(o.siteId, state, cost, metadata)] : []),
+      ]);
+      return r!;
+    };
     try {
       version = (await append(events)).nextExpectedVersion;
     } catch (err) {

@@ -1,6 +1,7 @@
 import { entryNodes, successor } from '../flow-graph.ts';
 import type { EdgeKind, FlowGraph, FlowNode } from '../flow.events.ts';
 import type { FlowRunEvent, RunStatus, RunTrigger, StepError } from './flow-run.events.ts';
+import type { RunBudget } from './flow-budget.events.ts';
 
 /** Bounds of one run (README "Flows"): steps recorded, tries of a step, a step's time, a run's whole time. */
 export const RUN_LIMITS = {
@@ -22,6 +23,9 @@ export interface RunState {
   trigger: RunTrigger;
   input: unknown;
   depth: number;
+  /** The root run whose budget the run spends (its own id for a root), and that budget (null on older runs). */
+  rootRunId: string;
+  budget: RunBudget | null;
   startedAt: string;
   /** The node to run next (null: the run has nowhere left to go). */
   current: string | null;
@@ -46,6 +50,8 @@ export const initialRunState = (): RunState => ({
   trigger: 'manual',
   input: null,
   depth: 0,
+  rootRunId: '',
+  budget: null,
   startedAt: '',
   current: null,
   outputs: new Map(),
@@ -73,6 +79,7 @@ export function evolveRun(s: RunState, e: FlowRunEvent): RunState {
         status: 'running' as const,
         ...{ runId: d.runId, flowId: d.flowId, graph: d.graph, runAs: d.runAs, trigger: d.trigger },
         ...{ input: d.input, depth: d.depth, startedAt: d.at, last: d.input },
+        ...{ rootRunId: d.rootRunId ?? d.runId, budget: d.budget ?? null },
       };
       if (d.retryOf) {
         const outputs = new Map(d.retryOf.outputs);

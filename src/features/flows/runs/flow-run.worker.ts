@@ -4,9 +4,6 @@ import { advanceRun } from './flow-run.executor.ts';
 import { tickSchedules } from './flow-schedule.ts';
 
 export const FLOW_WORKER = 'flow-worker';
-/** Runs one round of the worker takes from the due list (the rest wait for the next round). */
-const ROUND = 200;
-
 /** Runs `work` over `items` with at most `limit` at once. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -17,14 +14,16 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
 }
 
 /**
- * One round of the flow worker (a leader loop: one node at a time): the schedule's tick, then every run that is due (just started, woken
- * from a sleep, due for a retry) is advanced as far as it goes, at most SVC_FLOW_SITE_CONCURRENCY runs of one site
- * at once so that one busy site does not hold the others back. A run that fails unexpectedly (the database gone) is
+ * One round of the flow worker (a leader loop: one node at a time): the schedule's tick, then the runs that are due
+ * (just started, woken from a sleep, due for a retry) are advanced as far as they go: SVC_FLOW_ROUND of them, at most
+ * SVC_FLOW_SITE_ROUND of one site taken in turns, and at most SVC_FLOW_SITE_CONCURRENCY runs of one site at once, so
+ * that one busy site does not hold the others back. A run that fails unexpectedly (the database gone) is
  * left due and tried again next round. Returns the number of runs looked at.
  */
 export async function runDueFlows(deps: AppDeps, opts: { maxActions?: number } = {}): Promise<number> {
   await tickSchedules(deps);
-  const due = await dueFlowRuns(deps.db, deps.clock.now(), ROUND);
+  const c = deps.config;
+  const due = await dueFlowRuns(deps.db, deps.clock.now(), { total: c.SVC_FLOW_ROUND, perSite: c.SVC_FLOW_SITE_ROUND });
   const bySite = new Map<string, string[]>();
   for (const r of due) bySite.set(r.siteId, [...(bySite.get(r.siteId) ?? []), r.runId]);
   const limit = deps.config.SVC_FLOW_SITE_CONCURRENCY;
