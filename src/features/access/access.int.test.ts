@@ -63,7 +63,9 @@ beforeAll(async () => {
     { id: 'w2', name: 'Walt', email: 'walt@example.com' },
   ]);
   await ok(admin, 'POST', '/api/v1/items/posts', { id: 'admin-post', title: 'By admin', secret: 's', views: 1 });
-  await ok(alice, 'POST', '/api/v1/items/posts', { id: 'a1', title: 'Alice one', views: 10, writer: 'w1' });
+  await ok(alice, 'POST', '/api/v1/items/posts', { id: 'a1', title: 'Alice one', views: 10 });
+  // Alice may not read writers, so she may not name one (422); an administrator links her post to its writer.
+  await ok(admin, 'PATCH', '/api/v1/items/posts/a1', { writer: 'w1' });
   await ok(alice, 'POST', '/api/v1/items/posts', { id: 'a2', title: 'Alice two', views: 20 });
   await ok(bob, 'POST', '/api/v1/items/posts', { id: 'b1', title: 'Bob one', views: 30 });
 });

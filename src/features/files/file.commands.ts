@@ -229,7 +229,7 @@ export async function registerFile(
     const target = fileObjectKey(ctx.siteId, fileId, bytes.sha256);
     if (received) await deps.storage.put(target, createReadStream(received.path), { contentType: bytes.mimeType });
     else await deps.storage.copy(guardedKey(ctx.siteId, uploadId, bytes.sha256), target);
-    const created = await createItems(deps, ctx, { schema: s, items: [{ ...item!, values }], bulk: false });
+    const created = await createItems(deps, ctx, { schema: s, items: [{ ...item!, values }], bulk: false, as: req });
     await removeFolder(deps, uploadFolder(ctx.siteId, uploadId));
     return created;
   } finally {

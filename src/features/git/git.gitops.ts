@@ -342,10 +342,10 @@ export async function syncIntents(
         const s = await guard.collection(caller, intent.collection);
         if (!live) {
           const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
-          await createItems(deps, gitops, { schema: s, items, bulk: false });
+          await createItems(deps, gitops, { schema: s, items, bulk: false, as: caller });
         } else {
           await guard.authorizeUpdate(caller, s, itemId, changes, (current) => ({ ...current, ...changes }));
-          await updateItem(deps, gitops, { schema: s, id: itemId, changes });
+          await updateItem(deps, gitops, { schema: s, id: itemId, changes, as: caller });
         }
       }
       report.applied.push(

@@ -18,6 +18,8 @@ export { envelopeMigration } from './envelope-migration.ts';
 export { itemGuard } from './item.guard.ts';
 export { itemReader } from './item.reader.ts';
 export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
+/** Relation values name items the writer may read (422 otherwise): for writes outside the item commands. */
+export { checkReferences } from './item.references.ts';
 export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
 export { readItemsAs } from './item.principal-reads.ts';

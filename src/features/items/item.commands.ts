@@ -14,9 +14,16 @@ import { sealValues, withNullFields } from './item.present.ts';
 import { sealPersonalValues } from './personal-fields.ts';
 import { fieldsOf, type CollectionSchema } from './item.reads.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
+import { checkReferences } from './item.references.ts';
+import type { Principal } from '../../kernel/http/access.ts';
 
-type Deps = Pick<AppDeps, 'store' | 'config' | 'db'>;
+type Deps = Pick<AppDeps, 'store' | 'config' | 'db' | 'authorizer'>;
 type One = { schema: CollectionSchema; id: string };
+/**
+ * A write of values: `as` is whose read rights judge the items its relation values name (a request's caller, a
+ * process's person); null for the service's own processes, which check only that they exist.
+ */
+type Written = One & { as: Principal | null };
 
 /** What every item command carries besides its own data: the decider reads nothing else. */
 export type ItemCommandData = {
@@ -94,7 +101,7 @@ export function sendItemCommands(
 export async function createItems(
   deps: Deps,
   ctx: CommandContext,
-  input: { schema: CollectionSchema; items: NewItem[]; bulk: boolean },
+  input: { schema: CollectionSchema; items: NewItem[]; bulk: boolean; as: Principal | null },
 ) {
   const { schema: s, items, bulk } = input;
   const at = (p: NewItem) => (bulk ? [String(p.index)] : []);
@@ -105,6 +112,15 @@ export async function createItems(
     })),
   );
   if (problems.length) throw new InvalidNewItems(problems);
+  const name = s.collection.name;
+  await checkReferences(
+    deps,
+    ctx.siteId,
+    input.as,
+    s.schema,
+    items.map((p) => ({ collection: name, values: withDefaults(s.fields, p.values), path: at(p) })),
+    { collection: name, ids: new Set(items.map((p) => p.id)) },
+  );
   const personal = await sealPersonalValues(
     deps,
     ctx.siteId,
@@ -142,20 +158,29 @@ const personal = async (deps: Deps, ctx: CommandContext, input: One, values: Ite
     ])
   )[0]!;
 
+/** The relation values of a write on one item name items that are there (see item.references.ts). */
+const references = (deps: Deps, ctx: CommandContext, input: Written, values: ItemValues) =>
+  checkReferences(deps, ctx.siteId, input.as, input.schema.schema, [
+    { collection: input.schema.collection.name, values, path: [] },
+  ]);
+
 /** Sets the given fields of an item (PATCH). */
-export async function updateItem(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+export async function updateItem(deps: Deps, ctx: CommandContext, input: Written & { changes: ItemValues }) {
+  await references(deps, ctx, input, input.changes);
   const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpdateItem', data: { ...data, changes } }));
 }
 
 /** Replaces all values of an item (PUT). */
-export async function replaceItem(deps: Deps, ctx: CommandContext, input: One & { values: ItemValues }) {
+export async function replaceItem(deps: Deps, ctx: CommandContext, input: Written & { values: ItemValues }) {
+  await references(deps, ctx, input, input.values);
   const values = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.values));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'ReplaceItem', data: { ...data, values } }));
 }
 
 /** Writes a singleton's one record: created on the first write, updated after. */
-export async function upsertSingleton(deps: Deps, ctx: CommandContext, input: One & { changes: ItemValues }) {
+export async function upsertSingleton(deps: Deps, ctx: CommandContext, input: Written & { changes: ItemValues }) {
+  await references(deps, ctx, input, input.changes);
   const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
   return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpsertItem', data: { ...data, changes } }));
 }

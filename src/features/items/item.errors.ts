@@ -160,3 +160,14 @@ export const RevisionNotFound = defineError<{ revisionId: string; itemId: string
   (d) => `revision ${d.revisionId} of item ${d.itemId} not found`,
   () => ({ path: ['revisionId'] }),
 );
+
+/**
+ * Relation values that name no item the writer may read (absent, deleted, of another site or outside the writer's
+ * read rules): 422, each problem at its field's path (the spec's VALIDATION_FAILED, with 422 as for releases).
+ */
+export const InvalidReferences = defineError<ErrorObject[]>(
+  'VALIDATION_FAILED',
+  'unprocessable',
+  (problems) => problems.map((p) => p.message).join('; '),
+  (problems) => ({ errors: problems }),
+);

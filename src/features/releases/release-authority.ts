@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AppDeps } from '../../deps.ts';
 import { roleOn, type Actor } from '../../kernel/auth/actor.ts';
-import type { Principal } from '../../kernel/http/access.ts';
+import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { PinnedRevisionNotFound, RevisionStaged } from './release.errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
@@ -10,7 +10,7 @@ import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findRevision } from '../../../projections/item-revisions/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';
-import { itemPermissions, type CollectionSchema } from '../items/index.ts';
+import { checkReferences, itemPermissions, type CollectionSchema } from '../items/index.ts';
 import type { ReleaseAuthor, ReleaseItem } from './release.events.ts';
 
 /**
@@ -110,6 +110,11 @@ export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'authoriz
     const scope = await perms.authorizeWrite(caller, s, 'update', target.id, target.changes, opts.path);
     if (opts.validation && scope.validation.length)
       await perms.checkValidation(caller, s, target.id, { ...target.current, ...target.changes }, scope);
+    // The pinned values' relations must still name items this caller may read, as a PATCH by them would.
+    if (opts.validation) {
+      const write = { collection: target.collection, values: target.changes, path: opts.path ?? [] };
+      await checkReferences(deps, siteOf(caller), caller, schema, [write]);
+    }
   };
 }
 

@@ -74,7 +74,7 @@ export const itemHandlers = {
       const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
       return resolve(withNullFields(s, { ...e.values, id: e.id, ...audit }));
     }
-    const created = await createItems(c.deps, c.command, { schema: s, items, bulk: false });
+    const created = await createItems(c.deps, c.command, { schema: s, items, bulk: false, as: c.principal });
     return resolve(created.records[0] ?? null);
   }) satisfies Handler,
   read: (async (c, o) => {
@@ -94,7 +94,7 @@ export const itemHandlers = {
     await guard.authorizeUpdate(c.principal, s, id, changes, (current) => ({ ...current, ...changes }));
     if (c.dryRun) return resolve({ wouldHave: 'updated an item', collection: o.collection, id, changes });
     if (await writtenBefore(c, s, id)) return resolve(await recordNow(c, s, id));
-    const res = await updateItem(c.deps, c.command, { schema: s, id, changes });
+    const res = await updateItem(c.deps, c.command, { schema: s, id, changes, as: c.principal });
     const record = writtenRecord(id, res.state);
     return resolve(record ? withNullFields(s, record) : { id });
   }) satisfies Handler,

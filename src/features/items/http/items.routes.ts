@@ -90,7 +90,12 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       // Through the list query and before the write: a caller who may not read the singleton is refused (403) first.
       const current = (await one(req, s, id, {})) ?? {};
       await guard.checkValidation(req, s, id, { ...current, ...values }, scope);
-      const res = await upsertSingleton(deps, commandContext(req, deps.clock), { schema: s, id, changes: values });
+      const res = await upsertSingleton(deps, commandContext(req, deps.clock), {
+        schema: s,
+        id,
+        changes: values,
+        as: req,
+      });
       return { data: await one(req, s, id, {}), meta: writeMeta(res) };
     },
   );

@@ -35,7 +35,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
       const s = await guard.collection(req, req.params.collection);
       const bulk = Array.isArray(req.body);
       const items = await guard.authorizeCreate(req, s, Array.isArray(req.body) ? req.body : [req.body], bulk);
-      const created = await createItems(deps, commandContext(req, deps.clock), { schema: s, items, bulk });
+      const created = await createItems(deps, commandContext(req, deps.clock), { schema: s, items, bulk, as: req });
       const records = await present(deps, req, s, created.records);
       const { revisionIds } = created;
       reply.status(201);
@@ -66,8 +66,8 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
         await guard.authorizeUpdate(req, s, id, values, (current) => (patch ? { ...current, ...values } : values));
         const ctx = commandContext(req, deps.clock);
         const res = patch
-          ? await updateItem(deps, ctx, { schema: s, id, changes: values })
-          : await replaceItem(deps, ctx, { schema: s, id, values });
+          ? await updateItem(deps, ctx, { schema: s, id, changes: values, as: req })
+          : await replaceItem(deps, ctx, { schema: s, id, values, as: req });
         // As this write left the item (a write queued after it may be committed already).
         const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, collection, id))!.record;
         return { data: await present(deps, req, s, withNullFields(s, record)), meta: writeMeta(res) };

@@ -1,0 +1,34 @@
+import { sql } from 'kysely';
+import type { Db } from '../../src/kernel/db/database.ts';
+import { guardRows, rootScope, type Guard } from './item-filter.ts';
+import type { SiteSchema } from './site-schema.ts';
+
+/**
+ * Which of the wanted items (ids per collection) are live on the site and inside the guard (a writer's read rights;
+ * none: existence alone), in one statement whatever the number of collections and ids: a write's relation values
+ * are all checked in one round trip. Answers collection → the ids found.
+ */
+export async function liveTargets(
+  db: Db,
+  siteId: string,
+  schema: SiteSchema,
+  wanted: ReadonlyMap<string, readonly string[]>,
+  guard?: Guard,
+): Promise<Map<string, Set<string>>> {
+  const found = new Map<string, Set<string>>();
+  const parts = [...wanted]
+    .filter(([collection, ids]) => ids.length && schema.collections.has(collection))
+    .map(
+      ([collection, ids]) => sql`(select a0.collection, a0.id from item_documents a0
+        where a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = any(${[...ids]}::text[])
+          and a0.deleted_at is null and ${guardRows(rootScope(schema, collection, guard))})`,
+    );
+  if (!parts.length) return found;
+  const r = await sql<{ collection: string; id: string }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  for (const row of r.rows) {
+    const ids = found.get(row.collection) ?? new Set<string>();
+    ids.add(row.id);
+    found.set(row.collection, ids);
+  }
+  return found;
+}

@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
+import { createUser } from '../../../test/setup/users.ts';
+
+let t: TestApp;
+let admin: string;
+/** Creates and updates articles, reads only the authors of the `open` group. */
+let writer: string;
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+const call = (method: Method, url: string, payload?: unknown, as = admin, site = 'main') =>
+  t.call({ method, url, as, site, ...(payload !== undefined ? { payload: payload as object } : {}) });
+const ok = async (method: Method, url: string, payload?: unknown, as = admin, site = 'main') => {
+  const res = await call(method, url, payload, as, site);
+  expect(res.statusCode, `${method} ${url}: ${res.body}`).toBeLessThan(300);
+  return res.statusCode === 204 ? null : res.json();
+};
+/** 422 VALIDATION_FAILED whose problems name exactly these paths. */
+const refusedAt = (res: { statusCode: number; body: string }, ...paths: string[][]) => {
+  expect(res.statusCode, res.body).toBe(422);
+  const errors = JSON.parse(res.body).errors as { code: string; path: string[]; extensions: object }[];
+  expect(errors.map((e) => e.path)).toEqual(paths);
+  for (const e of errors) {
+    expect(e.code).toBe('VALIDATION_FAILED');
+    expect(e.extensions).toMatchObject({ reason: 'invalid_relation' });
+  }
+};
+
+/** articles: author —m2o→ authors, cover —m2o→ files, tags —m2m→ tags, related —m2a→ any. */
+async function seed(site: string) {
+  const c = (name: string) => ok('POST', '/api/v1/collections', { name }, admin, site);
+  const f = (col: string, field: string, type: string) =>
+    ok('POST', `/api/v1/fields/${col}`, { field, type }, admin, site);
+  for (const name of ['authors', 'articles', 'tags', 'article_tags']) await c(name);
+  await f('authors', 'name', 'string');
+  await f('authors', 'group', 'string');
+  await f('articles', 'title', 'string');
+  await f('articles', 'author', 'string');
+  await f('articles', 'cover', 'string');
+  await f('articles', 'tags', 'json');
+  await f('articles', 'related', 'json');
+  await f('tags', 'label', 'string');
+  await f('article_tags', 'articles_id', 'string');
+  await f('article_tags', 'tags_id', 'string');
+  const rel = (body: object) => ok('POST', '/api/v1/relations', body, admin, site);
+  await rel({ kind: 'm2o', collection: 'articles', field: 'author', target: 'authors' });
+  await rel({ kind: 'm2o', collection: 'articles', field: 'cover', target: 'files' });
+  await rel({ kind: 'm2m', collection: 'articles', field: 'tags', target: 'tags', junctionCollection: 'article_tags' });
+  await rel({ kind: 'm2a', collection: 'articles', field: 'related' });
+  await ok(
+    'POST',
+    '/api/v1/items/authors',
+    [
+      { id: 'ada', name: 'Ada', group: 'open' },
+      { id: 'hid', name: 'Hidden', group: 'closed' },
+    ],
+    admin,
+    site,
+  );
+  await ok('POST', '/api/v1/items/tags', [{ id: 'go', label: 'Go' }], admin, site);
+}
+
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await t.setup();
+  await ok('POST', '/api/v1/sites', { id: 'other', name: 'Other' });
+  await seed('main');
+  await seed('other');
+  await ok('POST', '/api/v1/items/authors', { id: 'elsewhere', name: 'Elsewhere', group: 'open' }, admin, 'other');
+  const role = (await ok('POST', '/api/v1/roles', { name: 'Writer' })).data.id;
+  const policy = (await ok('POST', '/api/v1/policies', { name: 'Write articles' })).data.id;
+  const rule = (body: object) => ok('POST', `/api/v1/policies/${policy}/permissions`, body);
+  for (const action of ['create', 'read', 'update']) await rule({ collection: 'articles', action, fields: ['*'] });
+  await rule({ collection: 'authors', action: 'read', fields: ['*'], conditions: { group: { _eq: 'open' } } });
+  await rule({ collection: 'tags', action: 'read', fields: ['*'] });
+  await ok('POST', `/api/v1/policies/${policy}/attach`, { role });
+  writer = await createUser(t, 'writer@example.com', 'Relation-writer-77!', { main: role });
+});
+afterAll(() => t.close());
+
+describe('relation values', () => {
+  describe('POST /api/v1/items/:collection', () => {
+    it('refuses an m2o value that names no item with 422 and the field path, storing nothing', async () => {
+      refusedAt(await call('POST', '/api/v1/items/articles', { id: 'x1', author: 'no-such-author' }), ['author']);
+      expect((await call('GET', '/api/v1/items/articles/x1')).statusCode).toBe(404);
+    });
+
+    it('refuses a file reference to a file that does not exist', async () => {
+      refusedAt(await call('POST', '/api/v1/items/articles', { title: 'T', cover: 'no-such-file' }), ['cover']);
+    });
+
+    it('refuses an item of another site, a deleted item, and one the writer may not read', async () => {
+      refusedAt(await call('POST', '/api/v1/items/articles', { author: 'elsewhere' }), ['author']);
+      await ok('POST', '/api/v1/items/authors', { id: 'gone', name: 'Gone', group: 'open' });
+      await ok('DELETE', '/api/v1/items/authors/gone');
+      refusedAt(await call('POST', '/api/v1/items/articles', { author: 'gone' }), ['author']);
+      refusedAt(await call('POST', '/api/v1/items/articles', { author: 'hid' }, writer), ['author']);
+      const mine = await call('POST', '/api/v1/items/articles', { id: 'w1', author: 'ada' }, writer);
+      expect(mine.statusCode, mine.body).toBe(201);
+    });
+
+    it('checks each id of an m2m and each entry of an m2a, with its place in the list', async () => {
+      refusedAt(
+        await call('POST', '/api/v1/items/articles', {
+          tags: ['go', 'nope'],
+          related: [
+            { collection: 'authors', item: 'ada' },
+            { collection: 'authors', item: 'ghost' },
+            { collection: 'nowhere', item: 'x' },
+          ],
+        }),
+        ['tags', '1'],
+        ['related', '1'],
+        ['related', '2'],
+      );
+    });
+
+    it('checks every item of a bulk create under its index, and creates none', async () => {
+      const res = await call('POST', '/api/v1/items/articles', [
+        { id: 'b1', author: 'ada' },
+        { id: 'b2', author: 'nobody' },
+      ]);
+      refusedAt(res, ['1', 'author']);
+      expect((await call('GET', '/api/v1/items/articles/b1')).statusCode).toBe(404);
+    });
+
+    it('accepts references among the items one bulk create makes', async () => {
+      const res = await call('POST', '/api/v1/items/articles', [
+        { id: 's1', related: [{ collection: 'articles', item: 's2' }] },
+        { id: 's2', related: [{ collection: 'articles', item: 's2' }] },
+      ]);
+      expect(res.statusCode, res.body).toBe(201);
+    });
+
+    it('accepts existing targets and null', async () => {
+      const res = await call('POST', '/api/v1/items/articles', {
+        id: 'good',
+        author: 'ada',
+        cover: null,
+        tags: ['go'],
+        related: [{ collection: 'tags', item: 'go' }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    });
+  });
+
+  describe('PATCH and PUT /api/v1/items/:collection/:id', () => {
+    it('refuses a dangling reference on update and on replace, leaving the item as it was', async () => {
+      refusedAt(await call('PATCH', '/api/v1/items/articles/good', { author: 'nobody' }), ['author']);
+      refusedAt(await call('PUT', '/api/v1/items/articles/good', { title: 'T', author: 'nobody' }), ['author']);
+      refusedAt(await call('PATCH', '/api/v1/items/articles/w1', { author: 'hid' }, writer), ['author']);
+      expect((await call('GET', '/api/v1/items/articles/good')).json().data.author).toBe('ada');
+    });
+
+    it('keeps an update that does not touch the relation working while its target is deleted', async () => {
+      await ok('POST', '/api/v1/items/authors', { id: 'later', name: 'Later', group: 'open' });
+      await ok('POST', '/api/v1/items/articles', { id: 'keep', author: 'later' });
+      await ok('DELETE', '/api/v1/items/authors/later');
+      expect((await call('PATCH', '/api/v1/items/articles/keep', { title: 'Still' })).statusCode).toBe(200);
+    });
+  });
+
+  describe('POST /api/v1/releases/:id/publish', () => {
+    it("refuses an item whose pinned values name an item deleted since, as the author's PATCH would be", async () => {
+      await ok('POST', '/api/v1/items/authors', { id: 'old', name: 'Old', group: 'open' });
+      await ok('POST', '/api/v1/items/articles', { id: 'pin', author: 'old' });
+      const first = (await call('GET', '/api/v1/items/articles/pin/revisions')).json().data[0].id;
+      await ok('PATCH', '/api/v1/items/articles/pin', { author: 'ada' });
+      await ok('DELETE', '/api/v1/items/authors/old');
+      const item = { collection: 'articles', itemId: 'pin', targetStatus: 'published', revisionId: first };
+      const r = (await ok('POST', '/api/v1/releases', { name: 'Pinned', addItems: [item] })).data;
+      const res = await call('POST', `/api/v1/releases/${r.id}/publish`);
+      expect(res.json().data.outcomes, res.body).toEqual([
+        { collection: 'articles', itemId: 'pin', outcome: 'failed', reason: 'VALIDATION_FAILED' },
+      ]);
+      expect((await call('GET', '/api/v1/items/articles/pin')).json().data.author).toBe('ada');
+    });
+  });
+});
