@@ -31,7 +31,8 @@ export async function loadSiteSchema(db: Db, siteId: string): Promise<SiteSchema
   const all = new Map(collections.map((c) => [c.name, c]));
   // The system collections every site has (files): fixed definitions, not rows of the schema tables.
   for (const [name, c] of SYSTEM_COLLECTIONS) {
-    all.set(name, { ...c.collection, createdAt: SINCE_ALWAYS, updatedAt: SINCE_ALWAYS, deletedAt: null });
+    const versioning = c.collection.versioning !== false;
+    all.set(name, { ...c.collection, versioning, createdAt: SINCE_ALWAYS, updatedAt: SINCE_ALWAYS, deletedAt: null });
     fields.set(name, new Map(c.fields.map((f) => [f.field, f])));
   }
   for (const r of rows.rows) {

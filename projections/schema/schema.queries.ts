@@ -1,8 +1,15 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { CollectionDef, FieldDef, RelationDef } from '../../src/features/schema/schema.types.ts';
+import {
+  isVersioned,
+  type CollectionDef,
+  type FieldDef,
+  type RelationDef,
+} from '../../src/features/schema/schema.types.ts';
 
 export interface CollectionRecord extends CollectionDef {
+  /** Always shown: a definition made before the attribute existed has it on. */
+  versioning: boolean;
   createdAt: string;
   updatedAt: string;
   deletedAt: string | null;
@@ -24,6 +31,7 @@ interface CollectionRow {
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const toCollection = (r: CollectionRow): CollectionRecord => ({
   ...r.definition,
+  versioning: isVersioned(r.definition),
   createdAt: iso(r.created_at)!,
   updatedAt: iso(r.updated_at)!,
   deletedAt: iso(r.deleted_at),

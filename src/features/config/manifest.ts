@@ -4,6 +4,7 @@ import {
   CreateCollectionBody,
   checkFieldAttributes,
   fieldShape,
+  isVersioned,
   NAME_PATTERN,
   ON_DELETE,
   RELATION_KINDS,
@@ -37,14 +38,11 @@ export const NAME = z
   .refine((n) => !isInheritedName(n), 'names of object prototype members (constructor, …) are reserved');
 
 /**
- * A collection in a manifest: its definition (`label` is its display name) and `versioning`, which is always on
- * here: every change is an event, so a collection's history cannot be switched off.
+ * A collection in a manifest: its definition (`label` is its display name) and `versioning`, its named-version
+ * (draft) switch. History is not switched by it: every change is an event either way.
  */
 const ManifestCollection = CreateCollectionBody.omit({ displayName: true })
-  .extend({
-    label: z.string().max(500).nullable().optional(),
-    versioning: z.literal(true, { message: 'every collection keeps its history; versioning cannot be turned off' }),
-  })
+  .extend({ label: z.string().max(500).nullable().optional(), versioning: z.boolean() })
   .strict();
 const ManifestField = z
   .object({ collection: NAME, field: NAME, ...fieldShape })
@@ -93,7 +91,7 @@ export function collectionToManifest(def: CollectionDef): ManifestCollection {
   return {
     name: def.name,
     label: def.displayName,
-    versioning: true,
+    versioning: isVersioned(def),
     icon: def.icon,
     note: def.note,
     singleton: def.singleton,
@@ -118,6 +116,7 @@ export function collectionFromManifest(c: ManifestCollection): CollectionDef {
     primaryKeyType: c.primaryKeyType,
     workflow: c.workflow ?? null,
     subject: c.subject ?? null,
+    versioning: c.versioning,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   fieldWithDefaults,
   SYSTEM_FIELDS,
   isSystemCollection,
+  isVersioned,
   type CollectionDef,
   type FieldDef,
   type PlanStep,
@@ -89,7 +90,16 @@ const same = (a: unknown, b: unknown) =>
   a === b ||
   (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null && canonical(a) === canonical(b));
 
-const COLLECTION_ATTRS = ['displayName', 'icon', 'note', 'status_field', 'sort_field', 'workflow', 'subject'] as const;
+const COLLECTION_ATTRS = [
+  'displayName',
+  'icon',
+  'note',
+  'status_field',
+  'sort_field',
+  'workflow',
+  'subject',
+  'versioning',
+] as const;
 const FIELD_ATTRS = [
   'choices',
   'interface',
@@ -407,7 +417,12 @@ export function plan(current: CurrentConfig, manifest: Manifest, mode: Mode, pre
         errors.push(
           problem('VALIDATION_FAILED', `${fixed} of an existing collection cannot change`, ['collections', i, fixed]),
         );
-    const changes = changedAttrs<CollectionDef>(COLLECTION_ATTRS, have.def, want);
+    // A definition made before `versioning` existed has none: it is on.
+    const changes = changedAttrs<CollectionDef>(
+      COLLECTION_ATTRS,
+      { ...have.def, versioning: isVersioned(have.def) },
+      want,
+    );
     if (changes.length === 0) {
       counts.collections.unchanged++;
       return;

@@ -137,6 +137,18 @@ export const EncryptionNotConfigured = defineError(
   () => 'no encryption key is configured (ENCRYPTION_KEY)',
 );
 
+/**
+ * A named version (a `/versions` route, `X-Svc-Draft: true`) of a collection whose `versioning` is off: a request
+ * the collection does not take (400; its history is kept all the same, and versions made earlier come back when
+ * versioning is turned on again).
+ */
+export const VersioningOff = defineError<{ collection: string; path: string[] }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `${d.collection} has versioning off: its items have no named versions (drafts)`,
+  (d) => ({ path: d.path, extensions: { reason: 'versioning_off' } }),
+);
+
 /** The item has no named version with the key (`itemId` where the request named the item). */
 export const VersionNotFound = defineError<{ key: string; itemId?: string }>(
   'NOT_FOUND',

@@ -5,7 +5,8 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems, translateRecord, type ItemQuery } from '../../../projections/item-documents/index.ts';
 import { listItemVersions } from '../../../projections/item-versions/index.ts';
 import { listRevisions, revisionAt } from '../../../projections/item-revisions/index.ts';
-import { ItemAbsentThen, ItemNotFound } from './item.errors.ts';
+import { isVersioned } from '../schema/index.ts';
+import { ItemAbsentThen, ItemNotFound, VersioningOff } from './item.errors.ts';
 import { itemGuard } from './item.guard.ts';
 import { present } from './item.present.ts';
 import type { CollectionSchema } from './item.reads.ts';
@@ -86,6 +87,8 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
   const read = async (req: FastifyRequest, s: CollectionSchema, id: string, raw: Raw) => {
     const { asOf, withDeleted } = readOptions(req, raw);
     const version = parseVersion(raw);
+    if (readHeaders(req).draft && !isVersioned(s.collection))
+      throw new VersioningOff({ collection: s.collection.name, path: ['headers', 'x-svc-draft'] });
     if (asOf || version) {
       // A past state is shown only while the item is visible to the caller now.
       if (!(await one(req, s, id, {}, true))) throw new ItemNotFound({ id });

@@ -9,7 +9,7 @@ export { CollectionNotFound } from './schema.errors.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };
 export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
 export type { CollectionDef, RelationDef, SubjectDef } from './schema.types.ts';
-export { itemSubjectId } from './schema.types.ts';
+export { isVersioned, itemSubjectId } from './schema.types.ts';
 export {
   CARRIER_TYPES,
   convertible,

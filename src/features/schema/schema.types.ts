@@ -63,7 +63,15 @@ export interface CollectionDef {
   workflow?: Workflow | null;
   /** Whose personal data the `personal` fields hold; absent on collections without any. */
   subject?: SubjectDef | null;
+  /**
+   * Whether items have named versions (drafts): off, the `/versions` routes and `X-Svc-Draft` are refused. Not the
+   * history: every change is an event whatever it says. Absent (collections made before it existed) is on.
+   */
+  versioning?: boolean;
 }
+
+/** Whether a collection's items have named versions (absent: on). */
+export const isVersioned = (def: Pick<CollectionDef, 'versioning'>): boolean => def.versioning !== false;
 
 /**
  * The data subject of a collection's items (issue "personal fields in content"): the item itself (a `customers`

@@ -10,7 +10,8 @@ import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';
 import { createVersion, deleteVersion, updateVersion } from '../item-versions.commands.ts';
 import { promoteVersion } from '../item.commands.ts';
-import { ItemNotFound, VersionNotFound } from '../item.errors.ts';
+import { isVersioned } from '../../schema/index.ts';
+import { ItemNotFound, VersioningOff, VersionNotFound } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
@@ -37,6 +38,13 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   const guard = itemGuard(deps);
   const { authorizeWrite } = guard;
   const show = <T>(req: FastifyRequest, s: CollectionSchema, records: T) => present(deps, req, s, records);
+  // A collection with versioning off has no named versions: each route is refused once the collection is resolved.
+  const versioned = async (req: FastifyRequest, collection: string) => {
+    const s = await guard.collection(req, collection);
+    if (!isVersioned(s.collection))
+      throw new VersioningOff({ collection: s.collection.name, path: ['params', 'collection'] });
+    return s;
+  };
   const base = '/api/v1/items/:collection/:id/versions';
 
   // Every route reads main first: outside the caller's read conditions the item and its versions are 404.
@@ -69,7 +77,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       await main(req, s, req.params.id);
       const list = await versions(req, s, req.params.id);
       const data = await Promise.all(
@@ -91,7 +99,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req, reply) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       const { id } = req.params;
       const item = await main(req, s, id);
       await authorizeWrite(req, s, 'update', id);
@@ -115,7 +123,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       await main(req, s, req.params.id);
       return { data: await version(req, s, req.params.id, req.params.key) };
     },
@@ -133,7 +141,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       const { id, key: k } = req.params;
       const { id: _ignored, ...changes } = req.body.data ?? {};
       await main(req, s, id);
@@ -148,7 +156,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     `${base}/:key`,
     { schema: { tags, summary: 'Delete a named version', params: VersionParams, response: { 204: NoContent } } },
     async (req, reply) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       const { id, key: k } = req.params;
       await main(req, s, id);
       await authorizeWrite(req, s, 'update', id);
@@ -170,7 +178,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       const { id, key: k } = req.params;
       const item = await main(req, s, id);
       const v = await stored(req, s, id, k);
@@ -199,7 +207,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       },
     },
     async (req) => {
-      const s = await guard.collection(req, req.params.collection);
+      const s = await versioned(req, req.params.collection);
       const { id, key: k } = req.params;
       const item = await main(req, s, id);
       const v = await stored(req, s, id, k);

@@ -44,6 +44,8 @@ export const CreateCollectionBody = z
       .nullable()
       .optional(),
     subject: Subject.nullable().optional(),
+    /** Named versions (drafts) of the items; off refuses them. History is kept either way. */
+    versioning: z.boolean().optional(),
   })
   .strict();
 export const UpdateCollectionBody = CreateCollectionBody.pick({
@@ -54,6 +56,7 @@ export const UpdateCollectionBody = CreateCollectionBody.pick({
   sort_field: true,
   workflow: true,
   subject: true,
+  versioning: true,
 })
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
@@ -173,6 +176,7 @@ export const CollectionRecord = z
       .nullable()
       .optional(),
     subject: Subject.nullable().optional(),
+    versioning: z.boolean().describe('Named versions (drafts) of the items; history is kept either way'),
     createdAt: z.string(),
     updatedAt: z.string(),
     deletedAt: z.string().nullable(),
