@@ -31,6 +31,11 @@ interface Ctx {
   guard?: Guard;
   /** Shared by every level of one request: counts fetched related rows against EXPANSION_LIMIT. */
   budget?: ExpansionBudget;
+  /**
+   * The records given were chosen by rules of their own (a delivered page's published items): the guard's field
+   * rules apply from the first related level on, not to them.
+   */
+  openRoot?: boolean;
 }
 
 /**
@@ -80,8 +85,10 @@ export async function expandRecords(
     if (budget.rows > 0) countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
     return out;
   }
-  const guard = ctx.guard;
+  const guard = ctx.openRoot ? undefined : ctx.guard;
   tree = widenWildcard(tree, ctx.schema, collection, (f) => !guard || guard.visible(collection, f));
+  const root = ctx.openRoot;
+  if (root) ctx = { ...ctx, openRoot: false };
   for (const [key, sub] of tree) {
     const relation = relationOn(ctx.schema, collection, key);
     if (!relation || !records.length) continue;
@@ -92,9 +99,10 @@ export async function expandRecords(
     const leaf = childTree ?? new Map([['id', true as const]]);
     await expandRelation(ctx, relation, records, key, leaf, spec, !childTree);
   }
-  return records.map((r) =>
-    hide(ctx, collection, withNulls(ctx, collection, pick(translateRecord(r, ctx.locale), tree), tree)),
-  );
+  return records.map((r) => {
+    const picked = withNulls(ctx, collection, pick(translateRecord(r, ctx.locale), tree), tree);
+    return root ? picked : hide(ctx, collection, picked);
+  });
 }
 
 /**

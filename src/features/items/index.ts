@@ -11,7 +11,7 @@ import { itemsPersonalData } from './personal-data.ts';
 import { itemFrames } from './item.frames.ts';
 
 /** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
-export { itemPermissions } from './item.permissions.ts';
+export { itemPermissions, readGuard } from './item.permissions.ts';
 export type { CollectionSchema } from './item.reads.ts';
 export { envelopeMigration } from './envelope-migration.ts';
 /** The item engine for slices that serve a system collection (files) through routes of their own. */

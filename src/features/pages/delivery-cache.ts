@@ -14,6 +14,8 @@ export interface DeliveredPage {
   pageId: string;
   /** `<collection>/<id>` of every item the page references. */
   refs: Set<string>;
+  /** The collections its blocks' relation paths reach (null: any): a change to any of their items drops it. */
+  related?: Set<string> | null;
 }
 
 /** What to drop from the delivery caches of one site. `all`: everything of the site. */
@@ -25,6 +27,10 @@ export interface Invalidation {
   items?: string[];
   collections?: string[];
 }
+
+/** Whether a page's relation paths reach the item `<collection>/<id>`. */
+const reaches = (p: DeliveredPage, item: string) =>
+  p.related !== undefined && (p.related === null || p.related.has(item.slice(0, item.indexOf('/'))));
 
 const CHANNEL = 'deliver:invalidate';
 const PER_SITE = 1000;
@@ -111,7 +117,7 @@ export class DeliveryCache {
       (slug, p) =>
         slugs.has(slug) ||
         pages.has(p.pageId) ||
-        items.some((i) => p.refs.has(i)) ||
+        items.some((i) => p.refs.has(i) || reaches(p, i)) ||
         (collections.length > 0 && [...p.refs].some((r) => collections.includes(r.slice(0, r.indexOf('/'))))),
     );
   }

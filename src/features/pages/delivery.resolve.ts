@@ -2,8 +2,18 @@ import { createHash } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { listItems, type ItemRecord } from '../../../projections/item-documents/index.ts';
-import { relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import {
+  expandPaths,
+  listItems,
+  reachedCollections,
+  relationOn,
+  type Guard,
+  type ItemRecord,
+  type SiteSchema,
+} from '../../../projections/item-documents/index.ts';
+import { dict } from '../../kernel/safe/keys.ts';
+import type { Principal } from '../../kernel/http/access.ts';
+import { readGuard } from '../items/index.ts';
 import { FILES_COLLECTION } from '../schema/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
@@ -42,13 +52,45 @@ function wanted(refs: ItemRef[]): Map<string, Set<string> | null> {
 const sealed = (f: { encrypted: boolean; personal?: boolean } | undefined) =>
   !!f && (f.encrypted || f.personal === true);
 
+/** Who created, changed or deleted a record: user ids, for no anonymous reader unless a block names them. */
+const PEOPLE = new Set(['created_by', 'updated_by', 'deleted_by']);
+
+/** The fields delivery never sends (sealed ones), and those of people that only a path naming them brings. */
+const dropFor =
+  (schema: SiteSchema) =>
+  (collection: string, field: string, named: boolean): boolean =>
+    sealed(schema.fields.get(collection)?.get(field)) || (PEOPLE.has(field) && !named);
+
+/** The record's own fields that the block's paths start with (all of them when one is `*`). */
 function present(record: ItemRecord, schema: SiteSchema, site: string, collection: string, fields: Set<string> | null) {
-  const defs = schema.fields.get(collection);
+  const top = fields === null ? null : new Set([...fields].map((f) => f.split('.')[0]!));
+  const everything = top === null || top.has('*');
   return Object.fromEntries(
     Object.entries(record)
-      .filter(([k]) => k === 'id' || (!sealed(defs?.get(k)) && (fields === null || fields.has(k))))
+      .filter(([k]) => k === 'id' || everything || top.has(k))
       .map(([k, v]) => [k, fileReference(schema, site, collection, k, v) ?? v]),
   );
+}
+
+/**
+ * The site's public role, as whom related items are read: a page's own items are its editors' choice, the items
+ * they lead to are delivered only as far as the public may read them (rows and fields, at every level).
+ */
+function publicReader(siteId: string): Principal {
+  const roles = dict<string>();
+  roles[siteId] = 'public';
+  return {
+    actor: {
+      type: 'apiKey',
+      id: 'public-delivery',
+      email: '',
+      instanceAdmin: false,
+      roles,
+      tokenVersion: 0,
+      readOnly: true,
+    },
+    site: { id: siteId },
+  };
 }
 
 /** A file an item points at, as delivered: its id and its public asset address (spec "Files and media"). */
@@ -59,8 +101,20 @@ function fileReference(schema: SiteSchema, site: string, collection: string, fie
   return { id: value, url: `/api/v1/deliver/assets/${site}/${encodeURIComponent(value)}` };
 }
 
+/** Every collection the blocks' paths reach (null: any, through an m2a): a change there may change the page. */
+function related(schema: SiteSchema, refs: ItemRef[]): Set<string> | null {
+  const out = new Set<string>();
+  for (const r of refs) {
+    if (!r.fields || !schema.collections.has(r.collection)) continue;
+    const reached = reachedCollections(schema, r.collection, r.fields);
+    if (reached === null) return null;
+    for (const c of reached) out.add(c);
+  }
+  return out;
+}
+
 /** Published items of the refs, one query per collection; missing, unpublished or unknown ones are null. */
-async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: ItemRef[]) {
+async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: ItemRef[], guard: Guard | undefined) {
   const fields = wanted(refs);
   const items: Record<string, Record<string, unknown> | null> = Object.fromEntries(
     [...fields.keys()].map((k) => [k, null]),
@@ -90,9 +144,20 @@ async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: I
       },
       schema,
     );
+    // One expansion per distinct set of paths (blocks of one collection mostly share theirs).
+    const byPaths = new Map<string, { paths: string[] | null; records: ItemRecord[] }>();
     for (const r of list.data as ItemRecord[]) {
-      const key = itemKey(collection, r.id);
-      items[key] = present(r, schema, siteId, collection, fields.get(key) ?? null);
+      const paths = fields.get(itemKey(collection, r.id)) ?? null;
+      const list = paths === null ? null : [...paths].sort();
+      const group = byPaths.get(JSON.stringify(list)) ?? { paths: list, records: [] };
+      group.records.push(r);
+      byPaths.set(JSON.stringify(list), group);
+    }
+    for (const { paths, records } of byPaths.values()) {
+      const drop = dropFor(schema);
+      const out = await expandPaths(trx, siteId, schema, collection, records, paths, { guard, drop });
+      for (const r of out)
+        items[itemKey(collection, r.id)] = present(r, schema, siteId, collection, paths && new Set(paths));
     }
   }
   return items;
@@ -103,17 +168,18 @@ async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: I
  * null when the site has no published page with this slug.
  */
 export async function resolvePage(
-  deps: Pick<AppDeps, 'db' | 'schemas'>,
+  deps: Pick<AppDeps, 'db' | 'schemas' | 'authorizer'>,
   siteId: string,
   slug: string,
 ): Promise<DeliveredPage | null> {
   // Read before the transaction (PGlite runs one at a time); a cached schema costs one version read.
   const schema = await deps.schemas.read(siteId);
+  const guard = readGuard(await deps.authorizer.rights(publicReader(siteId)));
   return readAsSite(deps.db, siteId, async (trx) => {
     const page = await findPageBySlug(trx, siteId, slug, true);
     if (!page) return null;
     const refs = itemRefs(page.layoutConfig);
-    const items = refs.length ? await resolveItems(trx, siteId, schema, refs) : {};
+    const items = refs.length ? await resolveItems(trx, siteId, schema, refs, guard) : {};
     const body = JSON.stringify({ data: { page: publicPage(page), items } });
     return {
       body,
@@ -121,6 +187,7 @@ export async function resolvePage(
       slug: page.slug,
       pageId: page.id,
       refs: new Set(refs.map((r) => itemKey(r.collection, r.itemId))),
+      related: related(schema, refs),
     };
   });
 }

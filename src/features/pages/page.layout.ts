@@ -7,6 +7,8 @@ export const SLUG_MAX = 200;
 export const LAYOUT_LIMITS = { rows: 50, columns: 12, itemBlocks: 100, blocksPerColumn: 100, textChars: 20_000 };
 
 const NAME = /^[a-z][a-z0-9_]{0,62}$/;
+/** A block's field: a name, or a path through relations (`author.name`, `author.*`), at most 8 levels as item reads. */
+const FIELD_PATH = /^([a-z][a-z0-9_]{0,62}|\*)(\.([a-z][a-z0-9_]{0,62}|\*)){0,7}$/;
 
 export const Slug = z
   .string()
@@ -20,7 +22,11 @@ const ItemBlock = z
     type: z.literal('item'),
     collection: z.string().regex(NAME, 'a collection name'),
     itemId: z.string().min(1).max(200),
-    fields: z.array(z.string().regex(NAME, 'a field name')).min(1).max(100).optional(),
+    fields: z
+      .array(z.string().max(300).regex(FIELD_PATH, 'a field or a path (author.name)'))
+      .min(1)
+      .max(100)
+      .optional(),
   })
   .strict();
 /** A block of free text (rendered by the client as it likes: plain text or Markdown). */
