@@ -253,7 +253,16 @@ async function apply(
     command: p.steps.length ? { type: 'ApplyPlan', data: { steps: p.steps, summary, now } } : null,
     expectedVersion: version,
   });
-  const hooks = await webhookConfigCommand(deps.db, deps.config.keyring, ctx.siteId, p.webhooks, now, ctx.actor.id);
+  const allowPrivate = deps.config.SVC_WEBHOOK_ALLOW_PRIVATE;
+  const hooks = await webhookConfigCommand(
+    deps.db,
+    deps.config.keyring,
+    ctx.siteId,
+    p.webhooks,
+    now,
+    ctx.actor.id,
+    allowPrivate,
+  );
   if (hooks) commands.push(hooks.command);
   if (p.settings.length) {
     const settings = Object.fromEntries(p.settings.map((s) => [s.key, s.value])) as SiteSettings;

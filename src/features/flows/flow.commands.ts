@@ -9,9 +9,10 @@ import type { FlowRecord } from '../../../projections/flows/index.ts';
 import { DEFINITION_KEYS, flowDecider, type FlowCommand, type FlowEntry, type FlowState } from './flow.decider.ts';
 import { FlowNotFound } from './flow.errors.ts';
 import { flowStream, type FlowDefinition, type FlowEvent, type FlowUpdated } from './flow.events.ts';
+import { checkRequestTargets } from './flow.targets.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor' | 'expectedVersion'>;
-type Deps = Pick<AppDeps, 'store'>;
+type Deps = Pick<AppDeps, 'store' | 'config'>;
 
 /** A folded flow as the API shows it (the token's hash stays behind). */
 export const flowRecordOf = (f: FlowEntry, version: number): FlowRecord => ({
@@ -56,6 +57,7 @@ export async function liveFlow(store: EventStore, siteId: string, flowId: string
 
 /** Creates a flow (validated by the decider: an active one must be runnable). */
 export async function createFlow(deps: Deps, ctx: Ctx, input: { definition: FlowDefinition }): Promise<FlowRecord> {
+  await checkRequestTargets(deps, input.definition.graph);
   const flowId = newId();
   return send(deps, ctx, flowId, { type: 'CreateFlow', data: { ...meta(ctx, flowId), ...input } }, true);
 }
@@ -66,6 +68,7 @@ export async function updateFlow(
   ctx: Ctx,
   input: { flowId: string; changes: Partial<FlowDefinition> },
 ): Promise<FlowRecord> {
+  await checkRequestTargets(deps, input.changes.graph);
   const data = { ...meta(ctx, input.flowId), changes: input.changes };
   return send(deps, ctx, input.flowId, { type: 'UpdateFlow', data });
 }

@@ -3,6 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { isPublicAddress } from '../../kernel/net/address-policy.ts';
+import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
 import { pushSubscriptionDecider } from './push.decider.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { subscriptionIdsOf } from '../../../projections/push-subscriptions/index.ts';
@@ -41,6 +42,9 @@ export async function saveSubscription(
   input: { userId: string; endpoint: string; keys: PushKeys },
 ): Promise<{ id: string; created: boolean }> {
   checkEndpoint(input.endpoint, deps.config.SVC_PUSH_ALLOW_PRIVATE);
+  // A name is resolved too, by the rule every saved URL follows (kernel/net/saved-url.ts).
+  const problem = await savedUrlProblem(input.endpoint, { allowPrivate: deps.config.SVC_PUSH_ALLOW_PRIVATE });
+  if (problem?.reason === 'private_address') throw new InvalidPushEndpoint({ reason: 'private_address' });
   const id = subscriptionId(ctx.siteId, input.endpoint);
   const mine = await readAsSite(deps.db, ctx.siteId, (db) => subscriptionIdsOf(db, ctx.siteId, input.userId));
   if (mine.length >= MAX_SUBSCRIPTIONS_PER_USER && !mine.includes(id))

@@ -10,7 +10,7 @@ import { webhooksRoutes } from './http/webhooks.routes.ts';
  * For the configuration slice:
  * - `WebhookConfig` / `WebhookConfigSchema`: a webhook as configuration (no id, no secret), strict.
  * - `webhookConfigs(store, siteId, asOf?) → Promise<WebhookConfig[]>`: the site's webhooks, sorted by name.
- * - `webhookConfigCommand(db, ring, siteId, { create, update, delete }, now, by) → Promise<{ command, secrets } | null>`: async
+ * - `webhookConfigCommand(db, ring, siteId, { create, update, delete }, now, by, allowPrivate?) → Promise<{ command, secrets } | null>`: async
  *   and given `db`, because each created webhook's generated secret is sealed (subject keys live in the database)
  *   before the command is built; pass the result to `handleCommands` with the other streams' commands.
  */

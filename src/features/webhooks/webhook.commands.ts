@@ -15,7 +15,8 @@ import {
   type WebhookEntry,
   type WebhooksState,
 } from './webhook.decider.ts';
-import { WebhookNotFound } from './webhook.errors.ts';
+import { InvalidWebhookUrl, WebhookNotFound } from './webhook.errors.ts';
+import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
 import { webhooksStream, type WebhookDefinition, type WebhookEvent } from './webhook.events.ts';
 import { generateSecret, type WebhookConfig, type WebhookCreate, type WebhookPatch } from './webhook.schema.ts';
 
@@ -47,6 +48,16 @@ const change = (ctx: Ctx, data: Partial<Omit<ChangeWebhooks['data'], 'now' | 'by
 const send = (deps: Deps, ctx: Ctx, command: ChangeWebhooks) =>
   handleCommand(deps.store, webhooksDecider, webhooksStream(ctx.siteId), command, { metadata: ctx.metadata });
 
+/**
+ * A target the service may post to, checked when it is saved by the outbound helper's address rules (unless
+ * SVC_WEBHOOK_ALLOW_PRIVATE): no private, loopback or link-local address in any spelling. Each send checks again.
+ */
+export async function checkWebhookTarget(allowPrivate: boolean, url: string | undefined, path?: string[]) {
+  if (url === undefined) return;
+  const problem = await savedUrlProblem(url, { allowPrivate });
+  if (problem) throw new InvalidWebhookUrl({ ...problem, ...(path ? { path } : {}) });
+}
+
 const entryOf = (state: WebhooksState, webhookId: string) => {
   const w = state.webhooks.find((x) => x.id === webhookId);
   if (!w) throw new WebhookNotFound({ webhookId });
@@ -60,6 +71,7 @@ export async function createWebhook(
   body: WebhookCreate,
 ): Promise<{ record: WebhookRecord; secret: string | null }> {
   const { secret, ...definition } = body;
+  await checkWebhookTarget(deps.config.SVC_WEBHOOK_ALLOW_PRIVATE, definition.url);
   const webhookId = newId();
   const plain = secret ?? generateSecret();
   const sealed = await seal(deps.db, deps.config.keyring, webhookId, plain);
@@ -73,6 +85,7 @@ export async function updateWebhook(deps: Deps, ctx: Ctx, input: { webhookId: st
   // Known before anything is sealed under the id the request names.
   entryOf(await siteWebhooks(deps.store, ctx.siteId), webhookId);
   const { secret, ...rest } = patch;
+  await checkWebhookTarget(deps.config.SVC_WEBHOOK_ALLOW_PRIVATE, rest.url);
   const changes =
     secret === undefined ? rest : { ...rest, secret: await seal(deps.db, deps.config.keyring, webhookId, secret) };
   const r = await send(deps, ctx, change(ctx, { updates: [{ webhookId, changes }] }));
@@ -113,8 +126,11 @@ export async function webhookConfigCommand(
   changes: { create: WebhookConfig[]; update: WebhookConfig[]; delete: string[] },
   now: string,
   by: string,
+  allowPrivate = false,
 ): Promise<{ command: StreamCommand; secrets: { name: string; secret: string }[] } | null> {
   if (!changes.create.length && !changes.update.length && !changes.delete.length) return null;
+  for (const c of [...changes.create, ...changes.update])
+    await checkWebhookTarget(allowPrivate, c.url, ['webhooks', c.name, 'url']);
   const secrets: { name: string; secret: string }[] = [];
   const creates = await Promise.all(
     changes.create.map(async (c) => {

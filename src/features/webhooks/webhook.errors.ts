@@ -20,12 +20,12 @@ export const WebhookExists = defineError<{ webhookId: string }>(
   (d) => `webhook ${d.webhookId} already exists`,
 );
 
-/** The target is not a URL the service posts to: http(s) only, no credentials in it. */
-export const InvalidWebhookUrl = defineError<{ message: string; reason: string }>(
+/** The target is not a URL the service posts to: http(s) only, no credentials in it, no private address. */
+export const InvalidWebhookUrl = defineError<{ message: string; reason: string; path?: string[] }>(
   'VALIDATION_FAILED',
   'invalid',
   (d) => `url: ${d.message}`,
-  (d) => ({ path: ['url'], extensions: { reason: d.reason } }),
+  (d) => ({ path: d.path ?? ['url'], extensions: { reason: d.reason } }),
 );
 
 /** A site keeps at most MAX_WEBHOOKS webhooks: each event reads them all, and one stream holds them. */
