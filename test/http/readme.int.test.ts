@@ -30,8 +30,8 @@ beforeAll(async () => {
   // `npx svc` as in the service's checkout (npx runs the package's own bin there), without writing into the checkout.
   fs.mkdirSync(path.join(work, 'node_modules/.bin'), { recursive: true });
   fs.symlinkSync(path.join(root, 'bin/svc.mjs'), path.join(work, 'node_modules/.bin/svc'));
-  server = await startServer({ ...store.env(), SVC_FILES_DIR: path.join(work, 'files') });
-}, 90_000);
+  server = await startServer({ ...store.env(), SVC_FILES_DIR: path.join(work, 'files') }, 180_000);
+}, 240_000);
 
 afterAll(async () => {
   server?.child.kill('SIGTERM');

@@ -19,8 +19,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** Starts `src/main.ts` as a child process and waits until /health answers. */
-export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `src/main.ts` as a child process and waits until /health answers, at most `startupMs` (a loaded two-core
+ * machine can take more than the default minute to start the embedded database).
+ */
+export async function startServer(env: Record<string, string>, startupMs = 60_000): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
@@ -44,7 +47,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + startupMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited: ${out}`);
     if (Date.now() > deadline) throw new Error(`server did not start: ${out}`);
