@@ -5,6 +5,7 @@ import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
+import { shredRunsConcerning } from '../flows/index.ts';
 import { itemSubjectId } from '../schema/index.ts';
 import type { ErasureCompleted } from './erasure.events.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
@@ -53,6 +54,8 @@ export async function completeItemErasure(
   // Null when a run cut short destroyed the key already: the proof then names no fingerprint.
   const keyFingerprint = await subjectKeyFingerprint(deps.db, deps.config.keyring, subjectId);
   await shredForGood(deps.db, subjectId);
+  // Flow runs that met the item (a webhook's payload written into it) hold their values under keys of their own.
+  await shredRunsConcerning(deps, [subjectId]);
   const proof: ErasureCompleted['data'] = {
     erasureId,
     subjectId,

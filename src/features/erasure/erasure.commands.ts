@@ -12,6 +12,7 @@ import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { listApiKeys, revokeApiKey } from '../api-keys/index.ts';
 import { revokeAllSessions, userDecider, userStream } from '../auth/index.ts';
 import { shredSuppressedAddress } from '../email/index.ts';
+import { shredRunsConcerning } from '../flows/index.ts';
 import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
 import type { UserErased, UserEvent } from '../auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
@@ -156,6 +157,8 @@ async function runErasure(
   const sarExports = await deleteSubjectAccessExportsOf(deps, user.userId, Object.keys(user.roles));
   let keyFingerprint = await subjectKeyFingerprint(deps.db, deps.config.keyring, user.userId);
   await shredForGood(deps.db, user.userId);
+  // Flow runs that concern them hold their values under keys of their own: those go too.
+  await shredRunsConcerning(deps, [user.userId]);
   try {
     await handleCommand(
       deps.store,

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { flowsProjector } from '../../../projections/flows/index.ts';
 import { flowRunsProjector, pruneFinishedRuns } from '../../../projections/flow-runs/index.ts';
+import { flowRunSubjectsProjector } from '../../../projections/flow-run-subjects/index.ts';
 import { retentionEnvKey } from '../../kernel/retention.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { flowsRoutes } from './http/flows.routes.ts';
@@ -35,6 +36,7 @@ export {
   type OperationSpec,
 } from './operations/registry.ts';
 export { flowGuard } from './flow.guard.ts';
+export { shredRunsConcerning } from './runs/flow-run.privacy.ts';
 export {
   flowRunStream,
   type FlowRunFailed,
@@ -51,7 +53,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
 /** Flows: automation graphs per site, their runs (each a stream) and the worker that advances them. */
 export const flowsFeature: Feature = {
   name: 'flows',
-  projectors: [flowsProjector, flowRunsProjector],
+  projectors: [flowsProjector, flowRunsProjector, flowRunSubjectsProjector],
   routes,
   reactors: (deps) => [flowEventTrigger(deps)],
   loops: (deps) => [

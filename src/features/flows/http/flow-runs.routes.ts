@@ -6,6 +6,7 @@ import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findFlowRun, listFlowRuns } from '../../../../projections/flow-runs/index.ts';
+import { openRunRecords } from '../runs/flow-run.privacy.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { FlowNotActive, FlowNotFound, FlowRunNotFound } from '../flow.errors.ts';
 import { flowGuard } from '../flow.guard.ts';
@@ -37,7 +38,7 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
     const siteId = siteOf(req);
     const found = await readAsSite(deps.db, siteId, (trx) => findFlowRun(trx, siteId, flowId, runId));
     if (!found) throw new FlowRunNotFound({ runId });
-    return found;
+    return (await openRunRecords(deps, siteId, [found]))[0]!;
   };
 
   /** The flow to run: live, not above the caller's rank, and active. */
@@ -160,7 +161,7 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const { status, page, limit } = req.query;
       const o = { limit, offset: (page - 1) * limit, ...(status ? { status } : {}) };
       const { rows, total } = await readAsSite(deps.db, siteId, (trx) => listFlowRuns(trx, siteId, req.params.id, o));
-      return { data: rows, meta: { total, page, pageSize: limit } };
+      return { data: await openRunRecords(deps, siteId, rows), meta: { total, page, pageSize: limit } };
     },
   );
 

@@ -11,6 +11,7 @@ import {
   type RunTrigger,
 } from './flow-run.events.ts';
 import { budgetError, budgetOf, startInTree, type BudgetKind, type TreePlace } from './flow-budget.ts';
+import { runOpener, sealRunEvents } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState, type RunState } from './flow-run.state.ts';
 
 /**
@@ -58,14 +59,15 @@ export interface StartRun {
  * The worker executes it.
  */
 export async function startRun(
-  deps: Pick<AppDeps, 'store' | 'config'>,
+  deps: Pick<AppDeps, 'store' | 'config' | 'db' | 'schemas'>,
   s: StartRun,
 ): Promise<{ runId: string; started: boolean; refused: BudgetKind | null }> {
   const runId = s.runId ?? newId();
   const tree = s.parent
     ? { rootRunId: s.parent.rootRunId, budget: s.parent.budget }
     : { budget: budgetOf(deps.config) };
-  const data: FlowRunStarted['data'] = {
+  // Its values go into the log sealed under the run's own key (flow-run.privacy.ts), which an erasure reaches.
+  const data: FlowRunStarted['data'] = await sealStart(deps, s.siteId, {
     runId,
     flowId: s.flow.id,
     flowVersion: s.flowVersion,
@@ -78,7 +80,7 @@ export async function startRun(
     ...(s.startedBy ? { startedBy: s.startedBy } : {}),
     ...tree,
     at: s.now.toISOString(),
-  };
+  });
   const metadata = runMetadata(s.siteId, s.flow.id, s.parent?.rootRunId ?? runId, s.now, s.causationId ?? null);
   const stream = flowRunStream(s.siteId, runId);
   const events: NewEvent[] = [{ type: 'FlowRunStarted', data, metadata }];
@@ -102,15 +104,26 @@ export async function startRun(
 
 /** A run folded from its stream, and the stream's version. */
 export async function loadRun(
-  deps: Pick<AppDeps, 'store'>,
+  deps: Pick<AppDeps, 'store' | 'db' | 'config'>,
   siteId: string,
   runId: string,
 ): Promise<{ state: RunState; version: number }> {
   let state = initialRunState();
   let version = 0;
+  const open = await runOpener(deps, siteId, runId);
   for await (const e of deps.store.readStream<FlowRunEvent>(flowRunStream(siteId, runId))) {
-    state = evolveRun(state, { type: e.type, data: e.data } as FlowRunEvent);
+    state = evolveRun(state, open({ type: e.type, data: e.data } as FlowRunEvent));
     version = e.streamVersion;
   }
   return { state, version };
+}
+
+/** A run's start as recorded: the subjects it concerns named, its values sealed under the run's key. */
+async function sealStart(
+  deps: Pick<AppDeps, 'config' | 'db' | 'schemas'>,
+  siteId: string,
+  data: FlowRunStarted['data'],
+): Promise<FlowRunStarted['data']> {
+  const [sealed] = await sealRunEvents(deps, siteId, data.runId, [{ type: 'FlowRunStarted', data }]);
+  return (sealed as FlowRunStarted).data;
 }

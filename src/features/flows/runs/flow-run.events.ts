@@ -36,6 +36,11 @@ export type FlowRunStarted = DomainEvent<
     retryOf?: { runId: string; fromStep: string; outputs: [string, unknown][] } | null;
     /** The person who started it by hand or retried it (absent for the other triggers, and on older runs). */
     startedBy?: ActorRef | null;
+    /**
+     * The subjects (people, items that are their own subjects) the run concerns from its start; its values (input,
+     * carried outputs) are sealed under the run's own key, which their erasure destroys. Absent on older runs.
+     */
+    subjects?: string[];
     /** The root run whose budget this run spends (absent: the run is a root itself, or older). */
     rootRunId?: string;
     /** The root's budget, fixed when the root started and carried to every run it causes (absent on older runs). */
@@ -56,6 +61,8 @@ export type FlowStepCompleted = DomainEvent<
     attempt: number;
     startedAt: string;
     at: string;
+    /** Subjects the step met (the items an item step wrote or read): the run concerns them from here on. */
+    subjects?: string[];
   }
 >;
 /**

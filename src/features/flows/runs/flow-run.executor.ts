@@ -6,6 +6,7 @@ import { loadFlow } from '../flow.commands.ts';
 import { MAX_SLEEP_MS } from '../operations/registry.ts';
 import { childRunId, flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
 import { loadRun, runMetadata, startRun } from './flow-run.commands.ts';
+import { sealRunEvents } from './flow-run.privacy.ts';
 import { stepCause } from './flow-run.item-ops.ts';
 import {
   budgetError,
@@ -191,7 +192,11 @@ export async function advanceRun(
     const metadata = runMetadata(o.siteId, state.flowId, state.rootRunId, now);
     // A step's record and its charge to the root's budget are one append: the ledger holds what the log holds.
     const append = async (list: FlowRunEvent[]) => {
-      const own = list.map((e) => ({ type: e.type, data: e.data, metadata }));
+      const own = (await sealRunEvents(o.deps, o.siteId, runId, list)).map((e) => ({
+        type: e.type,
+        data: e.data,
+        metadata,
+      }));
       const cost = stepCost(list);
       const [r] = await o.deps.store.appendMany([
         { streamId: flowRunStream(o.siteId, runId), events: own, expectedVersion: version },

@@ -5,6 +5,7 @@ import type { FlowEntry } from '../flow.decider.ts';
 import { FlowRunNotFound, RunRequestInvalid } from '../flow.errors.ts';
 import { flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
 import { startRun } from './flow-run.commands.ts';
+import { runOpener } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState } from './flow-run.state.ts';
 
 /**
@@ -28,8 +29,10 @@ export async function retryRun(
   let state = initialRunState();
   const carried: [string, unknown][] = [];
   let failedNode: string | null = null;
+  // The recorded values opened with the run's key (null once a subject it concerns was erased).
+  const open = await runOpener(deps, input.siteId, input.runId);
   for await (const e of deps.store.readStream<FlowRunEvent>(flowRunStream(input.siteId, input.runId))) {
-    const event = { type: e.type, data: e.data } as FlowRunEvent;
+    const event = open({ type: e.type, data: e.data } as FlowRunEvent);
     state = evolveRun(state, event);
     if (event.type === 'FlowStepCompleted') carried.push([event.data.nodeId, event.data.output]);
     if (event.type === 'FlowStepFailed' && event.data.final)
