@@ -4,6 +4,7 @@
 export { deltaOf, itemRevisionsProjector } from './item-revisions.projector.ts';
 export {
   agentRevisionsOfCreator,
+  countAgentRevisionsOfCreator,
   findRevision,
   listRevisions,
   revisionAt,

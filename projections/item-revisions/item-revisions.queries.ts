@@ -130,6 +130,17 @@ export async function agentRevisionsOfCreator(
   return r.rows.map(toRevision);
 }
 
+/** How many agent revisions `agentRevisionsOfCreator` pages through: the `total` of its list's meta. */
+export async function countAgentRevisionsOfCreator(db: Db, site: string, userId: string): Promise<number> {
+  const r = await sql<{ n: string | number }>`
+    select count(*) as n
+    from item_revisions r
+    join item_revisions c on c.site_id = r.site_id and c.collection = r.collection and c.item_id = r.item_id
+                         and c.version = 1 and c.actor ->> 'id' = ${userId}
+    where r.site_id = ${site} and r.actor ->> 'type' = 'agent'`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
 /** A page of the revisions the user made on the site (as actor), in (collection, item, version) order after `after`. */
 export async function revisionsByActor(
   db: Db,

@@ -80,7 +80,7 @@ describe('creating releases', () => {
     const r = await release({ name: 'Listed' });
     const drafts = (await call('GET', '/api/v1/releases?status=draft&limit=200')).json();
     expect(drafts.data.map((x: { id: string }) => x.id)).toContain(r.id);
-    expect(drafts.meta).toMatchObject({ page: 1, limit: 200 });
+    expect(drafts.meta).toMatchObject({ page: 1, pageSize: 200 });
     expect((await call('GET', `/api/v1/releases/${r.id}`)).json().data.items).toEqual([]);
     expect((await call('GET', `/api/v1/releases/${r.id}`, undefined, admin, 'other')).statusCode).toBe(404);
     expect((await call('DELETE', `/api/v1/releases/${r.id}`)).statusCode).toBe(204);

@@ -8,9 +8,19 @@ import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 export const dataEnvelope = <T extends z.ZodType>(data: T, description = 'Success') =>
   z.object({ data }).describe(description);
 
-/** `{ data: [...], meta }`: a list with its paging meta (item lists: total, limit, offset; others: total, page, pageSize). */
+/**
+ * `{ data: [...], meta }`: a list with the meta of its paging (docs/decisions.md, "List metadata"): a list that takes
+ * `offset` answers total, limit, offset; one paged by `page` total, page, pageSize; the cursor list limit, next; a
+ * list without paging total (`TotalMeta`). test/http/list-meta.int.test.ts holds every list to it.
+ */
 export const listEnvelope = <T extends z.ZodType, M extends z.ZodType>(item: T, meta: M, description = 'Success') =>
   z.object({ data: z.array(item), meta }).describe(description);
+
+/** The meta of a list answered whole, without paging (docs/decisions.md, "List metadata"). */
+export const TotalMeta = z.object({ total: z.number().int() });
+
+/** A list answered whole: `{ data, meta: { total } }`, the shape `listEnvelope(item, TotalMeta)` declares. */
+export const wholeList = <T>(data: T[]) => ({ data, meta: { total: data.length } });
 
 /** `{ data, meta }` with meta keys the route chooses (e.g. mainDiverged of a version promote). */
 export const metaEnvelope = <T extends z.ZodType, M extends z.ZodType>(data: T, meta: M, description = 'Success') =>

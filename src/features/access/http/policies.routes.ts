@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, NoContent, wholeList } from '../../../kernel/http/envelope.ts';
 import { changeAccess } from '../access.commands.ts';
 import type { AttachTarget } from '../access.types.ts';
 import { addPermission, attachPolicy, createPolicy } from '../policy.commands.ts';
@@ -101,12 +101,12 @@ export const policiesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       config,
       schema: {
         summary: 'List the rules of a policy',
-        response: { 200: dataEnvelope(z.array(PermissionRecord)) },
+        response: { 200: listEnvelope(PermissionRecord, Total) },
         tags,
         params: IdParams,
       },
     },
-    async (req) => ({ data: policyView(await state(siteOf(req)), req.params.id).permissions }),
+    async (req) => wholeList(policyView(await state(siteOf(req)), req.params.id).permissions),
   );
   app.post(
     '/api/v1/policies/:id/permissions',

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, NoContent, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { NoSubscriberGrant } from '../access.errors.ts';
 import { siteAccess } from '../site-access.ts';
 import { grantSubscriberAccess, revokeSubscriberAccess, subscriberGrants } from '../subscriber-access.commands.ts';
@@ -33,11 +33,11 @@ export const subscriberAccessRoutes: FastifyPluginAsync<AppDeps> = async (plain,
       config,
       schema: {
         summary: 'List subscriber read grants',
-        response: { 200: dataEnvelope(z.array(SubscriberGrant)) },
+        response: { 200: listEnvelope(SubscriberGrant, TotalMeta) },
         tags,
       },
     },
-    async (req) => ({ data: await grants(siteOf(req)) }),
+    async (req) => wholeList(await grants(siteOf(req))),
   );
   app.get(
     '/api/v1/users/subscriber-access/:collection',

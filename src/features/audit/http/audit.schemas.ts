@@ -39,4 +39,9 @@ export const AutomatedDecision = z
   })
   .meta({ id: 'AutomatedDecision' });
 
-export const AutomatedDecisionsMeta = z.object({ limit: z.number().int(), offset: z.number().int() });
+/** An offset list's meta (docs/decisions.md, "List metadata"). */
+export const AutomatedDecisionsMeta = z.object({
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});

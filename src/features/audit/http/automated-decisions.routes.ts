@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { agentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
+import { agentRevisionsOfCreator, countAgentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { AutomatedDecision, AutomatedDecisionsMeta } from './audit.schemas.ts';
 
@@ -32,10 +32,16 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
     },
     async (req) => {
       const page = req.query;
-      const data = await readAsSite(db, siteOf(req), (trx) =>
-        agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
+      const [data, total] = await readAsSite(
+        db,
+        siteOf(req),
+        async (trx) =>
+          [
+            await agentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id, page),
+            await countAgentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id),
+          ] as const,
       );
-      return { data, meta: { limit: page.limit, offset: page.offset } };
+      return { data, meta: { total, limit: page.limit, offset: page.offset } };
     },
   );
 };

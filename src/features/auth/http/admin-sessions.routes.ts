@@ -8,7 +8,7 @@ import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { listOutbox } from '../../../kernel/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { OutboxEntry, SessionRecord } from './auth.schemas.ts';
 import { revokeSession } from '../session.commands.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
@@ -51,14 +51,14 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
         params: Id,
         tags: ['users'],
         summary: "List a user's live sessions",
-        response: { 200: dataEnvelope(z.array(SessionRecord)) },
+        response: { 200: listEnvelope(SessionRecord, TotalMeta) },
       },
     },
     async (req) => {
       const user = await memberOfSite(req.params.id, siteOf(req), req.actor!.instanceAdmin);
       if (!user) throw new UserNotFound({ userId: req.params.id });
       mayManageSessions(req, user);
-      return { data: await liveSessions(db, user.userId, clock.now()) };
+      return wholeList(await liveSessions(db, user.userId, clock.now()));
     },
   );
 
@@ -93,9 +93,9 @@ export const adminSessionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, de
         querystring: OutboxQuery,
         tags: ['admin'],
         summary: 'List outgoing mail (instance admins)',
-        response: { 200: dataEnvelope(z.array(OutboxEntry), 'Queued mail, newest first') },
+        response: { 200: listEnvelope(OutboxEntry, TotalMeta, 'Queued mail, newest first') },
       },
     },
-    async (req) => ({ data: await listOutbox(db, req.query) }),
+    async (req) => wholeList(await listOutbox(db, req.query)),
   );
 };

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope, metaEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, metaEnvelope, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { siteFromRequest, SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
@@ -76,13 +76,13 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       schema: {
         tags: ['me'],
         summary: "List the caller's live sessions",
-        response: { 200: dataEnvelope(z.array(SessionRecord.extend({ current: z.boolean() }))) },
+        response: { 200: listEnvelope(SessionRecord.extend({ current: z.boolean() }), TotalMeta) },
       },
     },
     async (req) => {
       const user = await currentUser(deps, req);
       const sessions = await liveSessions(db, user.userId, clock.now());
-      return { data: sessions.map((s) => ({ ...s, current: s.id === req.actor!.sessionId })) };
+      return wholeList(sessions.map((s) => ({ ...s, current: s.id === req.actor!.sessionId })));
     },
   );
 

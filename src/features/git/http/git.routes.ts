@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, NoContent, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import {
   listCiRuns,
@@ -60,19 +60,19 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       schema: {
         tags,
         summary: "The site's git integrations",
-        response: { 200: dataEnvelope(IntegrationRecord.array()) },
+        response: { 200: listEnvelope(IntegrationRecord, TotalMeta) },
       },
     },
     async (req) => {
       const siteId = siteOf(req);
       const rows = await readAsSite(deps.db, siteId, (db) => listIntegrations(db, siteId));
-      return {
-        data: rows.map(({ syncConfig, ...r }) => ({
+      return wholeList(
+        rows.map(({ syncConfig, ...r }) => ({
           ...r,
           sync_config: syncConfig,
           webhookUrl: webhookUrl(deps, siteId, r.provider, r.id),
         })),
-      };
+      );
     },
   );
 

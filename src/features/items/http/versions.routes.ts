@@ -15,7 +15,7 @@ import { ItemNotFound, VersioningOff, VersionNotFound } from '../item.errors.ts'
 import { itemGuard } from '../item.guard.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
-import { dataEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, NoContent, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { PromoteBody, VersionCompareBody, VersionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 
@@ -73,7 +73,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         tags,
         summary: 'List the named versions of an item',
         params: ItemParams,
-        response: { 200: dataEnvelope(z.array(VersionRecord)) },
+        response: { 200: listEnvelope(VersionRecord, TotalMeta) },
       },
     },
     async (req) => {
@@ -83,7 +83,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const data = await Promise.all(
         list.map(async (v) => ({ ...v, data: await show(req, s, { ...v.data, id: req.params.id }) })),
       );
-      return { data };
+      return wholeList(data);
     },
   );
 

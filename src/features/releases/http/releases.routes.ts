@@ -103,7 +103,7 @@ export const releasesRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const { rows, total } = await readAsSite(db, siteOf(req), (trx) =>
         listReleases(trx, siteOf(req), { status, limit, offset: (page - 1) * limit }),
       );
-      return { data: rows.map(view), meta: { total, page, limit } };
+      return { data: rows.map(view), meta: { total, page, pageSize: limit } };
     },
   );
 

@@ -36,7 +36,12 @@ export const ReleaseRecord = z
   })
   .meta({ id: 'Release' });
 
-export const ReleaseListMeta = z.object({ total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+/** A page list's meta (docs/decisions.md, "List metadata"): pageSize is the `limit` in force. */
+export const ReleaseListMeta = z.object({
+  total: z.number().int(),
+  page: z.number().int(),
+  pageSize: z.number().int(),
+});
 
 export const PublishResult = z.object({
   release: ReleaseRecord,

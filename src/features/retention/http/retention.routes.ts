@@ -1,10 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, listEnvelope, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
 import { horizonsOf, runRetention } from '../retention.run.ts';
 import { HorizonRecord, RetentionRunRecord } from './retention.schemas.ts';
 
@@ -22,10 +21,10 @@ export const retentionRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
       schema: {
         tags,
         summary: 'Retention horizons of the active site (site setting, then environment, then default)',
-        response: { 200: dataEnvelope(z.array(HorizonRecord)) },
+        response: { 200: listEnvelope(HorizonRecord, TotalMeta) },
       },
     },
-    async (req) => ({ data: await horizonsOf(deps, siteOf(req)) }),
+    async (req) => wholeList(await horizonsOf(deps, siteOf(req))),
   );
 
   app.post(
