@@ -177,11 +177,11 @@ describe('GET /api/v1/openapi.json', () => {
 
   it('generates types that a strict client compiles against without a diagnostic', () => {
     expect(diagnostics(CLIENT)).toEqual([]);
-  });
+  }, 120_000);
 
   it('compiles list calls with filters, sort and fields through openapi-fetch without a cast', () => {
     expect(diagnostics(FETCH_CLIENT)).toEqual([]);
-  });
+  }, 120_000);
 
   it('sends those list calls to the service and reads the typed answers', async () => {
     const ok = async (url: string, payload: object) => {
@@ -225,5 +225,5 @@ export const badCode: NotFoundCode = 'NO_SUCH_CODE';
     const found = diagnostics(wrong);
     expect(found.some((m) => m.includes("'number' is not assignable to type 'string'"))).toBe(true);
     expect(found.some((m) => m.includes('"NO_SUCH_CODE"'))).toBe(true);
-  });
+  }, 120_000);
 });
