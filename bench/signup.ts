@@ -62,7 +62,10 @@ try {
     if (res.statusCode !== 202) throw new Error(`sign-up answered ${res.statusCode}: ${res.body}`);
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
-  for (let i = 0; i < 5; i++) await signUp(`warm-${i}@example.com`), await signUp('known@example.com');
+  for (let i = 0; i < 5; i++) {
+    await signUp(`warm-${i}@example.com`);
+    await signUp('known@example.com');
+  }
   const known: number[] = [];
   const fresh: number[] = [];
   for (let i = 0; i < N; i++) {
@@ -70,8 +73,12 @@ try {
     fresh.push(await signUp(`new-${i}@example.com`));
   }
   const [k, f] = [median(known), median(fresh)];
-  console.log(`sign-up, ${N} of each, ${PG_URL ? 'PostgreSQL' : 'PGlite'}: existing address median ${k.toFixed(1)} ms,`);
-  console.log(`new address median ${f.toFixed(1)} ms, difference ${(f - k).toFixed(1)} ms (${((f / k - 1) * 100).toFixed(0)}%)`);
+  console.log(
+    `sign-up, ${N} of each, ${PG_URL ? 'PostgreSQL' : 'PGlite'}: existing address median ${k.toFixed(1)} ms,`,
+  );
+  console.log(
+    `new address median ${f.toFixed(1)} ms, difference ${(f - k).toFixed(1)} ms (${((f / k - 1) * 100).toFixed(0)}%)`,
+  );
   await app.close();
 } finally {
   await runtime.stop();
