@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.ts';
 import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
@@ -11,6 +11,7 @@ import { installErrorHandling } from './kernel/http/error-handler.ts';
 import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
 import { givenId } from './kernel/http/request-ids.ts';
 import { installPressureLimiter } from './kernel/http/pressure.ts';
+import { guardedValidatorCompiler } from './kernel/http/validation.ts';
 import { installMetrics } from './kernel/http/metrics.ts';
 import {
   installOpenApiRoutes,
@@ -61,7 +62,7 @@ export async function buildApp(
     genReqId: (req) => givenId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: 1_048_576,
   });
-  app.setValidatorCompiler(validatorCompiler);
+  app.setValidatorCompiler(guardedValidatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   // While shutting down, answers close their connection, so a keep-alive client does not hold the exit.
   let closing = false;
