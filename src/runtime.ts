@@ -120,7 +120,7 @@ export async function startRuntime(
   const worker = startAsyncProjections({
     db,
     events,
-    lockPool: database.kind === 'postgres' ? database.pool : null,
+    locks: database.locks,
     projectors: opts.asyncWorker === false ? [] : asyncProjectors,
     log,
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
@@ -147,7 +147,6 @@ export async function startRuntime(
   const mail = config.SMTP_URL
     ? startMailSender({ db, url: config.SMTP_URL, from: config.SMTP_FROM, log, pollMs: config.SVC_MAIL_POLL_MS })
     : null;
-  const lockPool = database.kind === 'postgres' ? database.pool : null;
   const hub = new RealtimeHub(
     createSharedCache({
       url: config.REDIS_URL,
@@ -163,7 +162,7 @@ export async function startRuntime(
   const relay = startRelay({
     hub,
     events: store,
-    lockPool,
+    locks: database.locks,
     sources: features.flatMap((f) => f.frames ?? []),
     log,
     pollMs: config.SVC_REALTIME_POLL_MS,
@@ -197,7 +196,7 @@ export async function startRuntime(
   const reactors: ReactorRunner = startReactors({
     db,
     events,
-    lockPool,
+    locks: database.locks,
     reactors: reactorList,
     log,
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
@@ -206,7 +205,9 @@ export async function startRuntime(
   const loops =
     opts.asyncWorker === false
       ? []
-      : features.flatMap((f) => f.loops?.(deps) ?? []).map((l) => startLeaderLoop({ ...l, lockPool, log }));
+      : features
+          .flatMap((f) => f.loops?.(deps) ?? [])
+          .map((l) => startLeaderLoop({ ...l, locks: database.locks, log }));
   return {
     deps,
     stop: async () => {

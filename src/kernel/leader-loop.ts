@@ -1,12 +1,12 @@
-import type pg from 'pg';
+import type { LockSession } from './db/lock-session.ts';
 import type { Logger } from 'pino';
 import { LeaderLock } from './db/leader-lock.ts';
 
 export interface LeaderLoopOptions {
   /** Names the advisory lock: one leader per name and schema. */
   name: string;
-  /** PostgreSQL pool for the lock; null on PGlite (one process owns the data directory). */
-  lockPool: pg.Pool | null;
+  /** The node's lock session (PostgreSQL); null on PGlite (one process owns the data directory). */
+  locks: LockSession | null;
   intervalMs: number;
   run(): Promise<void>;
   log: Logger;
@@ -19,7 +19,7 @@ export interface LeaderLoopOptions {
  */
 export function startLeaderLoop(opts: LeaderLoopOptions): { stop(): Promise<void> } {
   let stopped = false;
-  const lock = new LeaderLock(opts.lockPool, `:${opts.name}`);
+  const lock = new LeaderLock(opts.locks, `:${opts.name}`);
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { startAsyncProjections } from '../../src/kernel/es/async-projections.ts';
 import { startLeaderLoop } from '../../src/kernel/leader-loop.ts';
 import { LeaderLock } from '../../src/kernel/db/leader-lock.ts';
+import { LockSession } from '../../src/kernel/db/lock-session.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';
 
@@ -24,14 +25,16 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     const opts = {
       db: t.deps.db,
       events: t.deps.store,
-      lockPool: t.deps.database.pool,
+      locks: t.deps.database.locks,
       projectors: [siteActivityProjector],
       log,
       pollMs: 20,
     };
+    // The second node has a lock session of its own, as another process would.
+    const otherNode = new LockSession(t.deps.database.pool.options);
     const a = startAsyncProjections(opts);
     await new Promise((r) => setTimeout(r, 200));
-    const b = startAsyncProjections(opts);
+    const b = startAsyncProjections({ ...opts, locks: otherNode });
     const holders = async () =>
       Number(
         (
@@ -46,6 +49,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     const lag = (await t.deps.engine.status()).find((s) => s.name === 'site-activity')!.lag;
     expect(lag).toBe(0);
     await b.stop();
+    await otherNode.close();
   });
 
   it('gives the lock and its connection back when a run fails, so another node leads next', async () => {
@@ -54,7 +58,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     let runs = 0;
     const loop = startLeaderLoop({
       name: 'failing-loop',
-      lockPool: pool,
+      locks: t.deps.database.locks,
       intervalMs: 20,
       log: pino({ level: 'silent' }),
       run: async () => {
@@ -63,7 +67,8 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
       },
     });
     await new Promise((r) => setTimeout(r, 300));
-    const other = new LeaderLock(pool, ':failing-loop');
+    const otherNode = new LockSession(pool.options);
+    const other = new LeaderLock(otherNode, ':failing-loop');
     // Between two failed runs the lock is free: the other node takes it within a few tries.
     let took = false;
     for (let i = 0; i < 50 && !took; i++) {
@@ -74,13 +79,13 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     expect(took).toBe(true);
     await loop.stop();
     await other.release();
+    await otherNode.close();
     // No checked-out connection is left behind by the failures.
     expect(pool.totalCount - pool.idleCount).toBe(idleBefore);
   });
 
   it('destroys a lock connection that breaks, and leads again on a fresh one', async () => {
-    const pool = t.deps.database.pool;
-    const lock = new LeaderLock(pool, ':broken-loop');
+    const lock = new LeaderLock(t.deps.database.locks, ':broken-loop');
     expect(await lock.acquire()).toBe(true);
     const pid = (
       await sql<{ pid: number }>`select pid from pg_locks where locktype = 'advisory' and granted

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DB } from './database.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { LockSession } from './lock-session.ts';
 import { registerSiteReaders, SITE_SETTING, SYSTEM_SITE } from '../tenancy/site.ts';
 import { pipelinedKysely, siteScopedReaders } from './site-scoped.ts';
 
@@ -25,8 +26,10 @@ export interface Database {
   /** That serving role's name, which the owner grants every table to (null when one role owns and serves). */
   servingRole: string | null;
   kind: 'pglite' | 'postgres';
-  /** A pool of its own for leader locks (PostgreSQL only). */
+  /** The serving pool under `db` (the version channel and the listening connection copy its settings). */
   pool: pg.Pool;
+  /** The leader locks' own connection, outside `pool` (PostgreSQL only; PGlite is one process). */
+  locks: LockSession | null;
   close(): Promise<void>;
 }
 
@@ -41,12 +44,25 @@ export async function createDatabase(config: DatabaseConfig): Promise<Database> 
 type PostgresConfig = { url: string; ownerUrl?: string; schema?: string; poolSize?: number };
 
 /**
+ * The smallest serving pool (DATABASE_POOL_SIZE): a request's transaction, and the background work of the node
+ * (the async projection worker, the reactors, the relay, the loops: each checks one connection out at a time while
+ * it works, never while it waits) beside it, so neither waits for the other to finish. Leader locks hold no pooled
+ * connection (`locks`); with one connection, a slow projection batch would hold every request up.
+ */
+export const MIN_POOL_SIZE = 2;
+
+/**
  * PostgreSQL with two roles when `ownerUrl` is given: the serving pool (`url`) carries no site setting, so row-level
  * security shows it nothing until a transaction sets one; a small owner pool runs migrations and DDL. With one URL,
  * the one role owns and serves, and its sessions default to the instance-wide setting (the application's own
  * filters are then the only wall).
  */
 async function openPostgres(config: PostgresConfig): Promise<Database> {
+  const poolSize = config.poolSize ?? 10;
+  if (poolSize < MIN_POOL_SIZE)
+    throw new Error(
+      `DATABASE_POOL_SIZE is ${poolSize}: the service needs at least ${MIN_POOL_SIZE} connections, one for requests and one for the background work beside them (leader locks have a connection of their own)`,
+    );
   const separate = Boolean(config.ownerUrl) && config.ownerUrl !== config.url;
   if (config.schema) {
     const admin = new pg.Client({ connectionString: config.ownerUrl ?? config.url });
@@ -54,7 +70,8 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
     await admin.query(`create schema if not exists "${config.schema}"`);
     await admin.end();
   }
-  const pool = openPool(config.url, config.schema, config.poolSize ?? 10, !separate);
+  const pool = openPool(config.url, config.schema, poolSize, !separate);
+  const locks = new LockSession(pool.options);
   // Statements whose answer nobody reads (begin, the site setting, savepoints) travel with the next one.
   const db = pipelinedKysely(pool);
   // Reads send the site with each statement in one round trip (kernel/db/site-scoped.ts).
@@ -67,7 +84,11 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
       servingRole: null,
       kind: 'postgres',
       pool,
-      close: () => db.destroy(),
+      locks,
+      close: async () => {
+        await locks.close();
+        await db.destroy();
+      },
     };
   const servingRole = (await pool.query<{ r: string }>('select current_user as r')).rows[0]!.r;
   const owner = new Kysely<DB>({
@@ -80,7 +101,9 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
     servingRole,
     kind: 'postgres',
     pool,
+    locks,
     close: async () => {
+      await locks.close();
       await db.destroy();
       await owner.destroy();
     },
@@ -135,6 +158,7 @@ async function openPglite(config: { dataDir: string | null; loadDataDir?: Blob }
       servingRole: null,
       kind: 'pglite',
       pool,
+      locks: null,
       close: async () => {
         await db.destroy();
         await pglite.close();

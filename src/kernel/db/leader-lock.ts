@@ -1,63 +1,35 @@
-import type pg from 'pg';
+import type { LockSession } from './lock-session.ts';
 
 /**
- * A session advisory lock held on a connection of its own: the leader of a loop. Every failure path gives the
- * connection back: a query that fails or a connection that errors is destroyed (the server then drops the
- * lock), a lock not won is released at once, and `release()` unlocks and returns the connection. None of them
- * leaves a checked-out connection behind, so a flapping database cannot drain the pool.
+ * A session advisory lock: the leader of a loop. It lives on the node's lock session (one connection outside the
+ * request pool, `lock-session.ts`), never on a pooled connection, so leaders cannot take the connections requests
+ * need. A failed run gives the lock up (another node may lead next); a broken lock connection loses every lock on
+ * it, and each leader takes its lock anew on a fresh connection at its next tick.
  */
 export class LeaderLock {
-  private client: pg.PoolClient | null = null;
+  private generation: number | null = null;
 
   constructor(
-    private readonly pool: pg.Pool | null,
+    private readonly locks: LockSession | null,
     private readonly key: string,
   ) {}
 
-  /** Whether this node leads now: holds the lock already, or takes it. Without a pool (PGlite) always. */
+  /** Whether this node leads now: holds the lock already, or takes it. Without a lock session (PGlite) always. */
   async acquire(): Promise<boolean> {
-    if (!this.pool) return true;
-    if (this.client) return true;
-    const c = await this.pool.connect();
-    let won = false;
-    try {
-      const r = await c.query<{ ok: boolean }>(`select pg_try_advisory_lock(hashtext(current_schema() || $1)) as ok`, [
-        this.key,
-      ]);
-      won = r.rows[0]?.ok === true;
-    } catch (err) {
-      c.release(err as Error);
-      throw err;
-    }
-    if (!won) {
-      c.release();
-      return false;
-    }
-    this.client = c;
-    c.on('error', (err) => this.drop(c, err));
-    return true;
+    if (!this.locks) return true;
+    if (this.generation !== null && this.locks.holds(this.key, this.generation)) return true;
+    this.generation = await this.locks.tryLock(this.key);
+    return this.generation !== null;
   }
 
-  /** After a failed run: the lock may sit on a broken connection, so give it up; the next tick takes it anew. */
+  /** After a failed run: give the lock up, so that another node may lead next. */
   async reset(): Promise<void> {
     await this.release();
   }
 
   async release(): Promise<void> {
-    const c = this.client;
-    if (!c) return;
-    this.client = null;
-    try {
-      await c.query(`select pg_advisory_unlock_all()`);
-      c.release();
-    } catch (err) {
-      c.release(err as Error);
-    }
-  }
-
-  private drop(c: pg.PoolClient, err: Error): void {
-    if (this.client !== c) return;
-    this.client = null;
-    c.release(err);
+    const generation = this.generation;
+    this.generation = null;
+    if (this.locks && generation !== null) await this.locks.unlock(this.key, generation);
   }
 }

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type pg from 'pg';
+import type { LockSession } from '../db/lock-session.ts';
 import { LeaderLock } from '../db/leader-lock.ts';
 import type { Logger } from 'pino';
 import type { DB } from '../db/database.ts';
@@ -63,8 +63,8 @@ export interface AsyncRunnerOptions {
   db: Kysely<DB>;
   /** The log, read through the event store port. */
   events: GlobalLog;
-  /** PostgreSQL pool for the leader lock; null on PGlite (one process owns the data directory). */
-  lockPool: pg.Pool | null;
+  /** The node's lock session for the leader lock (PostgreSQL); null on PGlite (one process owns the data directory). */
+  locks: LockSession | null;
   projectors: readonly Projector[];
   log: Logger;
   pollMs?: number;
@@ -79,7 +79,7 @@ export interface AsyncRunnerOptions {
 export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promise<void>; drain(): Promise<void> } {
   const pollMs = opts.pollMs ?? 200;
   let stopped = false;
-  const lock = new LeaderLock(opts.lockPool, ':async-projections');
+  const lock = new LeaderLock(opts.locks, ':async-projections');
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
 

@@ -52,7 +52,7 @@ async function bell(fails: (n: number) => boolean = () => false) {
   const runner: ReactorRunner = startReactors({
     db: database.db,
     events: store,
-    lockPool: database.kind === 'postgres' ? database.pool : null,
+    locks: database.locks,
     reactors: [reactor],
     log,
     poll: false,
@@ -142,7 +142,7 @@ describe('a reactor', () => {
     const runner = startReactors({
       db: database.db,
       events: store,
-      lockPool: null,
+      locks: null,
       reactors: [reactor],
       log,
       poll: false,

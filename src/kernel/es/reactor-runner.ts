@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type pg from 'pg';
+import type { LockSession } from '../db/lock-session.ts';
 import type { Logger } from 'pino';
 import { LeaderLock } from '../db/leader-lock.ts';
 import type { DB } from '../db/database.ts';
@@ -139,8 +139,8 @@ export async function reactOnce(db: Kysely<DB>, events: GlobalLog, r: Reactor, l
 export interface ReactorRunnerOptions {
   db: Kysely<DB>;
   events: GlobalLog;
-  /** PostgreSQL pool for the leader lock; null on PGlite (one process owns the data directory). */
-  lockPool: pg.Pool | null;
+  /** The node's lock session for the leader lock (PostgreSQL); null on PGlite (one process owns the data directory). */
+  locks: LockSession | null;
   reactors: readonly Reactor[];
   log: Logger;
   pollMs?: number;
@@ -160,7 +160,7 @@ export interface ReactorRunner {
  */
 export function startReactors(opts: ReactorRunnerOptions): ReactorRunner {
   const pollMs = opts.pollMs ?? 200;
-  const lock = new LeaderLock(opts.lockPool, ':reactors');
+  const lock = new LeaderLock(opts.locks, ':reactors');
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> = Promise.resolve();

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { LockSession } from '../db/lock-session.ts';
 import type { Logger } from 'pino';
 import { LeaderLock } from '../db/leader-lock.ts';
 import type { StoredEvent } from '../es/event.ts';
@@ -14,8 +14,8 @@ export interface FrameSource {
 export interface RelayOptions {
   hub: RealtimeHub;
   events: GlobalLog & Pick<EventStore, 'onAppended'>;
-  /** PostgreSQL pool for the leader lock; null on PGlite (one process). */
-  lockPool: pg.Pool | null;
+  /** The node's lock session for the leader lock (PostgreSQL); null on PGlite (one process). */
+  locks: LockSession | null;
   sources: readonly FrameSource[];
   log: Logger;
   /** How often the leader looks for appends it was not woken for (another node's, while pub/sub is down). */
@@ -46,7 +46,7 @@ const PAGES_PER_TICK = 20;
  */
 export function startRelay(opts: RelayOptions): Relay {
   const { hub, events } = opts;
-  const lock = new LeaderLock(opts.lockPool, ':realtime');
+  const lock = new LeaderLock(opts.locks, ':realtime');
   const byType = new Map<string, FrameSource>();
   for (const s of opts.sources) for (const t of s.types) byType.set(t, s);
   let position: GlobalPosition | null | undefined;
