@@ -7,13 +7,14 @@ export const SubscriptionBody = z
     endpoint: z.string().min(1).max(2048),
     keys: z
       .object({
+        // abort: a refinement runs even after a failed length check; an over-long key is not decoded at all.
         p256dh: z
           .string()
-          .max(200)
+          .max(200, { abort: true })
           .refine((v) => isP256Point(base64url(v)), 'base64url of a 65-byte uncompressed P-256 point'),
         auth: z
           .string()
-          .max(100)
+          .max(100, { abort: true })
           .refine((v) => base64url(v)?.length === 16, 'base64url of 16 bytes'),
       })
       .strict(),
