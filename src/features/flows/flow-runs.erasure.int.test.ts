@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
@@ -101,5 +102,19 @@ describe('flow runs and erasure', () => {
     expect(await traces([phone])).toEqual([]);
     for (const name of ['flow-runs', 'flow-run-subjects']) await t.deps.engine.rebuild(name);
     expect(await traces([phone])).toEqual([]);
+  });
+
+  it('rebuilds the runs’ subjects to what they were live', async () => {
+    const snapshot = async () =>
+      JSON.stringify(
+        (
+          await sql`select site_id, run_id, subject_id from flow_run_subjects
+            order by site_id, run_id, subject_id`.execute(t.deps.database.owner)
+        ).rows,
+      );
+    const live = await snapshot();
+    expect(live).toContain('item:');
+    await t.deps.engine.rebuild('flow-run-subjects');
+    expect(await snapshot()).toBe(live);
   });
 });
