@@ -12,13 +12,15 @@ export function unprocessable(errors: Omit<ErrorObject, 'code'>[]): DomainError 
 }
 
 /**
- * For routes whose input errors are 422: the schema failure fastify attached (route option `attachValidation`),
- * turned into the envelope with paths like the 400 ones.
+ * For routes whose body errors are 422: the schema failure fastify attached (route option `attachValidation`),
+ * turned into the envelope with paths like the 400 ones; a failure of the path or the query string stays 400.
  */
 export function rejectInvalid(req: FastifyRequest): void {
   const err = req.validationError;
   if (!err) return;
   const part = (err as { validationContext?: string }).validationContext ?? 'body';
+  // Only a body's problems are 422: a wrong path id or query parameter is the 400 it is on every other route.
+  if (part !== 'body') throw err;
   if (!hasZodFastifySchemaValidationErrors(err))
     throw unprocessable([{ message: err.message, path: [part], extensions: {} }]);
   throw unprocessable(

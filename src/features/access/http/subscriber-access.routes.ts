@@ -9,6 +9,7 @@ import { NoSubscriberGrant } from '../access.errors.ts';
 import { siteAccess } from '../site-access.ts';
 import { grantSubscriberAccess, revokeSubscriberAccess, subscriberGrants } from '../subscriber-access.commands.ts';
 import { CollectionName, FieldList, SubscriberGrant } from './access.schemas.ts';
+import { PATH_ID_MESSAGE, PATH_ID_PATTERN } from '../../../kernel/http/path-params.ts';
 
 const GrantBody = z
   .object({
@@ -18,7 +19,7 @@ const GrantBody = z
     fields: FieldList,
   })
   .strict();
-const CollectionParams = z.object({ collection: CollectionName });
+const CollectionParams = z.object({ collection: CollectionName.regex(PATH_ID_PATTERN, PATH_ID_MESSAGE) });
 const config = { caller: 'site-admin' as const };
 const tags = ['access'];
 

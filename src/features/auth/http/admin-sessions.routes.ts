@@ -14,8 +14,9 @@ import { revokeSession } from '../session.commands.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { SessionNotFound, SessionsOfOtherSites, UserNotFound } from '../auth.errors.ts';
 import { requireRank } from '../users/members.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
-const Id = z.object({ id: z.string().min(1).max(64) });
+const Id = z.object({ id: pathId(64) });
 const OutboxQuery = z.object({
   to: z.string().max(320).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),

@@ -15,12 +15,13 @@ import { changePreferences } from '../user.commands.ts';
 import { Preferences, PreferencesMeta, Session, SessionRecord } from './auth.schemas.ts';
 import { currentUser, passwordStepUp } from './caller.ts';
 import { clientOf, withRefreshCookie } from './session-http.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const ChangePasswordBody = z.object({
   currentPassword: z.string().min(1).max(1024),
   newPassword: z.string().min(1).max(1024),
 });
-const SessionParams = z.object({ id: z.string().min(1).max(64) });
+const SessionParams = z.object({ id: pathId(64) });
 
 /** Preferences: a small validated blob; unknown keys are allowed (clients keep their own), within a size. */
 const PreferencesPatch = z

@@ -14,9 +14,10 @@ import type { ConsentRecord } from '../consent.decider.ts';
 import { PersonOnly } from '../consent.errors.ts';
 import { CONSENT_TYPES, type ConsentType } from '../consent.events.ts';
 import { UserNotMember } from '../consent.errors.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const TypeParams = z.object({ type: z.enum(CONSENT_TYPES) });
-const UserParams = z.object({ id: z.string().min(1).max(200) });
+const UserParams = z.object({ id: pathId(200) });
 /** A page of a history (as item revisions page theirs): `limit` with `offset`, or `page`. */
 const HistoryPage = z
   .object({

@@ -9,6 +9,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { listErasures } from '../../../../projections/erasures/index.ts';
 import { eraseSubject, erasureProof } from '../erasure.commands.ts';
 import { eraseItemSubject } from '../erasure-items.commands.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const reason = z.string().trim().min(1).max(1000);
 const EraseBody = z.union([
@@ -110,7 +111,7 @@ export const erasureRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       schema: {
         tags,
         summary: 'The proof of an erasure',
-        params: z.object({ id: z.string().min(1).max(64) }),
+        params: z.object({ id: pathId(64) }),
         response: { 200: dataEnvelope(Proof) },
       },
     },

@@ -15,9 +15,10 @@ import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transfo
 import type { Transformer } from '../transform/transformer.ts';
 import { Binary } from './files.schemas.ts';
 import { sendDerivative, sendObject } from './send-object.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const FileId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a file id');
-const Params = z.object({ site_id: z.string().max(63), id: FileId });
+const Params = z.object({ site_id: pathId(63), id: FileId });
 const DerivativeParams = Params.extend({
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a sha256 in hex'),
   name: z.string().regex(/^[0-9a-f]{32}\.(jpg|png|webp|avif)$/, 'a derivative name'),

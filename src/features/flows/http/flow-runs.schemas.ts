@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from '../runs/flow-run.events.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const StepError = z.object({
   code: z.string(),
@@ -44,7 +45,7 @@ export const FlowRunBody = z
   })
   .meta({ id: 'FlowRun' });
 
-export const RunParams = z.object({ id: z.string().min(1).max(64), runId: z.string().min(1).max(300) });
+export const RunParams = z.object({ id: pathId(64), runId: pathId(300) });
 
 export const RunListQuery = z.object({
   status: z.enum(RUN_STATUSES).optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EDGE_KINDS, FLOW_STATUSES, FLOW_TRIGGERS } from '../flow.events.ts';
 import { FLOW_LIMITS } from '../flow-graph.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -74,7 +75,7 @@ export const FlowRecordBody = z
   })
   .meta({ id: 'Flow' });
 
-export const FlowParams = z.object({ id: z.string().min(1).max(64) });
+export const FlowParams = z.object({ id: pathId(64) });
 
 export const FlowListQuery = z.object({
   status: z.enum(FLOW_STATUSES).optional(),

@@ -12,8 +12,9 @@ import { IssuerBody, IssuerPatchBody } from '../issuer.schema.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 import { IssuerListMeta, TrustedIssuerRecord } from './issuers.schemas.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
-const Id = z.object({ id: z.string().min(1).max(64) });
+const Id = z.object({ id: pathId(64) });
 const BASE = '/api/v1/admin/auth/issuers';
 const ADMIN = { caller: 'admin' as const };
 const TAGS = ['admin'];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { NAME_PATTERN } from '../../schema/index.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const name = z.string().regex(NAME_PATTERN);
 export const CollectionParams = z.object({ collection: name });
-export const ItemParams = z.object({ collection: name, id: z.string().min(1).max(128) });
+export const ItemParams = z.object({ collection: name, id: pathId(128) });

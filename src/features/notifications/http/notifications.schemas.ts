@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NOTIFICATION_KINDS, SEVERITIES } from '../notifications.events.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A notification as the inbox shows it: the spec's payload, its recipient, and whether the caller handled it. */
 export const NotificationBody = z
@@ -30,6 +31,6 @@ export const InboxQuery = z.object({
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
 });
 export const InboxMeta = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-export const NotificationParams = z.object({ id: z.string().min(1).max(200) });
+export const NotificationParams = z.object({ id: pathId(200) });
 export const HandledBody = z.object({ handled: z.boolean() }).strict();
 export const HandleAllResult = z.object({ handled: z.number().int() });

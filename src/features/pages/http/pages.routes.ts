@@ -14,6 +14,7 @@ import { LayoutConfig, Slug } from '../page.layout.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { PageListMeta, PageRecord } from './pages.schemas.ts';
 import { pageWrites } from '../page.writes.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const Title = z.string().min(1).max(300);
 const Status = z.enum(['draft', 'published']);
@@ -30,7 +31,7 @@ const PatchBody = z
   .object({ slug: Slug, title: Title, status: Status, layoutConfig: LayoutConfig.nullable() })
   .partial()
   .strict();
-const IdParams = z.object({ id: z.string().min(1).max(100) });
+const IdParams = z.object({ id: pathId(100) });
 const ListQuery = z.object({
   status: Status.optional(),
   page: z.coerce.number().int().min(1).default(1),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { OpenRecord } from '../../../kernel/http/envelope.ts';
 import { PRESET_SCOPES } from '../presets.events.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A view preset or bookmark as the API shows it, with the scope its ownership gives it. */
 export const PresetRecordBody = z
@@ -30,7 +31,7 @@ export const PresetRecordBody = z
 const Collection = z.string().min(1).max(64);
 const OwnerId = z.string().min(1).max(64);
 
-export const PresetParams = z.object({ id: z.string().min(1).max(64) });
+export const PresetParams = z.object({ id: pathId(64) });
 export const PresetListQuery = z.object({
   collection: Collection.optional(),
   userId: OwnerId.optional().describe("A site admin's filter: one user's presets"),

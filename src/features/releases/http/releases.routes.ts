@@ -12,6 +12,7 @@ import { createRelease, deleteRelease, publishAtFrom, publishNow, updateRelease 
 import { ReleaseNotFound } from '../release.errors.ts';
 import { addedItemsCheck, authorOf, mayRelease } from '../release.guard.ts';
 import { PublishResult, ReleaseListMeta, ReleaseRecord as ReleaseBody } from './releases.schemas.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'a time HH:MM (UTC)');
 const Item = z
@@ -58,7 +59,7 @@ const ListQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(200).default(25),
 });
-const IdParams = z.object({ id: z.string().min(1).max(64) });
+const IdParams = z.object({ id: pathId(64) });
 
 const view = (r: ReleaseRecord) => ({
   id: r.id,

@@ -9,6 +9,7 @@ import {
   RELATION_KINDS,
   searchableRefusal,
 } from '../schema.types.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const name = z
   .string()
@@ -153,7 +154,7 @@ export const UpdateFieldBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, { message: 'nothing to update' });
 
-export const RelationParams = z.object({ id: z.string().min(1).max(64) });
+export const RelationParams = z.object({ id: pathId(64) });
 export const UpdateRelationBody = z.object({ onDelete: z.enum(ON_DELETE) }).strict();
 
 /** A collection as the API returns it: its definition plus lifecycle timestamps. */

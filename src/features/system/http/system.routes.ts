@@ -8,10 +8,11 @@ import { dataEnvelope, errorEnvelope, listEnvelope } from '../../../kernel/http/
 import { OBSERVABILITY_HEADER } from '../../../kernel/http/metrics.ts';
 import { ProjectionNotFound } from '../system.errors.ts';
 import { HealthReport, ProjectionStatusRecord } from './system.schemas.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 export { OBSERVABILITY_HEADER };
 
-const ProjectionParams = z.object({ name: z.string().min(1).max(100) });
+const ProjectionParams = z.object({ name: pathId(100) });
 
 export const systemRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ENTRY_SOURCES, CONTROL_CHARS, LANGUAGE_TAG, MAX_TEXT } from '../tm.types.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A language tag (BCP 47-ish: en, pt-BR, zh-Hans); stored in its canonical case. */
 export const Lang = z.string().min(2).max(35).regex(LANGUAGE_TAG, 'a language tag such as en or pt-BR');
@@ -64,7 +65,7 @@ export const EntryListQuery = z
   })
   .strict();
 export const ListMeta = z.object({ total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
-export const IdParams = z.object({ id: z.string().min(1).max(64) });
+export const IdParams = z.object({ id: pathId(64) });
 
 export const LookupBody = z
   .object({

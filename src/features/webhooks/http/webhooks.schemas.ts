@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { WEBHOOK_EVENT_NAMES } from '../webhook.events.ts';
+import { pathId } from '../../../kernel/http/path-params.ts';
 
 const EventName = z.enum(WEBHOOK_EVENT_NAMES);
 
@@ -54,7 +55,7 @@ export const DeliveryListMeta = z.object({
   offset: z.number().int(),
 });
 
-export const WebhookParams = z.object({ id: z.string().min(1).max(64) });
+export const WebhookParams = z.object({ id: pathId(64) });
 export const DeliveryQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(25),
   offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
