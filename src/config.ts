@@ -70,6 +70,7 @@ const EnvSchema = z.object({
   SVC_LOGIN_MAX_FAILURES: z.coerce.number().int().min(1).default(10),
   SVC_RECOVERY_MAX_PER_IP: z.coerce.number().int().min(1).default(3),
   SVC_REGISTER_MAX_PER_IP: z.coerce.number().int().min(1).default(10),
+  SVC_AFTER_ANSWER_MAX: z.coerce.number().int().min(1).default(200),
   SVC_TOTP_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   SMTP_URL: z.string().url().optional(),
   SMTP_FROM: z.string().min(3).default('no-reply@localhost'),

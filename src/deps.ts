@@ -19,6 +19,7 @@ import type { ObjectStorage } from './kernel/storage/object-storage.ts';
 import type { PersonalDataPart } from './kernel/privacy/personal-data.ts';
 import type { RealtimeHub } from './kernel/realtime/hub.ts';
 import type { FrameSource, Relay } from './kernel/realtime/relay.ts';
+import type { AfterAnswer } from './kernel/after-answer.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -52,6 +53,8 @@ export interface AppDeps {
    * access slice decides that it is needed, the auth slice how to ask for it.
    */
   stepUp(userId: string): Promise<Error>;
+  /** Work a request starts after its answer (bounded, awaited at shutdown): its cost must not show in the answer. */
+  afterAnswer: AfterAnswer;
   /** Delivers the outbox over SMTP now (SMTP_URL set); the number of mails tried. 0 without SMTP. */
   flushMail(): Promise<number>;
   /** What every feature keeps for a limited time (`Feature.retention`), gathered by the composition root. */

@@ -38,6 +38,7 @@ import { createSharedCache } from './kernel/cache/redis-shared-cache.ts';
 import { RealtimeHub } from './kernel/realtime/hub.ts';
 import { startRelay } from './kernel/realtime/relay.ts';
 import { wrapSubjectKeys } from './kernel/privacy/subject-key-wrap.ts';
+import { AfterAnswer } from './kernel/after-answer.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
 const WATCHED = /^[^/]+\/(schema|access)\//;
@@ -181,6 +182,7 @@ export async function startRuntime(
     storage: storageFromConfig(config),
     setupToken,
     realtime: { hub, relay },
+    afterAnswer: new AfterAnswer({ max: config.SVC_AFTER_ANSWER_MAX, log }),
     flushMail: () => mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
     schemas: schemaReader(db, store),
@@ -211,6 +213,8 @@ export async function startRuntime(
   return {
     deps,
     stop: async () => {
+      // The answers are sent (the app closed first); the work they promised ends before anything it uses stops.
+      await deps.afterAnswer.close();
       await Promise.all(loops.map((l) => l.stop()));
       await reactors.stop();
       await relay.stop();

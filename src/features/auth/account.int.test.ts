@@ -5,8 +5,16 @@ let t: TestApp;
 let admin: string;
 const PASSWORD = 'Account-pass-7788!';
 
-const post = (url: string, payload: Record<string, unknown>, opts: { site?: string; remoteAddress?: string } = {}) =>
-  t.call({ method: 'POST', url, payload, ...opts });
+/** A call, then the work its answer left for later (sign-up's outcome, a recovery mail) has ended. */
+async function post(
+  url: string,
+  payload: Record<string, unknown>,
+  opts: { site?: string; remoteAddress?: string } = {},
+) {
+  const res = await t.call({ method: 'POST', url, payload, ...opts });
+  await t.deps.afterAnswer.settled();
+  return res;
+}
 const outbox = async (to: string) =>
   (await t.call({ method: 'GET', url: `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`, as: admin })).json()
     .data as { kind: string; body: string; siteId: string }[];
@@ -42,6 +50,39 @@ describe('POST /api/v1/auth/register', () => {
     expect(after.statusCode).toBe(200);
     const me = await t.call({ method: 'GET', url: '/api/v1/auth/me', as: after.json().data.token });
     expect(me.json().data.sites).toEqual({ main: 'subscriber' });
+  });
+
+  it('answers before the outcome: while the work after the answer is held, neither address has changed', async () => {
+    const release = t.deps.afterAnswer.hold();
+    let answers;
+    try {
+      answers = await Promise.all(
+        ['held@example.com', 'new@example.com'].map((email) =>
+          t.call({
+            method: 'POST',
+            url: '/api/v1/auth/register',
+            payload: { email, password: PASSWORD },
+            site: 'main',
+          }),
+        ),
+      );
+      expect(answers.map((r) => r.statusCode)).toEqual([202, 202]);
+      expect(await outbox('held@example.com')).toEqual([]);
+      expect((await outbox('new@example.com')).map((m) => m.kind)).toEqual(['verify-email']);
+      const early = await t.call({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email: 'held@example.com', password: PASSWORD },
+      });
+      expect(early.statusCode).toBe(401);
+    } finally {
+      release();
+    }
+    await t.deps.afterAnswer.settled();
+    expect((await outbox('held@example.com')).map((m) => m.kind)).toEqual(['verify-email']);
+    expect((await outbox('new@example.com')).map((m) => m.kind).sort()).toEqual(['account-exists', 'verify-email']);
+    const later = await post('/api/v1/auth/login', { email: 'held@example.com', password: PASSWORD });
+    expect(later.json().errors[0].extensions.reason).toBe('email_not_verified');
   });
 
   it('gives an existing address the same answer, changes nothing, and tells its owner by mail', async () => {

@@ -8,8 +8,17 @@ let t: TestApp;
 let admin: string;
 const PASSWORD = 'Address-pass-5566!';
 
-const register = (email: string) =>
-  t.call({ method: 'POST', url: '/api/v1/auth/register', payload: { email, password: PASSWORD }, site: 'main' });
+/** Signs up, then waits for the outcome the answer does not wait for. */
+async function register(email: string) {
+  const res = await t.call({
+    method: 'POST',
+    url: '/api/v1/auth/register',
+    payload: { email, password: PASSWORD },
+    site: 'main',
+  });
+  await t.deps.afterAnswer.settled();
+  return res;
+}
 const mailsTo = async (to: string) =>
   (await t.call({ method: 'GET', url: `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`, as: admin })).json()
     .data as { kind: string }[];

@@ -74,7 +74,10 @@ export async function changePassword(
   return openSession(deps, ctx, { user: fresh, amr: ['pwd'], client: input.client });
 }
 
-/** Mails a reset link to an address with an account, and a note that there is none to one without. */
+/**
+ * Mails a reset link to an address with an account (recording the request), and a note that there is none to one
+ * without. The route runs it after its answer, so the record and the link never show in the answer's time.
+ */
 export async function forgotPassword(deps: AppDeps, ctx: CommandContext, input: { email: string }): Promise<void> {
   const user = await findUserByEmail(deps.db, input.email);
   if (!user) return mailNothingToSend(deps, input.email, 'reset');

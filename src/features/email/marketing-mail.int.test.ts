@@ -99,6 +99,7 @@ describe('marketing mail over SMTP', () => {
       payload: { email: 'admin@example.com' },
     });
     expect(res.statusCode).toBe(202);
+    await t.deps.afterAnswer.settled(); // the mail is written after the answer
     expect(await t.deps.flushMail()).toBe(1);
     const last = smtp.received.at(-1)!;
     expect(last.to).toEqual(['admin@example.com']);

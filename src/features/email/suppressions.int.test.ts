@@ -223,6 +223,7 @@ describe('marketing mail', () => {
       payload: { email: 'admin@example.com' },
     });
     expect(res.statusCode).toBe(202);
+    await t.deps.afterAnswer.settled(); // the mail is written after the answer
     const [reset] = await listOutbox(t.deps.db, { to: 'admin@example.com', limit: 1 });
     expect(reset).toMatchObject({ kind: 'reset-password', headers: [] });
   });

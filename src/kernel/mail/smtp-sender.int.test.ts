@@ -42,8 +42,16 @@ describe('SMTP delivery of the outbox', () => {
 
   it('sends queued mail once and marks it sent; a refused mail is kept for a later attempt', async () => {
     await t.deps.flushMail();
-    const ask = () =>
-      t.call({ method: 'POST', url: '/api/v1/auth/forgot-password', payload: { email: 'admin@example.com' } });
+    // The reset mail is written after the answer: wait for that work before flushing.
+    const ask = async () => {
+      const res = await t.call({
+        method: 'POST',
+        url: '/api/v1/auth/forgot-password',
+        payload: { email: 'admin@example.com' },
+      });
+      await t.deps.afterAnswer.settled();
+      return res;
+    };
     refuse = true;
     expect((await ask()).statusCode).toBe(202);
     expect(await t.deps.flushMail()).toBe(1);

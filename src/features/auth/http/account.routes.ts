@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
+import { installAfterAnswer } from '../../../kernel/http/after-answer.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
@@ -28,12 +29,14 @@ const ACCEPTED = {
 
 /**
  * Self-service sign-up and recovery. Every answer that could reveal whether an address has an account is the
- * same generic 202; the difference goes by email to the address's owner.
+ * same generic 202, sent before any work that depends on the address (`later`), so neither its body nor its time
+ * tells; the difference goes by email to the address's owner.
  */
 export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { clock, limiter } = deps;
   const rules = authRules(deps.config);
+  const later = installAfterAnswer(plain, deps.afterAnswer);
 
   app.post(
     '/api/v1/auth/register',
@@ -49,7 +52,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     async (req, reply) => {
       const siteId = siteOf(req);
       await limitByIp(limiter, req, reply, 'register', rules.register);
-      await signUp(deps, commandContext(req, clock, SYSTEM_SITE), { ...req.body, siteId });
+      later(req, 'sign-up', await signUp(deps, commandContext(req, clock, SYSTEM_SITE), { ...req.body, siteId }));
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -84,7 +87,7 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'resend', rules.resend);
-      await resendVerification(deps, req.body);
+      later(req, 'resend-verification', () => resendVerification(deps, req.body));
       return reply.status(202).send(ACCEPTED);
     },
   );
@@ -102,7 +105,8 @@ export const accountRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
     },
     async (req, reply) => {
       await limitByIp(limiter, req, reply, 'recovery', rules.recovery);
-      await forgotPassword(deps, commandContext(req, clock, SYSTEM_SITE), req.body);
+      const ctx = commandContext(req, clock, SYSTEM_SITE);
+      later(req, 'forgot-password', () => forgotPassword(deps, ctx, req.body));
       return reply.status(202).send(ACCEPTED);
     },
   );
