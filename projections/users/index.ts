@@ -11,4 +11,4 @@ export {
   toProfile,
   type UserRow,
 } from './users.queries.ts';
-export { countInstanceAdmins, countRoleHolders } from './users.queries.ts';
+export { countInstanceAdmins, countRoleHolders, instanceAdminIds } from './users.queries.ts';

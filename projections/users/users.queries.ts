@@ -171,3 +171,12 @@ export async function countInstanceAdmins(db: Db, except: string | null = null):
   );
   return r.rows[0]!.n;
 }
+
+/** The ids of the instance administrators who can still act (an account not erased). */
+export async function instanceAdminIds(db: Db): Promise<string[]> {
+  const r = await asSystem(db, (db) =>
+    sql<{ user_id: string }>`select user_id from users where instance_admin and email is not null
+      order by user_id`.execute(db),
+  );
+  return r.rows.map((x) => x.user_id);
+}

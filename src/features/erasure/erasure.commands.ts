@@ -17,6 +17,7 @@ import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
 import type { UserErased, UserEvent } from '../auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
+import { claimInstanceAdminErasure } from './instance-admin-claim.ts';
 import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
 import {
   AlreadyErased,
@@ -107,6 +108,8 @@ export async function eraseSubject(
   const state = (await readState(deps.store, userDecider, userStream(user.userId))).state;
   if (state.exists && state.erased) throw new AlreadyErased();
   await mayErase(deps, caller, user, ctx.siteId);
+  // Two instance administrators erased at once (each by the other) must not both pass the count above.
+  if (user.instanceAdmin) await claimInstanceAdminErasure(deps, ctx, user.userId);
   const erasureId = await startErasure(deps.store, ctx, { subjectId: user.userId, reason: input.reason });
   await runErasure(deps, { siteId: ctx.siteId, erasureId, userId: user.userId }, ctx.metadata);
   return { erasureId, siteId: ctx.siteId, resumed: false };

@@ -415,4 +415,21 @@ describe('who may erase whom (POST /api/v1/admin/erasure)', () => {
     expect((await erase(bothAdmin, twoSites)).statusCode).toBe(201);
     expect((await erase(admin, nowhere)).statusCode).toBe(201);
   });
+
+  // Last: it erases every other instance administrator, the file's own too.
+  it('leaves one of two instance administrators who erase each other at once', async () => {
+    const b = await createUser(t, 'ia.b@race.test', PASSWORD, {}, { instanceAdmin: true });
+    const c = await createUser(t, 'ia.c@race.test', PASSWORD, {}, { instanceAdmin: true });
+    const [bId, cId] = [await idOf(b), await idOf(c)];
+    const left = await sql<{ user_id: string }>`select user_id from users
+      where instance_admin and email is not null and user_id not in (${bId}, ${cId})`.execute(t.deps.database.owner);
+    for (const r of left.rows) expect((await erase(b, r.user_id)).statusCode).toBe(201);
+    const answers = await Promise.all([erase(b, cId), erase(c, bId)]);
+    // The one erased first may lose its session before its own request is heard (401); never may both pass.
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(1);
+    expect(answers.map((r) => r.statusCode)).toEqual(expect.arrayContaining([expect.toBeOneOf([401, 409])]));
+    const still = await sql<{ n: number }>`select count(*)::int as n from users
+      where instance_admin and email is not null`.execute(t.deps.database.owner);
+    expect(still.rows[0]!.n).toBe(1);
+  });
 });
