@@ -159,6 +159,69 @@ describe('relation values', () => {
     });
   });
 
+  describe('named versions: PATCH /api/v1/items/:collection/:id/versions/:key and promote', () => {
+    const v = (path = '') => `/api/v1/items/articles/ver/versions${path}`;
+
+    it("refuses a version's change that names no item, or one the writer may not read, at ['data', field]", async () => {
+      await ok('POST', '/api/v1/items/articles', { id: 'ver', title: 'Main', author: 'ada' });
+      await ok('POST', v(), { key: 'v1', name: 'V1' });
+      refusedAt(await call('PATCH', v('/v1'), { data: { author: 'no-such-author' } }), ['data', 'author']);
+      refusedAt(await call('PATCH', v('/v1'), { data: { tags: ['go', 'nope'] } }), ['data', 'tags', '1']);
+      refusedAt(await call('PATCH', v('/v1'), { data: { author: 'hid' } }, writer), ['data', 'author']);
+      expect((await ok('GET', v('/v1'))).data.data.author).toBe('ada');
+      expect((await call('PATCH', v('/v1'), { data: { title: 'Draft', author: 'ada' } }, writer)).statusCode).toBe(200);
+    });
+
+    it('refuses to promote a version whose changed relation names an item deleted since, leaving main as it was', async () => {
+      await ok('POST', '/api/v1/items/authors', { id: 'vgone', name: 'Soon gone', group: 'open' });
+      await ok('PATCH', v('/v1'), { data: { author: 'vgone' } });
+      await ok('DELETE', '/api/v1/items/authors/vgone');
+      refusedAt(await call('POST', v('/v1/promote')), ['author']);
+      expect((await ok('GET', '/api/v1/items/articles/ver')).data.author).toBe('ada');
+    });
+
+    it('judges a promote as its caller: a relation the caller may not read is refused', async () => {
+      await ok('PATCH', v('/v1'), { data: { author: 'hid' } });
+      refusedAt(await call('POST', v('/v1/promote'), undefined, writer), ['author']);
+      const res = await call('POST', v('/v1/promote'));
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.author).toBe('hid');
+    });
+  });
+
+  describe('POST /api/v1/items/:collection/:id/revert', () => {
+    const first = async (id: string) =>
+      ((await ok('GET', `/api/v1/items/articles/${id}/revisions`)).data as { id: string }[]).at(-1)!.id;
+
+    it('refuses a revert that would set a relation to an item deleted since, naming the field', async () => {
+      await ok('POST', '/api/v1/items/authors', { id: 'rold', name: 'Old', group: 'open' });
+      await ok('POST', '/api/v1/items/articles', { id: 'rev', title: 'A', author: 'rold' });
+      const revisionId = await first('rev');
+      await ok('PATCH', '/api/v1/items/articles/rev', { title: 'B', author: 'ada' });
+      await ok('DELETE', '/api/v1/items/authors/rold');
+      refusedAt(await call('POST', '/api/v1/items/articles/rev/revert', { revisionId }), ['author']);
+      expect((await ok('GET', '/api/v1/items/articles/rev')).data).toMatchObject({ title: 'B', author: 'ada' });
+    });
+
+    it('refuses a revert to a relation the caller may not read', async () => {
+      await ok('POST', '/api/v1/items/articles', { id: 'rev2', title: 'A', author: 'hid' });
+      const revisionId = await first('rev2');
+      await ok('PATCH', '/api/v1/items/articles/rev2', { author: 'ada' });
+      refusedAt(await call('POST', '/api/v1/items/articles/rev2/revert', { revisionId }, writer), ['author']);
+    });
+
+    it('reverts other fields while a relation it leaves unchanged names an item deleted since', async () => {
+      await ok('POST', '/api/v1/items/authors', { id: 'rkeep', name: 'Keep', group: 'open' });
+      await ok('POST', '/api/v1/items/articles', { id: 'rev3', title: 'A', author: 'rkeep' });
+      const revisionId = await first('rev3');
+      await ok('PATCH', '/api/v1/items/articles/rev3', { title: 'B' });
+      await ok('DELETE', '/api/v1/items/authors/rkeep');
+      const res = await call('POST', '/api/v1/items/articles/rev3/revert', { revisionId });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().data.title).toBe('A');
+    });
+  });
+
   describe('POST /api/v1/releases/:id/publish', () => {
     it("refuses an item whose pinned values name an item deleted since, as the author's PATCH would be", async () => {
       await ok('POST', '/api/v1/items/authors', { id: 'old', name: 'Old', group: 'open' });

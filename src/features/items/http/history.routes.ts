@@ -5,9 +5,10 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
-import { findRevision } from '../../../../projections/item-revisions/index.ts';
+import { deltaOf, findRevision } from '../../../../projections/item-revisions/index.ts';
 import { restoreItem, revertItem } from '../item.commands.ts';
-import { RevisionNotFound } from '../item.errors.ts';
+import { ItemNotFound, RevisionNotFound } from '../item.errors.ts';
+import { checkReferences } from '../item.references.ts';
 import { itemGuard } from '../item.guard.ts';
 import { itemReader } from '../item.reader.ts';
 import { present, writeMeta } from '../item.present.ts';
@@ -64,6 +65,12 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       );
       if (!revision) throw new RevisionNotFound({ revisionId, itemId: id });
       await guard.authorizeWrite(req, s, 'update', id, revision.data);
+      // The relations the revert changes must name items that are there and that the caller may read, as a PATCH
+      // of those values would: a past revision may name an item deleted since. One it leaves as it is stays.
+      const current = await readItem(deps, siteOf(req), collection, id);
+      if (!current) throw new ItemNotFound({ id });
+      const { id: _id, ...change } = deltaOf(current.data, revision.data);
+      await checkReferences(deps, siteOf(req), req, s.schema, [{ collection, values: change, path: [] }]);
       const ctx = commandContext(req, deps.clock);
       const res = await revertItem(deps, ctx, { schema: s, id, revision });
       const record = (await readItem(deps, ctx.siteId, collection, id))!.record;

@@ -13,6 +13,7 @@ import { promoteVersion } from '../item.commands.ts';
 import { isVersioned } from '../../schema/index.ts';
 import { ItemNotFound, VersioningOff, VersionNotFound } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
+import { checkReferences } from '../item.references.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
 import { dataEnvelope, listEnvelope, NoContent, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
@@ -146,6 +147,9 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const { id: _ignored, ...changes } = req.body.data ?? {};
       await main(req, s, id);
       await authorizeWrite(req, s, 'update', id, changes, ['data']);
+      // A version is promoted onto main later: a value it could never be written with is refused now, at its path.
+      const write = { collection: s.collection.name, values: changes, path: ['data'] };
+      await checkReferences(deps, siteOf(req), req, s.schema, [write]);
       const input = { schema: s, id, key: k, name: req.body.name, changes: req.body.data ? changes : undefined };
       await updateVersion(deps, commandContext(req, deps.clock), input);
       return { data: await version(req, s, id, k) };
@@ -215,6 +219,11 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       const { id: _id, ...change } = deltaOf(item.data, v.data);
       const scope = await authorizeWrite(req, s, 'update', id, change);
       await guard.checkValidation(req, s, id, v.data, scope);
+      // Its relations are judged now, as the caller: a target deleted since the version was edited, or one the
+      // caller may not read, is refused as that PATCH would be.
+      await checkReferences(deps, siteOf(req), req, s.schema, [
+        { collection: s.collection.name, values: change, path: [] },
+      ]);
       const ctx = commandContext(req, deps.clock);
       const input = { schema: s, id, key: k, values: v.data, diverged: v.mainChanged };
       const res = await promoteVersion(deps, ctx, input);
