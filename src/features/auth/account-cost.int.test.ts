@@ -14,13 +14,13 @@ const outboxSize = async () =>
  * written; then the work it left for after the answer (held until the answer is in, then settled). Timing never goes
  * into a test; these counts are what timing would reveal, and they do not flake.
  */
-async function workOf(url: string, payload: object) {
+async function workOf(url: string, payload: object, as?: string) {
   let commits = 0;
   const stop = t.deps.store.onAppended(() => void (commits += 1));
   const hashes = passwordWork.hashes;
   const mails = await outboxSize();
   const release = t.deps.afterAnswer.hold();
-  const res = await t.call({ method: 'POST', url, payload, site: 'main' });
+  const res = await t.call({ method: 'POST', url, payload, site: 'main', as });
   const answered = { hashes: passwordWork.hashes - hashes, commits, mails: (await outboxSize()) - mails };
   release();
   await t.deps.afterAnswer.settled();
@@ -89,5 +89,28 @@ describe('POST /api/v1/auth/resend-verification', () => {
     });
     expect(verified).toEqual(pending);
     expect(unknown).toEqual(pending);
+  });
+});
+
+describe('POST /api/v1/users/invite', () => {
+  it('answers an existing account and a new address after the same work, the identity and mail after', async () => {
+    await t.call({ method: 'POST', url: '/api/v1/sites', as: admin, payload: { id: 'cost-other', name: 'Other' } });
+    const made = await t.call({
+      method: 'POST',
+      url: '/api/v1/users',
+      as: admin,
+      site: 'cost-other',
+      payload: { email: 'cost-member@example.com', password: PASSWORD, roleKey: 'viewer' },
+    });
+    expect(made.statusCode).toBe(201);
+    const known = await workOf('/api/v1/users/invite', { email: 'cost-member@example.com', roleKey: 'viewer' }, admin);
+    const fresh = await workOf('/api/v1/users/invite', { email: 'cost-invited@example.com', roleKey: 'viewer' }, admin);
+    expect(fresh).toMatchObject({
+      status: 202,
+      answered: { hashes: 0, commits: 0, mails: 0 },
+      after: { hashes: 0, commits: 1, mails: 1 },
+    });
+    expect(known.answered).toEqual(fresh.answered);
+    expect(known.after).toEqual(fresh.after);
   });
 });

@@ -11,9 +11,12 @@ const PASSWORD = 'Cross-site-pass-31!';
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 const call = (as: string | undefined, method: Method, url: string, payload?: object, site = 'site-b') =>
   t.call({ method, url, payload, as, site });
-const mails = async (to: string) =>
-  (await t.call({ method: 'GET', url: `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`, as: admin })).json()
+/** The mails to an address, once the work earlier answers left for later (an invitation's mail) has ended. */
+const mails = async (to: string) => {
+  await t.deps.afterAnswer.settled();
+  return (await t.call({ method: 'GET', url: `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`, as: admin })).json()
     .data as { kind: string; body: string }[];
+};
 const linkIn = (body: string) => /token=(\S+)/.exec(body)![1]!;
 const ownSessions = async (token: string) =>
   (await call(token, 'GET', '/api/v1/me/sessions', undefined, 'site-a')).json().data as { id: string }[];

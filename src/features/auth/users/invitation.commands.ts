@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../../deps.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import type { Later } from '../../../kernel/http/after-answer.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
@@ -53,21 +54,34 @@ const inviteCommand = (userId: string, data: Omit<Extract<UserCommand, { type: '
  * Invites an address to a site with a role. A new address gets an identity in state `invited`; an
  * address that has an account (on any site) keeps it untouched. Either way the site gets no member until the
  * owner accepts the mailed link, and the caller learns nothing about the account: not whether it existed, not its
- * name, not its id (the answer names the invitation). A member of this site already is a 409: the caller sees
- * its members anyway.
+ * name, not its id (the answer names the invitation), nor by the answer's time: the identity, the invitation and
+ * the mail are `later`, for after the answer. A member of this site already is a 409: the caller sees its members
+ * anyway.
  */
 export async function inviteToSite(
   deps: AppDeps,
   ctx: CommandContext,
   input: Invitation & { firstName?: string; lastName?: string },
-): Promise<InvitationAnswer> {
+): Promise<{ answer: InvitationAnswer; later: Later }> {
   const { siteId, role } = input;
   const invitationId = newId();
   const invite = { siteId, role, invitationId, invitedBy: ctx.actor.id, now: ctx.now.toISOString() };
   const answer: InvitationAnswer = { id: invitationId, email: input.email, role: input.role, status: 'invited' };
+  if (own((await findUserByEmail(deps.db, input.email))?.roles, siteId)) throw new AlreadyMember();
+  return { answer, later: () => deliverInvitation(deps, ctx, input, invite) };
+}
+
+/** The invitation itself: a new identity when the address has none, the offer on its stream, the mail. */
+async function deliverInvitation(
+  deps: AppDeps,
+  ctx: CommandContext,
+  input: Invitation & { firstName?: string; lastName?: string },
+  invite: Omit<Extract<UserCommand, { type: 'InviteToSite' }>['data'], 'userId'>,
+): Promise<void> {
   for (let attempt = 0; attempt < 2; attempt++) {
     const existing = await findUserByEmail(deps.db, input.email);
-    if (own(existing?.roles, siteId)) throw new AlreadyMember();
+    // Became a member since the answer (the owner accepted an earlier invitation): nothing to offer.
+    if (own(existing?.roles, input.siteId)) return;
     const userId = existing?.userId ?? newId();
     const commands = existing
       ? [inviteCommand(userId, invite)]
@@ -76,18 +90,16 @@ export async function inviteToSite(
           (err: unknown) => (isConflict(err) ? null : Promise.reject(err)),
         );
     try {
-      if (!commands) return answer;
+      if (!commands) return;
       await handleCommands(deps.store, commands, { metadata: ctx.metadata });
     } catch (err) {
       // A concurrent invitation made the identity first: invite that one.
       if (isConflict(err) && !existing) continue;
       throw err;
     }
-    await mailInvitation(deps, (await findUserById(deps.db, userId))!, input);
-    return answer;
+    return mailInvitation(deps, (await findUserById(deps.db, userId))!, input);
   }
-  // The address is claimed but has no account to invite (an erased one): nothing to send, the same answer.
-  return answer;
+  // The address is claimed but has no account to invite (an erased one): nothing to send, as answered.
 }
 
 const isConflict = (err: unknown) => err instanceof DomainError && err.code === 'CONFLICT';

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
+import { installAfterAnswer } from '../../../kernel/http/after-answer.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
@@ -42,6 +43,7 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { clock, limiter } = deps;
   const rules = authRules(deps.config);
+  const later = installAfterAnswer(plain, deps.afterAnswer);
 
   app.post(
     '/api/v1/users/invite',
@@ -59,9 +61,10 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
       const ctx = commandContext(req, clock, SYSTEM_SITE);
       const { email, firstName, lastName } = req.body;
       const invitation = { siteId: siteOf(req), email, role, firstName, lastName, inviterEmail: actorOf(req).email };
-      const data = await inviteToSite(deps, ctx, invitation);
+      const { answer, later: work } = await inviteToSite(deps, ctx, invitation);
+      later(req, 'invitation', work);
       reply.status(202);
-      return { data };
+      return { data: answer };
     },
   );
 

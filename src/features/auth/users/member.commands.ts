@@ -25,7 +25,10 @@ export async function addMember(
   const userId = await createMember(deps, ctx, input);
   if (userId) return { userId };
   const { siteId, email, role, inviterEmail } = input;
-  return { invitation: await inviteToSite(deps, ctx, { siteId, email, role, inviterEmail }) };
+  // This route's 201 against 202 tells a taken address anyway (decisions: "Identities are global"): no need to wait.
+  const { answer, later } = await inviteToSite(deps, ctx, { siteId, email, role, inviterEmail });
+  await later();
+  return { invitation: answer };
 }
 
 /** A new account for a new address, a member of the site; null when the address has one. */

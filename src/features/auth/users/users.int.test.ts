@@ -12,11 +12,14 @@ const call = (as: string | undefined, method: Method, url: string, payload?: obj
   t.call({ method, url, payload, as, site });
 const login = (email: string, password = PASSWORD) =>
   t.call({ method: 'POST', url: '/api/v1/auth/login', payload: { email, password } });
-const outbox = async (to: string) =>
-  (await call(admin, 'GET', `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`)).json().data as {
+/** The mails to an address, once the work earlier answers left for later (an invitation's mail) has ended. */
+const outbox = async (to: string) => {
+  await t.deps.afterAnswer.settled();
+  return (await call(admin, 'GET', `/api/v1/admin/outbox?to=${encodeURIComponent(to)}`)).json().data as {
     kind: string;
     body: string;
   }[];
+};
 
 beforeAll(async () => {
   // Access tokens live an hour here, so that the impersonation cap (15 minutes) shows.
