@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hostname } from 'node:os';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient } from '../../../test/setup/api.ts';
 
@@ -108,5 +109,36 @@ describe('POST /api/v1/integrations/git', () => {
     expect(res.json().errors.map((e: { path: string[] }) => e.path.join('.'))).toEqual(
       expect.arrayContaining(['body.repository', 'body.baseUrl', 'body.token', 'body.webhookSecret']),
     );
+  });
+});
+
+describe('baseUrl of an integration, when saved', () => {
+  it('refuses a name that is loopback or resolves to a private address, on create and on change', async () => {
+    // This machine's own name resolves to one of its private addresses, as an internal name of a network would.
+    for (const baseUrl of ['https://localhost.', `https://${hostname()}/api`]) {
+      const created = await t.call({
+        method: 'POST',
+        url: BASE,
+        as: admin,
+        site: 'other',
+        payload: { provider: 'gitlab', repository: 'acme/site', baseUrl, authMethod: 'pat', token: 'glpat_x' },
+      });
+      expect(created.statusCode, created.body).toBe(400);
+      expect(created.json().errors[0]).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        path: ['body', 'baseUrl'],
+        extensions: { reason: 'private_address' },
+      });
+      const before = await readOther();
+      const changed = await t.call({
+        method: 'PATCH',
+        url: `${BASE}/${otherId}`,
+        as: admin,
+        site: 'other',
+        payload: { baseUrl },
+      });
+      expect(changed.statusCode, changed.body).toBe(400);
+      expect(await readOther()).toEqual(before);
+    }
   });
 });

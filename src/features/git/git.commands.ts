@@ -3,9 +3,10 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { previewBaseOf } from '../../kernel/tenancy/site.ts';
+import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
 import { seal, shred, unseal } from '../../kernel/privacy/pii.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
-import { GitAppMisplaced, GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
+import { GitAppMisplaced, GitBaseUrlRefused, GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
 import {
   gitDeliveryStream,
   gitIntegrationStream,
@@ -72,6 +73,16 @@ export async function integrationOf(
 }
 
 /**
+ * A base URL is checked when saved by the outbound helper's address rules, names resolved (unless
+ * SVC_GIT_ALLOW_PRIVATE), as webhooks and flows are: the schema alone reads only the address's text.
+ */
+async function checkBaseUrl(deps: Deps, baseUrl: string | null | undefined): Promise<void> {
+  if (!baseUrl) return;
+  const problem = await savedUrlProblem(baseUrl, { allowPrivate: deps.config.SVC_GIT_ALLOW_PRIVATE });
+  if (problem) throw new GitBaseUrlRefused(problem);
+}
+
+/**
  * Makes an integration; its token and webhook secret are sealed under the integration's own key. Without a
  * secret one is made, and answered here only.
  */
@@ -81,6 +92,7 @@ export async function createIntegration(
   body: IntegrationCreate,
 ): Promise<{ record: IntegrationRecord; webhookSecret: string | null }> {
   if (previewBaseOf(ctx.siteId) !== null) throw new IntegrationOnPreview({});
+  await checkBaseUrl(deps, body.baseUrl);
   const integrationId = newId();
   const secret = body.webhookSecret ?? generateSecret();
   const { db } = deps;
@@ -118,6 +130,7 @@ export async function updateIntegration(
 ): Promise<IntegrationRecord> {
   // Known before anything is sealed under the id the request names.
   const current = await integrationOf(deps, ctx.siteId, integrationId);
+  await checkBaseUrl(deps, patch.baseUrl);
   const ring = deps.config.keyring;
   const changes: GitIntegrationUpdated['data']['changes'] = {};
   if (patch.repository !== undefined) changes.repository = patch.repository;

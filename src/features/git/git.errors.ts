@@ -105,3 +105,11 @@ export const GitAppMisplaced = defineError<Record<string, never>>(
   () => 'an app is given for a GitHub integration with authMethod app',
   () => ({ path: ['body', 'app'] }),
 );
+
+/** A base URL the service could not call: a private, loopback or link-local address, or a name resolving to one. */
+export const GitBaseUrlRefused = defineError<{ message: string; reason: string }>(
+  'VALIDATION_FAILED',
+  'invalid',
+  (d) => `baseUrl: ${d.message}`,
+  (d) => ({ path: ['body', 'baseUrl'], extensions: { reason: d.reason } }),
+);
