@@ -3,7 +3,7 @@ import type { DomainEvent } from '../../kernel/es/event.ts';
 import { handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { checkUrl, OutboundError, resolvePublic } from '../../kernel/net/outbound-http.ts';
+import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findIssuer } from '../../../projections/trusted-issuers/index.ts';
 import { issuerClaimDecider } from './issuer-claim.decider.ts';
@@ -37,20 +37,21 @@ export async function currentIssuer(deps: Pick<AppDeps, 'db'>, siteId: string, i
   return found;
 }
 
-/** Where the service will fetch keys from must be https in production and, unless allowed, a public address. */
+/**
+ * Where the service will fetch keys from must be https in production and, unless allowed, a public address: the
+ * shared save-time check (a name that does not resolve now, or not in time, is checked again at every fetch).
+ */
 async function checkSources({ config }: Pick<AppDeps, 'config'>, body: Sources): Promise<void> {
+  const deadline = AbortSignal.timeout(5_000);
   for (const key of ['jwksUri', 'discoveryUrl'] as const) {
     const url = body[key];
     if (!url) continue;
-    try {
-      const checked = checkUrl(url, { httpsOnly: config.NODE_ENV === 'production' });
-      await resolvePublic(checked, config.SVC_ALLOW_PRIVATE_ISSUERS);
-    } catch (err) {
-      if (!(err instanceof OutboundError)) throw err;
-      // A name that does not resolve now may later: every fetch checks again, so registration lets it pass.
-      if (err.reason === 'unresolved') continue;
-      throw new UnsafeKeySource({ key, reason: err.reason, message: err.message });
-    }
+    const problem = await savedUrlProblem(url, {
+      allowPrivate: config.SVC_ALLOW_PRIVATE_ISSUERS,
+      httpsOnly: config.NODE_ENV === 'production',
+      deadline,
+    });
+    if (problem) throw new UnsafeKeySource({ key, ...problem });
   }
 }
 
