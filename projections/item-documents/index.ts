@@ -4,7 +4,8 @@
 export { AGGREGATES, type Aggregate, type AggregateFn } from './item-aggregate.ts';
 export { itemDocumentsProjector } from './item-documents.projector.ts';
 export { findItem, findItemsAnyState, listItems, type ItemQuery, type ItemRecord } from './item-documents.queries.ts';
-export { type DeepSpec } from './item-expand.ts';
+export { expansionBudget, EXPANSION_LIMIT, type DeepSpec, type ExpansionBudget } from './item-expand.ts';
+export { ExpansionLimit } from './item-query.errors.ts';
 export { compileFilter, rootScope, type Filter, type Guard } from './item-filter.ts';
 export {
   findDependents,

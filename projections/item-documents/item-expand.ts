@@ -32,6 +32,11 @@ interface Ctx {
   /** Shared by every level of one request: counts fetched related rows against EXPANSION_LIMIT. */
   budget?: ExpansionBudget;
   /**
+   * A budget that several expansions of one unit of work share (a delivered page's groups of blocks): without it
+   * each call starts a fresh one, so N calls could fetch N times the limit.
+   */
+  within?: ExpansionBudget;
+  /**
    * The records given were chosen by rules of their own (a delivered page's published items): the guard's field
    * rules apply from the first related level on, not to them.
    */
@@ -49,11 +54,17 @@ export const EXPANSION_LIMIT = 5000;
  */
 export const EXPANSION_NODE_LIMIT = 10000;
 
-interface ExpansionBudget {
+/** What one request's expansions have spent: related rows fetched, and records placed in the answer. */
+export interface ExpansionBudget {
   rows: number;
+  /** Records counted into answers so far (countNodes), against EXPANSION_NODE_LIMIT. */
+  nodes: number;
   /** The related records shaped so far: only these count as nodes of the answer (not objects inside json values). */
   records: WeakSet<object>;
 }
+
+/** A fresh budget, for a unit of work whose expansions must share one (see `Ctx.within`). */
+export const expansionBudget = (): ExpansionBudget => ({ rows: 0, nodes: 0, records: new WeakSet() });
 
 /** Related rows fetched by expansions since the process started: lets tests measure the work of one request. */
 export const expansionStats = { rowsFetched: 0 };
@@ -79,10 +90,11 @@ export async function expandRecords(
   deep: Map<string, DeepSpec>,
 ): Promise<ItemRecord[]> {
   if (!ctx.budget) {
-    const budget: ExpansionBudget = { rows: 0, records: new WeakSet() };
+    const budget = ctx.within ?? expansionBudget();
+    const spent = budget.rows;
     const out = await expandRecords({ ...ctx, budget }, collection, records, tree, deep);
     // Without a related record fetched, the answer's records are the list's own (at most 200): nothing to count.
-    if (budget.rows > 0) countNodes(out, budget.records, EXPANSION_NODE_LIMIT);
+    if (budget.rows > spent) countNodes(out, budget, EXPANSION_NODE_LIMIT);
     return out;
   }
   const guard = ctx.openRoot ? undefined : ctx.guard;
@@ -122,8 +134,11 @@ function withNulls(ctx: Ctx, collection: string, record: ItemRecord, tree: Field
   return record;
 }
 
-/** Counts the records of an expanded answer (a shared child once per place), refusing past `limit`. */
-function countNodes(records: unknown[], related: WeakSet<object>, limit: number): void {
+/**
+ * Counts the records of an expanded answer (a shared child once per place) into the budget's, refusing past `limit`.
+ */
+function countNodes(records: unknown[], budget: ExpansionBudget, limit: number): void {
+  const related = budget.records;
   const memo = new Map<object, number>();
   const size = (v: unknown): number => {
     if (v === null || typeof v !== 'object') return 0;
@@ -137,8 +152,7 @@ function countNodes(records: unknown[], related: WeakSet<object>, limit: number)
     memo.set(v, n);
     return n;
   };
-  let total = 0;
-  for (const r of records) if ((total += 1 + size(r)) > limit) throw tooLarge(limit, 'records in the answer');
+  for (const r of records) if ((budget.nodes += 1 + size(r)) > limit) throw tooLarge(limit, 'records in the answer');
 }
 
 /** Drops the fields the caller may not read (the id and audit columns always show). */

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/kernel/db/database.ts';
-import { expandRecords } from './item-expand.ts';
+import { expandRecords, type ExpansionBudget } from './item-expand.ts';
 import { checkFieldTree, fieldTree, widenWildcard, type FieldTree } from './item-fields.ts';
 import type { Guard } from './item-filter.ts';
 import { DomainError } from '../../src/kernel/http/errors.ts';
@@ -22,7 +22,7 @@ function relationsOf(tree: FieldTree, schema: SiteSchema, collection: string): [
  * Fills the relation paths of `fields` into records chosen elsewhere (a delivered page's published items): related
  * rows are read under `guard` (rows and fields, at every level), within the expansion budget; the records' own
  * fields stay as given. A path that no longer fits the schema leaves its relation null. Then `drop` removes fields
- * from every level (the records' own included).
+ * from every level (the records' own included). `budget`: shared with the caller's other expansions (one page).
  */
 export async function expandPaths(
   db: Db,
@@ -31,7 +31,7 @@ export async function expandPaths(
   collection: string,
   records: ItemRecord[],
   fields: string[] | null,
-  opts: { guard?: Guard; drop: DropField },
+  opts: { guard?: Guard; drop: DropField; budget?: ExpansionBudget },
 ): Promise<ItemRecord[]> {
   const tree = fieldTree(fields);
   const relations: FieldTree = new Map();
@@ -46,7 +46,7 @@ export async function expandPaths(
   }
   let out = records.map((r) => ({ ...r }));
   if (relations.size) {
-    const ctx = { db, siteId, schema, locale: null, guard: opts.guard, openRoot: true };
+    const ctx = { db, siteId, schema, locale: null, guard: opts.guard, openRoot: true, within: opts.budget };
     const expanded = await expandRecords(ctx, collection, out, relations, new Map());
     out = out.map((r, i) => {
       for (const key of relations.keys()) r[key] = Object.hasOwn(expanded[i]!, key) ? expanded[i]![key] : null;

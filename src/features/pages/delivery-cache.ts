@@ -48,6 +48,8 @@ export class DeliveryCache {
   private readonly sites = new Map<string, LocalCache<DeliveredPage>>();
   /** Bumped by every invalidation of a site: a page resolved across one is not cached (it may be stale). */
   private readonly generations = new Map<string, number>();
+  /** Renders under way on this node, by site, slug and generation: a miss joins the one running. */
+  private readonly flights = new Map<string, Promise<DeliveredPage | null>>();
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -81,6 +83,21 @@ export class DeliveryCache {
     let c = this.sites.get(site);
     if (!c) this.sites.set(site, (c = new LocalCache({ maxEntries: PER_SITE })));
     c.set(page.slug, page, jitteredTtlMs(this.ttl.responseS));
+  }
+
+  /**
+   * Renders a page once for every concurrent miss of it on this node (`make` gets the generation it began in): N
+   * anonymous requests for an uncached page cost one render, not N. A request after an invalidation does not join
+   * a render begun before it (the generation is part of the key), so it never receives a page older than its ask.
+   */
+  render(site: string, slug: string, make: (generation: number) => Promise<DeliveredPage | null>) {
+    const generation = this.generation(site);
+    const key = JSON.stringify([site, slug, generation]);
+    const running = this.flights.get(key);
+    if (running) return running;
+    const flight = make(generation).finally(() => this.flights.delete(key));
+    this.flights.set(key, flight);
+    return flight;
   }
 
   async isMissing(site: string, slug: string): Promise<boolean> {

@@ -4,9 +4,12 @@ import type { Db } from '../../kernel/db/database.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import {
   expandPaths,
+  expansionBudget,
+  ExpansionLimit,
   listItems,
   reachedCollections,
   relationOn,
+  type ExpansionBudget,
   type Guard,
   type ItemRecord,
   type SiteSchema,
@@ -17,6 +20,7 @@ import { readGuard } from '../items/index.ts';
 import { FILES_COLLECTION } from '../schema/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
+import { PageTooLarge } from './page.errors.ts';
 import { itemKey, itemRefs, type ItemRef } from './page.layout.ts';
 
 /** Per store: each site's schema with the version of its schema stream it was read at. */
@@ -113,8 +117,11 @@ function related(schema: SiteSchema, refs: ItemRef[]): Set<string> | null {
   return out;
 }
 
+/** What a render reads related items as, and the one expansion budget all its blocks share. */
+type Reading = { guard: Guard | undefined; budget: ExpansionBudget };
+
 /** Published items of the refs, one query per collection; missing, unpublished or unknown ones are null. */
-async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: ItemRef[], guard: Guard | undefined) {
+async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: ItemRef[], reading: Reading) {
   const fields = wanted(refs);
   const items: Record<string, Record<string, unknown> | null> = Object.fromEntries(
     [...fields.keys()].map((k) => [k, null]),
@@ -155,13 +162,22 @@ async function resolveItems(trx: Db, siteId: string, schema: SiteSchema, refs: I
     }
     for (const { paths, records } of byPaths.values()) {
       const drop = dropFor(schema);
-      const out = await expandPaths(trx, siteId, schema, collection, records, paths, { guard, drop });
+      const out = await expandPaths(trx, siteId, schema, collection, records, paths, { ...reading, drop });
       for (const r of out)
         items[itemKey(collection, r.id)] = present(r, schema, siteId, collection, paths && new Set(paths));
     }
   }
   return items;
 }
+
+/** The expansion budget's refusal, as the page's: the reader asked for nothing, the page's blocks did. */
+const tooLarge = (err: unknown): never => {
+  if (err instanceof ExpansionLimit) throw new PageTooLarge({ limit: Number(err.options.extensions?.limit) });
+  throw err;
+};
+
+/** Pages resolved since the process started (renders, not answers): lets tests see that a miss renders once. */
+export const deliveryStats = { renders: 0 };
 
 /**
  * A published page with every item it references resolved, as the body the delivery API sends (with its ETag);
@@ -172,6 +188,7 @@ export async function resolvePage(
   siteId: string,
   slug: string,
 ): Promise<DeliveredPage | null> {
+  deliveryStats.renders += 1;
   // Read before the transaction (PGlite runs one at a time); a cached schema costs one version read.
   const schema = await deps.schemas.read(siteId);
   const guard = readGuard(await deps.authorizer.rights(publicReader(siteId)));
@@ -179,7 +196,9 @@ export async function resolvePage(
     const page = await findPageBySlug(trx, siteId, slug, true);
     if (!page) return null;
     const refs = itemRefs(page.layoutConfig);
-    const items = refs.length ? await resolveItems(trx, siteId, schema, refs, guard) : {};
+    // One budget for the whole page: each group of blocks with its own would allow 100 times the item list's.
+    const reading = { guard, budget: expansionBudget() };
+    const items = refs.length ? await resolveItems(trx, siteId, schema, refs, reading).catch(tooLarge) : {};
     const body = JSON.stringify({ data: { page: publicPage(page), items } });
     return {
       body,

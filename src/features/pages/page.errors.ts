@@ -47,6 +47,18 @@ export const PageNotDelivered = defineError<{ cache: 'miss' | 'negative' }>(
   (d) => ({ headers: { 'x-svc-cache': d.cache } }),
 );
 
+/**
+ * A delivered page's blocks together reach more related records than one render may fetch or answer (the item
+ * list's expansion budget, shared by every block of the page): its editors narrow the blocks' paths.
+ */
+export const PageTooLarge = defineError<{ limit: number }>(
+  'VALIDATION_FAILED',
+  'unprocessable',
+  (d) =>
+    `the page's blocks together expand more related records than one delivery may fetch or answer (limit ${d.limit}): its editors name fewer relation paths`,
+  (d) => ({ path: ['layoutConfig'], extensions: { reason: 'expansion_limit', limit: d.limit } }),
+);
+
 /** A purge tag or key that is malformed or names another site than the active one. */
 export const InvalidPurgeElement = defineError<{ kind: 'tags' | 'keys'; index: number; element: string; why: string }>(
   'VALIDATION_FAILED',

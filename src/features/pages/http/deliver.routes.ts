@@ -54,13 +54,13 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
       const source = page ? 'hit' : 'miss';
       if (!page) {
         if (await delivery.isMissing(site, slug)) throw new PageNotDelivered({ cache: 'negative' });
-        const generation = delivery.generation(site);
-        const resolved = await resolvePage(deps, site, slug);
-        if (!resolved) {
-          await delivery.markMissing(site, slug);
-          throw new PageNotDelivered({ cache: 'miss' });
-        }
-        delivery.keep(site, resolved, generation);
+        const resolved = await delivery.render(site, slug, async (generation) => {
+          const made = await resolvePage(deps, site, slug);
+          if (made) delivery.keep(site, made, generation);
+          else await delivery.markMissing(site, slug);
+          return made;
+        });
+        if (!resolved) throw new PageNotDelivered({ cache: 'miss' });
         page = resolved;
       }
       void reply.headers({ etag: page.etag, 'cache-control': CACHE_CONTROL, 'x-svc-cache': source });
