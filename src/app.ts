@@ -8,6 +8,7 @@ import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
+import { installFlowTree } from './kernel/http/flow-tree.ts';
 import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
 import { givenId } from './kernel/http/request-ids.ts';
 import { installPressureLimiter } from './kernel/http/pressure.ts';
@@ -105,6 +106,11 @@ export async function buildApp(
     authenticate: authenticator(deps),
     siteExists: siteCache(deps, app),
     devActor: devActor(deps),
+  });
+  // After access: a flow run tree header counts only for the site the request acts on.
+  installFlowTree(app, {
+    mac: { sign: (p) => deps.tokens.signFlowTree(p), verify: (p, sig) => deps.tokens.verifyFlowTree(p, sig) },
+    now: () => deps.clock.now(),
   });
   installDeprecation(app);
   installMetrics(app, {

@@ -144,6 +144,14 @@ const EnvSchema = z.object({
   SVC_FLOW_BUDGET_STEPS: z.coerce.number().int().min(1).max(10_000_000).default(5000),
   SVC_FLOW_BUDGET_BYTES: z.coerce.number().int().min(1).max(1_073_741_824).default(33_554_432),
   SVC_FLOW_BREADTH: z.coerce.number().int().min(0).max(500).default(25),
+  /**
+   * The budget of a site's root runs, whoever starts them (a person, an API key's loop, an outside caller): live runs
+   * (running, due, sleeping) at most, and root runs started per minute (counted by the shared limiter, so across nodes
+   * with Redis). Past either, a manual run, retry or webhook call answers 429 and an event's or schedule's root run is
+   * recorded as refused.
+   */
+  SVC_FLOW_SITE_LIVE_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
+  SVC_FLOW_SITE_ROOTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** The machine-translation provider behind POST /api/v1/tm/translate; unset: none (memory and glossary only). */
   /** Web Push (RFC 8292): the one key pair of the instance and its contact; all three or none (kernel/push/vapid.ts). */
   VAPID_PUBLIC_KEY: z.string().optional(),

@@ -128,6 +128,18 @@ export async function dueFlowRuns(
 }
 
 /**
+ * How many runs of the site are live (running, due, sleeping: every run that has not ended has a `next_at`), counted
+ * up to `cap` at most: the check of a site's live runs reads no more rows than its cap.
+ */
+export async function countLiveRuns(db: Db, siteId: string, cap: number): Promise<number> {
+  const r = await sql<{ n: string }>`
+    select count(*) as n from (
+      select 1 from flow_runs where site_id = ${siteId} and next_at is not null limit ${cap}
+    ) live`.execute(db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/**
  * Deletes the site's runs that ended (succeeded or failed) before `before`; runs under way (running, sleeping, due
  * for a retry) stay whatever their age. Answers how many went; the log keeps every run's stream, so a rebuild brings
  * them back until the next prune.

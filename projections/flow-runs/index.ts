@@ -1,4 +1,11 @@
 /** The public surface of the flow runs read model: each flow's run history, and the worker's due list. */
 export { flowRunsProjector } from './flow-runs.projector.ts';
-export { dueFlowRuns, findFlowRun, listFlowRuns, pruneFinishedRuns, type FlowRunRecord } from './flow-runs.queries.ts';
+export {
+  countLiveRuns,
+  dueFlowRuns,
+  findFlowRun,
+  listFlowRuns,
+  pruneFinishedRuns,
+  type FlowRunRecord,
+} from './flow-runs.queries.ts';
 export type { RunStepRow } from './flow-runs.table.ts';

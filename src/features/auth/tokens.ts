@@ -51,6 +51,7 @@ export class TokenService {
   private readonly key: KeyObject;
   private readonly refreshKey: Buffer;
   private readonly addressKey: Buffer;
+  private readonly flowTreeKey: Buffer;
   constructor(
     secret: string,
     readonly ttlSeconds: number,
@@ -58,6 +59,19 @@ export class TokenService {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
     this.refreshKey = createHmac('sha256', secret).update('svc-refresh-v1').digest();
     this.addressKey = createHmac('sha256', secret).update('svc-signed-address-v1').digest();
+    this.flowTreeKey = createHmac('sha256', secret).update('svc-flow-tree-v1').digest();
+  }
+
+  /** An HMAC (base64url) of a flow run tree header's payload (x-svc-flow-tree), under a key of its own. */
+  signFlowTree(payload: string): string {
+    return createHmac('sha256', this.flowTreeKey).update(payload).digest('base64url');
+  }
+
+  /** Whether `signature` is `signFlowTree(payload)`, compared in constant time. */
+  verifyFlowTree(payload: string, signature: string): boolean {
+    const expected = Buffer.from(this.signFlowTree(payload));
+    const given = Buffer.from(signature);
+    return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
   /** An HMAC (base64url) of a signed address's fields (the disk's upload addresses), under a key of its own. */

@@ -120,3 +120,31 @@ export const RunRequestInvalid = defineError<{ message: string; path: string[]; 
   (d) => d.message,
   (d) => ({ path: d.path, extensions: { reason: d.reason } }),
 );
+
+/** A site's budget of root runs refuses another now (its live runs, or its starts this minute): ask after Retry-After. */
+export const SiteRunsLimited = defineError<{
+  message: string;
+  budget: string;
+  limit: number;
+  retryAfter: number;
+  headers: Record<string, string>;
+}>(
+  'RATE_LIMITED',
+  'rate_limited',
+  (d) => d.message,
+  (d) => ({
+    extensions: { budget: d.budget, limit: d.limit, retryAfter: d.retryAfter },
+    headers: { ...d.headers, 'retry-after': String(d.retryAfter) },
+  }),
+);
+
+/**
+ * A call of a flow run tree (x-svc-flow-tree) would start a run its root's budget no longer allows, or one deeper than
+ * flows may go: the budget never refills, so the answer is no 429 to try again.
+ */
+export const TreeBudgetExceeded = defineError<{ message: string; extensions: Record<string, unknown> }>(
+  'BUDGET_EXCEEDED',
+  'conflict',
+  (d) => d.message,
+  (d) => ({ extensions: d.extensions }),
+);

@@ -3,16 +3,23 @@ import { actorRef } from '../auth/actor.ts';
 import type { Clock } from '../clock.ts';
 import type { ActorRef, EventMetadata } from '../es/event.ts';
 import { siteOf } from './access.ts';
+import { flowCallCause, flowTreeOf, treeCorrelation } from './flow-tree.ts';
 import { ifMatchVersion } from './if-match.ts';
 import { correlationOf } from './request-ids.ts';
 
-/** Event metadata for a command sent by an HTTP request. */
+/**
+ * Event metadata for a command sent by an HTTP request. A request that continues a flow run tree (a genuine
+ * x-svc-flow-tree header of this site) writes as that tree's work: the root in the correlation, the calling step as
+ * the causation, so the event runs its writes start spend the root's budget.
+ */
 function commandMeta(req: FastifyRequest, siteId: string, now: Date): EventMetadata {
+  const tree = flowTreeOf(req);
+  const inTree = tree !== null && tree.siteId === siteId;
   return {
     siteId,
     actor: actorRef(req.actor),
-    correlationId: correlationOf(req),
-    causationId: null,
+    correlationId: inTree ? treeCorrelation(tree.rootRunId) : correlationOf(req),
+    causationId: inTree ? flowCallCause(tree.runId, tree.nodeId) : null,
     requestId: req.id,
     occurredAt: now.toISOString(),
   };

@@ -77,6 +77,8 @@ export const ERROR_KIND = {
   CRON_INVALID: 'invalid',
   CRON_REQUIRED: 'invalid',
   WEBHOOK_NOT_CONFIGURED: 'unauthenticated',
+  // A flow run tree's budget spent (README "Flows"): waiting does not refill it, so no 429.
+  BUDGET_EXCEEDED: 'conflict',
   PUSH_NOT_CONFIGURED: 'not_found',
   INVALID_SIGNATURE: 'unauthenticated',
   SETUP_TOKEN_NOT_ISSUED: 'unavailable',

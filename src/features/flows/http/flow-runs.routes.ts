@@ -4,13 +4,14 @@ import type { AppDeps } from '../../../deps.ts';
 import { actorRef } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { dataEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
+import { flowTreeOf } from '../../../kernel/http/flow-tree.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findFlowRun, listFlowRuns } from '../../../../projections/flow-runs/index.ts';
 import { openRunRecords } from '../runs/flow-run.privacy.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { FlowNotActive, FlowNotFound, FlowRunNotFound } from '../flow.errors.ts';
 import { flowGuard } from '../flow.guard.ts';
-import { startRun } from '../runs/flow-run.commands.ts';
+import { startCalled } from '../runs/flow-call.ts';
 import { retryRun } from '../runs/flow-run.retry.ts';
 import { backtestFlow } from '../runs/flow-backtest.ts';
 import { FlowParams } from './flows.schemas.ts';
@@ -125,16 +126,11 @@ export const flowRunsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       await guard.mayChange(req, state.flow.definition.runAs);
       const { status } = state.flow.definition;
       if (status !== 'active') throw new FlowNotActive({ flowId: req.params.id, status });
-      const input = req.body ?? null;
-      const now = deps.clock.now();
-      const { runId } = await startRun(deps, {
-        siteId,
-        flow: state.flow,
-        flowVersion: version,
-        trigger: 'manual',
-        input,
+      // Asked by a flow step's call (a genuine tree header), the run continues the caller's tree.
+      const runId = await startCalled(deps, flowTreeOf(req), {
+        ...{ siteId, flow: state.flow, flowVersion: version, trigger: 'manual', input: req.body ?? null },
         startedBy: actorRef(actorOf(req)),
-        now,
+        now: deps.clock.now(),
       });
       reply.status(202);
       return { data: await run(req, req.params.id, runId) };

@@ -4,11 +4,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
-import { dataEnvelope } from '../../../kernel/http/envelope.ts';
+import { dataEnvelope, errorEnvelope } from '../../../kernel/http/envelope.ts';
+import { FLOW_TREE_HEADER, flowTreeOf } from '../../../kernel/http/flow-tree.ts';
 import { dictFrom } from '../../../kernel/safe/keys.ts';
 import { hashFlowToken, loadFlow } from '../flow.commands.ts';
 import { FlowNotFound, WebhookNotConfigured, WebhookTokenInvalid } from '../flow.errors.ts';
-import { startRun } from '../runs/flow-run.commands.ts';
+import { startCalled } from '../runs/flow-call.ts';
 import { FlowParams } from './flows.schemas.ts';
 import { RunInputBody } from './flow-runs.schemas.ts';
 
@@ -20,6 +21,7 @@ const CREDENTIAL_HEADERS = new Set([
   'x-flow-token',
   'x-api-key',
   'x-svc-refresh',
+  FLOW_TREE_HEADER,
 ]);
 
 /** The token a call presents: x-flow-token, or Authorization: Bearer. */
@@ -56,9 +58,13 @@ export const flowWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       schema: {
         tags: ['flows'],
         summary: 'Start a webhook flow (token in x-flow-token or as Bearer); input { body, headers, query }',
+        description:
+          "A call a flow step makes (its x-svc-flow-tree header) starts a run of the caller's tree, on its root's " +
+          "budget (409 BUDGET_EXCEEDED past it); any other call starts a root run, within the site's budget of " +
+          'root runs (429 RATE_LIMITED with Retry-After past it).',
         params: FlowParams,
         body: RunInputBody.optional(),
-        response: { 202: dataEnvelope(WebhookRunBody, 'Accepted: the worker runs it') },
+        response: { 202: dataEnvelope(WebhookRunBody, 'Accepted: the worker runs it'), 429: errorEnvelope(429) },
       },
     },
     async (req, reply) => {
@@ -70,9 +76,11 @@ export const flowWebhookRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       if (!flow.tokenHash) throw new WebhookNotConfigured();
       const token = presented(req);
       if (!token || !sameHash(hashFlowToken(token), flow.tokenHash)) throw new WebhookTokenInvalid();
-      const now = deps.clock.now();
-      const input = webhookInput(req);
-      const { runId } = await startRun(deps, { siteId, flow, flowVersion: version, trigger: 'webhook', input, now });
+      // A flow step's call (a genuine tree header of this site) continues its tree, as a `trigger` step's child.
+      const runId = await startCalled(deps, flowTreeOf(req), {
+        ...{ siteId, flow, flowVersion: version, trigger: 'webhook', input: webhookInput(req) },
+        now: deps.clock.now(),
+      });
       reply.status(202);
       return { data: { runId, status: 'running' as const } };
     },

@@ -51,13 +51,20 @@ interface Cause {
 /**
  * The cause of an event: a step of a run writes with `causationId: "flow-step:<runId>/<nodeId>"` and the root in its
  * correlation (`flow-run:<rootRunId>`), so the writer's run is found and the new run spends the same root's budget.
+ * A request of a run's step that came back over HTTP with a genuine tree header (an item write with an API key)
+ * writes with `flow-call:<runId>/<nodeId>`, whoever its actor: only the service sets a causation, and only after the
+ * header's MAC was checked, so a caller can neither forge this form nor leave its tree by writing over HTTP.
  */
 async function causeOf(deps: AppDeps, e: StoredEventOf<TriggerEvent>): Promise<Cause> {
-  const m = /^flow-step:(.+)\/[^/]+$/.exec(e.metadata.causationId ?? '');
-  if (e.metadata.actor.type !== 'flow' || !m) return { depth: 0, parent: null };
-  const { state } = await loadRun(deps, e.siteId, m[1]!);
+  const cause = e.metadata.causationId ?? '';
+  const step = e.metadata.actor.type === 'flow' ? /^flow-step:(.+)\/[^/]+$/.exec(cause) : null;
+  const call = /^flow-call:(.+)\/[^/]+$/.exec(cause);
+  const runId = (step ?? call)?.[1];
+  if (!runId) return { depth: 0, parent: null };
+  const { state } = await loadRun(deps, e.siteId, runId);
   if (state.status === 'absent') return { depth: 0, parent: null };
-  const root = /^flow-run:(.+)$/.exec(e.metadata.correlationId)?.[1] ?? state.rootRunId;
+  const correlated = step ? /^flow-run:(.+)$/.exec(e.metadata.correlationId)?.[1] : undefined;
+  const root = correlated ?? state.rootRunId;
   const budget = state.budget ?? budgetOf(deps.config);
   return { depth: state.depth + 1, parent: { runId: state.runId, rootRunId: root, budget } };
 }
@@ -99,8 +106,10 @@ export function flowEventTrigger(deps: AppDeps): Reactor {
         depth: cmd.depth,
         runId: eventRunId(cmd.flowId, e.eventId),
         causationId: e.eventId,
-        // A run a tree's write caused spends the tree's budget; refused, it is recorded as failed, saying why.
-        ...(cmd.parent ? { parent: cmd.parent, recordRefusal: true } : {}),
+        // A run a tree's write caused spends the tree's budget, a root the site's; refused, it is recorded as
+        // failed, saying why.
+        ...(cmd.parent ? { parent: cmd.parent } : {}),
+        recordRefusal: true,
         now: deps.clock.now(),
       });
     },

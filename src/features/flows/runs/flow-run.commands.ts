@@ -9,8 +9,11 @@ import {
   type FlowRunFailed,
   type FlowRunStarted,
   type RunTrigger,
+  type StepError,
 } from './flow-run.events.ts';
-import { budgetError, budgetOf, startInTree, type BudgetKind, type TreePlace } from './flow-budget.ts';
+import { SiteRunsLimited } from '../flow.errors.ts';
+import { budgetError, budgetOf, startInTree, type TreePlace } from './flow-budget.ts';
+import { siteBudgetError, siteRootRefusal } from './flow-site-budget.ts';
 import { runOpener, sealRunEvents } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState, type RunState } from './flow-run.state.ts';
 
@@ -54,15 +57,21 @@ export interface StartRun {
 
 /**
  * Starts a run: its stream is new (`no_stream`), so a run id fixed by its cause starts once whatever the retries,
- * ticks or nodes. `started` is false when it had been started before. A run without a parent is a root and gets a
- * budget of its own; one with a parent starts only if its root's budget allows (`refused` names the part spent).
- * The worker executes it.
+ * ticks or nodes. `started` is false when it had been started before. A run without a parent is a root: it starts
+ * only if the site's budget of roots allows (its live runs, its starts per minute), else 429 (SiteRunsLimited), and
+ * gets a budget of its own; one with a parent starts only if its root's budget allows. `refused` is the error that
+ * says why a start was refused; with `recordRefusal` the refused run is recorded as failed with it. The worker
+ * executes it.
  */
 export async function startRun(
-  deps: Pick<AppDeps, 'store' | 'config' | 'db' | 'schemas'>,
+  deps: Pick<AppDeps, 'store' | 'config' | 'db' | 'schemas' | 'limiter'>,
   s: StartRun,
-): Promise<{ runId: string; started: boolean; refused: BudgetKind | null }> {
+): Promise<{ runId: string; started: boolean; refused: StepError | null }> {
   const runId = s.runId ?? newId();
+  // Before anything is made for it (its key, its events): a refused root costs a count and a counter.
+  const site = s.parent ? null : await siteRootRefusal(deps, s.siteId);
+  const siteRefusal = site && siteBudgetError(site, s.siteId);
+  if (site && siteRefusal && !s.recordRefusal) throw new SiteRunsLimited({ message: siteRefusal.message, ...site });
   const tree = s.parent
     ? { rootRunId: s.parent.rootRunId, budget: s.parent.budget }
     : { budget: budgetOf(deps.config) };
@@ -93,13 +102,21 @@ export async function startRun(
       throw err;
     }
   };
-  if (!s.parent) return { runId, started: await appendNew(events), refused: null };
+  // A refused start recorded as a run that failed at once, saying why (nothing else would show it).
+  const recordRefused = async (error: StepError) => {
+    const failed: FlowRunFailed['data'] = { runId, nodeId: null, error, at: data.at };
+    return {
+      runId,
+      started: await appendNew([...events, { type: 'FlowRunFailed', data: failed, metadata }]),
+      refused: error,
+    };
+  };
+  if (!s.parent)
+    return siteRefusal ? recordRefused(siteRefusal) : { runId, started: await appendNew(events), refused: null };
   const r = await startInTree(deps, s.siteId, { streamId: stream, runId, events }, s.parent);
-  if (!r.refused || !s.recordRefusal) return { runId, ...r };
+  if (!r.refused) return { runId, started: r.started, refused: null };
   const error = budgetError(r.refused, s.parent.budget, s.parent.rootRunId);
-  const failed: FlowRunFailed['data'] = { runId, nodeId: null, error, at: data.at };
-  const recorded = await appendNew([...events, { type: 'FlowRunFailed', data: failed, metadata }]);
-  return { runId, started: recorded, refused: r.refused };
+  return s.recordRefusal ? recordRefused(error) : { runId, started: false, refused: error };
 }
 
 /** A run folded from its stream, and the stream's version. */

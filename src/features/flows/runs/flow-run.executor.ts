@@ -44,6 +44,7 @@ function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): St
     deps: o.deps,
     siteId: o.siteId,
     runId: s.runId,
+    rootRunId: s.rootRunId,
     flowId: s.flowId,
     nodeId,
     depth: s.depth,
@@ -82,7 +83,7 @@ function stepContext(o: ExecOptions, s: RunState, nodeId: string, now: Date): St
         parent: { runId: s.runId, rootRunId: s.rootRunId, budget },
         now,
       });
-      if (child.refused) throw new StepFailure(budgetError(child.refused, budget, s.rootRunId), false);
+      if (child.refused) throw new StepFailure(child.refused, false);
       return child.runId;
     },
   };

@@ -3,6 +3,7 @@ import type { Actor } from '../../../kernel/auth/actor.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import type { Principal } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
+import { encodeFlowTree, FLOW_TREE_HEADER, FLOW_TREE_TTL_MS } from '../../../kernel/http/flow-tree.ts';
 import { outboundRequest, OutboundError } from '../../../kernel/net/outbound-http.ts';
 import { dictFrom } from '../../../kernel/safe/keys.ts';
 import { queueMarketingMail } from '../../email/index.ts';
@@ -30,6 +31,8 @@ export interface StepContext {
   deps: AppDeps;
   siteId: string;
   runId: string;
+  /** The root of the run's tree: what the run causes, over HTTP too, spends the root's budget. */
+  rootRunId: string;
   flowId: string;
   nodeId: string;
   depth: number;
@@ -78,6 +81,19 @@ const resolve = (output: unknown): StepResult => ({ edge: 'resolve', output });
 const str = (v: unknown) => (typeof v === 'string' ? v : v === null || v === undefined ? '' : JSON.stringify(v));
 const values = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? dictFrom(Object.entries(v)) : dictFrom([]);
+
+/**
+ * The tree header of a step's call (x-svc-flow-tree): a call that comes back to the service (a webhook trigger, an
+ * item write with an API key) then continues this run's tree and spends its root's budget.
+ */
+const treeHeader = (c: StepContext) =>
+  encodeFlowTree(
+    {
+      ...{ siteId: c.siteId, rootRunId: c.rootRunId, runId: c.runId, nodeId: c.nodeId, depth: c.depth },
+      expiresAt: c.command.now.getTime() + FLOW_TREE_TTL_MS,
+    },
+    (payload) => c.deps.tokens.signFlowTree(payload),
+  );
 
 /** Turns what an operation threw into the step's failure: a refusal of the item engine keeps its code. */
 export function failureOf(err: unknown): StepFailure {
@@ -130,7 +146,10 @@ const HANDLERS = new Map<string, Handler>([
       const url = str(o.url);
       if (c.dryRun) return resolve({ wouldHave: 'sent a request', method, url });
       const body = o.body === undefined ? undefined : JSON.stringify(o.body);
-      const headers = dictFrom(Object.entries(values(o.headers)).map(([k, v]) => [k, str(v)] as const));
+      // The tree header is the service's to set: one the flow names is replaced, never sent as written.
+      const given = Object.entries(values(o.headers)).filter(([k]) => k.toLowerCase() !== FLOW_TREE_HEADER);
+      const headers = dictFrom(given.map(([k, v]) => [k, str(v)] as const));
+      headers[FLOW_TREE_HEADER] = treeHeader(c);
       if (body !== undefined && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-type'))
         headers['content-type'] = 'application/json';
       const res = await outboundRequest(url, {

@@ -30,9 +30,11 @@ export async function tickSchedules(deps: AppDeps): Promise<string[]> {
       trigger: 'schedule',
       input,
       runId,
+      // A firing the site's budget of roots refuses is recorded as a failed run that says why.
+      recordRefusal: true,
       now,
     });
-    if (r.started) started.push(r.runId);
+    if (r.started && !r.refused) started.push(r.runId);
     const cron = flow.definition.triggerOptions.cron;
     const next = typeof cron === 'string' ? nextCronRun(cron, now) : null;
     const data = {
