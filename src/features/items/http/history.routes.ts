@@ -13,7 +13,7 @@ import { itemGuard } from '../item.guard.ts';
 import { itemReader } from '../item.reader.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem } from '../item.reads.ts';
-import { listEnvelope } from '../../../kernel/http/envelope.ts';
+import { errorEnvelope, listEnvelope } from '../../../kernel/http/envelope.ts';
 import { ItemWriteBody, RevisionListMeta, RevisionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 import { RevisionPage, revisionPage } from './item-history.params.ts';
@@ -51,7 +51,7 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
         summary: 'Revert an item to a revision',
         params: ItemParams,
         body: z.object({ revisionId: z.string().min(1).max(64) }).strict(),
-        response: { 200: ItemWriteBody },
+        response: { 200: ItemWriteBody, 422: errorEnvelope(422) },
       },
     },
     async (req) => {

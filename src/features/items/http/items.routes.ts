@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
+import { errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { upsertSingleton } from '../item.commands.ts';
 import { NotASingleton } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
@@ -78,7 +79,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         summary: "Write a singleton's record",
         params: CollectionParams,
         body: z.record(z.string(), z.unknown()),
-        response: { 200: ItemWriteBody.extend({ data: ItemRecord.nullable() }) },
+        response: { 200: ItemWriteBody.extend({ data: ItemRecord.nullable() }), 422: errorEnvelope(422) },
       },
     },
     async (req) => {

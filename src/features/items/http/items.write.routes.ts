@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { NoContent } from '../../../kernel/http/envelope.ts';
+import { errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { createItems, deleteItem, replaceItem, updateItem } from '../item.commands.ts';
 import { itemGuard } from '../item.guard.ts';
 import { present, withNullFields, writeMeta, writtenRecord } from '../item.present.ts';
@@ -28,7 +28,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
         summary: 'Create an item (or several: an array body)',
         params: CollectionParams,
         body: CreateBody,
-        response: { 201: ItemsCreatedBody },
+        response: { 201: ItemsCreatedBody, 422: errorEnvelope(422) },
       },
     },
     async (req, reply) => {
@@ -55,7 +55,7 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
           summary: method === 'patch' ? 'Update an item' : 'Replace an item',
           params: ItemParams,
           body: Values,
-          response: { 200: ItemWriteBody },
+          response: { 200: ItemWriteBody, 422: errorEnvelope(422) },
         },
       },
       async (req) => {

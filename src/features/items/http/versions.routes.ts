@@ -16,7 +16,14 @@ import { itemGuard } from '../item.guard.ts';
 import { checkReferences } from '../item.references.ts';
 import { present, writeMeta } from '../item.present.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
-import { dataEnvelope, listEnvelope, NoContent, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';
+import {
+  dataEnvelope,
+  errorEnvelope,
+  listEnvelope,
+  NoContent,
+  TotalMeta,
+  wholeList,
+} from '../../../kernel/http/envelope.ts';
 import { PromoteBody, VersionCompareBody, VersionRecord } from './items.schemas.ts';
 import { ItemParams } from './item-params.ts';
 
@@ -138,7 +145,8 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         summary: 'Update a named version (main is untouched)',
         params: VersionParams,
         body: UpdateBody,
-        response: { 200: dataEnvelope(VersionRecord) },
+        // 422: a relation value that names no item the caller may read (also at promote).
+        response: { 200: dataEnvelope(VersionRecord), 422: errorEnvelope(422) },
       },
     },
     async (req) => {
@@ -207,7 +215,7 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
         tags,
         summary: 'Promote a named version to main',
         params: VersionParams,
-        response: { 200: PromoteBody },
+        response: { 200: PromoteBody, 422: errorEnvelope(422) },
       },
     },
     async (req) => {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
+import { errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
 import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
@@ -41,7 +42,8 @@ export const deliverRoutes: FastifyPluginAsync<AppDeps & { delivery: DeliveryCac
         params: Params,
         tags: ['pages'],
         summary: 'Deliver a published page (public)',
-        response: { 200: DeliveredPageBody, 304: NotModified },
+        // 422: the page's blocks together go over the expansion budget of one render.
+        response: { 200: DeliveredPageBody, 304: NotModified, 422: errorEnvelope(422) },
       },
     },
     async (req, reply) => {
