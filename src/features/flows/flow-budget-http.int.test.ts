@@ -149,6 +149,38 @@ describe('a flow that calls the service over HTTP stays in its root run tree', (
     for (const r of runs) expect(Object.keys(r.input?.headers ?? {})).not.toContain(TREE);
   }, 120_000);
 
+  it('a manual flow whose request step runs itself with an API key ends within the budget of the first run', async () => {
+    const key = await call('POST', '/api/v1/api-keys', { name: 'runner', roleKey: 'admin' });
+    expect(key.statusCode, key.body).toBe(201);
+    const apiKey = key.json().data.key as string;
+    const flowId = await flowOf({ trigger: 'manual' }, (self) => ({
+      nodes: [
+        node('again', 'request', {
+          method: 'POST',
+          url: `${base}/api/v1/flows/${self}/run`,
+          headers: { authorization: `Bearer ${apiKey}`, 'x-svc-site': 'main' },
+          body: {},
+        }),
+      ],
+      edges: [],
+    }));
+    const root = (await call('POST', `/api/v1/flows/${flowId}/run`, {})).json().data.id as string;
+    await settle();
+    const runs = await runsOf(flowId);
+    expect(
+      runs
+        .filter((r) => r.steps.length > 0)
+        .map((r) => r.depth)
+        .sort(),
+    ).toEqual([0, 1, 2]);
+    const refused = runs.filter((r) => r.steps.length === 0);
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.error).toMatchObject({
+      code: 'BUDGET_EXCEEDED',
+      extensions: { budget: 'runs', rootRunId: root },
+    });
+  }, 120_000);
+
   it("an item write over HTTP with an API key charges the event runs it causes to the writer's root", async () => {
     const key = await call('POST', '/api/v1/api-keys', { name: 'loop', roleKey: 'admin' });
     expect(key.statusCode, key.body).toBe(201);
