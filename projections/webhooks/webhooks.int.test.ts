@@ -31,9 +31,17 @@ beforeAll(async () => {
   t = await createTestApp({ clock });
   admin = await t.setup();
   await call('POST', '/api/v1/collections', { name: 'posts' });
-  // A private address: every send is refused and recorded as a failed attempt.
-  const a = await call('POST', '/api/v1/webhooks', { name: 'a', url: 'http://127.0.0.1:9/', events: ['items.create'] });
-  const b = await call('POST', '/api/v1/webhooks', { name: 'b', url: 'http://127.0.0.1:9/', events: ['items.create'] });
+  // A name that never resolves (.invalid): saved, then every send is refused and recorded as a failed attempt.
+  const a = await call('POST', '/api/v1/webhooks', {
+    name: 'a',
+    url: 'http://hooks.invalid:9/',
+    events: ['items.create'],
+  });
+  const b = await call('POST', '/api/v1/webhooks', {
+    name: 'b',
+    url: 'http://hooks.invalid:9/',
+    events: ['items.create'],
+  });
   await call('POST', '/api/v1/webhooks', { name: 'c', url: 'https://in.example.com/', events: ['items.delete'] });
   await call('PATCH', `/api/v1/webhooks/${a.id}`, { name: 'a2', collections: ['posts'] });
   for (const id of ['p1', 'p2']) await call('POST', '/api/v1/items/posts', { id });
