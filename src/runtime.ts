@@ -10,7 +10,7 @@ import { schemaReader } from '../projections/item-documents/index.ts';
 import { startLeaderLoop } from './kernel/leader-loop.ts';
 import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
-import { createDatabase, type Database } from './kernel/db/create-db.ts';
+import { checkPoolSize, createDatabase, type Database } from './kernel/db/create-db.ts';
 import type { DB } from './kernel/db/database.ts';
 import { migrate } from './kernel/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
@@ -64,7 +64,8 @@ export function storageFromConfig(config: Config): ObjectStorage {
 }
 
 /** DATABASE_URL names the serving role; DATABASE_MIGRATION_URL, when set, the tables' owner. */
-export function databaseFromConfig(config: Config): Promise<Database> {
+export async function databaseFromConfig(config: Config): Promise<Database> {
+  if (config.DATABASE_URL) checkPoolSize(config.DATABASE_POOL_SIZE);
   return config.DATABASE_URL
     ? createDatabase({
         kind: 'postgres',

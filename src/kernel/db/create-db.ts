@@ -51,6 +51,14 @@ type PostgresConfig = { url: string; ownerUrl?: string; schema?: string; poolSiz
  */
 export const MIN_POOL_SIZE = 2;
 
+/** Refuses a serving pool the service cannot work with (a handle for one-connection tests may still open one). */
+export function checkPoolSize(poolSize: number): void {
+  if (poolSize < MIN_POOL_SIZE)
+    throw new Error(
+      `DATABASE_POOL_SIZE is ${poolSize}: the service needs at least ${MIN_POOL_SIZE} connections, one for requests and one for the background work beside them (leader locks have a connection of their own)`,
+    );
+}
+
 /**
  * PostgreSQL with two roles when `ownerUrl` is given: the serving pool (`url`) carries no site setting, so row-level
  * security shows it nothing until a transaction sets one; a small owner pool runs migrations and DDL. With one URL,
@@ -59,10 +67,6 @@ export const MIN_POOL_SIZE = 2;
  */
 async function openPostgres(config: PostgresConfig): Promise<Database> {
   const poolSize = config.poolSize ?? 10;
-  if (poolSize < MIN_POOL_SIZE)
-    throw new Error(
-      `DATABASE_POOL_SIZE is ${poolSize}: the service needs at least ${MIN_POOL_SIZE} connections, one for requests and one for the background work beside them (leader locks have a connection of their own)`,
-    );
   const separate = Boolean(config.ownerUrl) && config.ownerUrl !== config.url;
   if (config.schema) {
     const admin = new pg.Client({ connectionString: config.ownerUrl ?? config.url });
