@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// `npx svc …`: the operator command line (src/cli.ts), run through tsx like `npm run svc -- …`.
-import { register } from 'tsx/esm/api';
+// `npx svc …`: the operator command line (src/cli.ts), compiled like the server (`npm run svc -- …` is the same).
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { dist, ensureBuilt } from '../scripts/build.mjs';
 
-register();
-await import('../src/cli.ts');
+await ensureBuilt();
+await import(pathToFileURL(path.join(dist, 'cli.mjs')).href);

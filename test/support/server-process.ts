@@ -20,12 +20,17 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `src/main.ts` as a child process and waits until /health answers, at most `startupMs` (a loaded two-core
- * machine can take more than the default minute to start the embedded database).
+ * Starts `src/main.ts` (or the node arguments `args`, such as a compiled entry) as a child process and waits until
+ * /health answers, at most `startupMs` (a loaded two-core machine can take more than the default minute to start the
+ * embedded database).
  */
-export async function startServer(env: Record<string, string>, startupMs = 60_000): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  startupMs = 60_000,
+  args = ['--import', 'tsx', 'src/main.ts'],
+): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, args, {
     env: {
       ...process.env,
       LOG_LEVEL: 'warn',
