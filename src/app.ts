@@ -21,6 +21,8 @@ import {
   securitySchemes,
 } from './kernel/http/openapi.ts';
 import { installDeprecation } from './kernel/http/deprecation.ts';
+import { installCors } from './kernel/http/cors.ts';
+import { corsPolicy } from './cors-policy.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
@@ -76,6 +78,7 @@ export async function buildApp(
   });
   installErrorHandling(app);
   installEdge(app);
+  await installCors(app, corsPolicy(deps, app));
   await installPressureLimiter(app, {
     enabled: c.SVC_PRESSURE_LIMITER_ENABLED,
     sampleIntervalMs: c.SAMPLE_INTERVAL,
@@ -106,6 +109,7 @@ export async function buildApp(
     authenticate: authenticator(deps),
     siteExists: siteCache(deps, app),
     devActor: devActor(deps),
+    ownHost: c.SVC_PUBLIC_URL ? new URL(c.SVC_PUBLIC_URL).host : null,
   });
   // After access: a flow run tree header counts only for the site the request acts on.
   installFlowTree(app, {

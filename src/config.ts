@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { loadKeyring, type Keyring } from './kernel/crypto/keyring.ts';
 import { readVapid, type Vapid } from './kernel/push/vapid.ts';
 import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS } from './kernel/retention.ts';
+import { parseOriginList } from './kernel/http/cors-origins.ts';
 
 const bool = (d: boolean) =>
   z
@@ -62,6 +63,19 @@ const EnvSchema = z.object({
   REFRESH_COOKIE_SAMESITE: z.enum(['strict', 'lax', 'none']).default('strict'),
   REFRESH_COOKIE_DOMAIN: z.string().optional(),
   REFRESH_COOKIE_SECURE: bool(true),
+  /**
+   * The origins (exact, or `https://*.example.com`) a browser may call every site from, and the only ones that may send
+   * the refresh cookie (with SVC_CORS_CREDENTIALS); empty: none. Sites add their own for bearer calls (`cors.origins`).
+   */
+  SVC_CORS_ORIGINS: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      for (const problem of parseOriginList(v).problems) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .transform((v) => parseOriginList(v).patterns),
+  /** Credentialed cross-origin calls (the refresh cookie) from the SVC_CORS_ORIGINS origins; off by default. */
+  SVC_CORS_CREDENTIALS: bool(false),
   SVC_RATE_LIMIT_FAIL_CLOSED: bool(false),
   SVC_RATE_LIMIT_MAX: z.coerce.number().int().min(1).default(300),
   SVC_RATE_LIMIT_WINDOW_S: z.coerce.number().int().min(1).default(60),
@@ -304,6 +318,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (translation) throw new Error(`invalid configuration:\n  ${translation}`);
   const { vapid, problem: vapidProblem } = readVapid(r.data);
   if (vapidProblem) throw new Error(`invalid configuration:\n  ${vapidProblem}`);
+  if (r.data.SVC_CORS_CREDENTIALS && r.data.SVC_CORS_ORIGINS.length === 0)
+    throw new Error(
+      'invalid configuration:\n  SVC_CORS_CREDENTIALS: credentialed calls need the origins that may make them (SVC_CORS_ORIGINS)',
+    );
   if (r.data.SVC_DEV_AUTH && r.data.NODE_ENV === 'production')
     throw new Error('invalid configuration:\n  SVC_DEV_AUTH: must be false when NODE_ENV=production');
   try {

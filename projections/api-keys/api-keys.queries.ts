@@ -79,6 +79,26 @@ export async function findApiKeyCredential(db: Db, keyId: string): Promise<ApiKe
   };
 }
 
+/** A publishable key's site and the origins it may be used from. */
+export interface PublishableKeyOrigins {
+  keyId: string;
+  siteId: string;
+  allowedOrigins: string[];
+}
+
+/**
+ * Every live publishable key's origins, across sites (the CORS index answers preflights from them); revoked and
+ * expired keys are left out.
+ */
+export async function publishableKeyOrigins(db: Db, now: Date): Promise<PublishableKeyOrigins[]> {
+  const r = await asSystem(db, (db) =>
+    sql<Pick<Row, 'key_id' | 'site_id' | 'allowed_origins'>>`
+    select key_id, site_id, allowed_origins from api_keys
+    where publishable and revoked_at is null and (expires_at is null or expires_at > ${now})`.execute(db),
+  );
+  return r.rows.map((k) => ({ keyId: k.key_id, siteId: k.site_id, allowedOrigins: k.allowed_origins ?? [] }));
+}
+
 /**
  * Records that the key was used at `at`, unless a use less than a minute earlier was already recorded (by this
  * node or another). Operational telemetry written straight to the read model, not an event: a use changes no

@@ -6,6 +6,8 @@ export {
   findApiKey,
   findApiKeyCredential,
   listApiKeys,
+  publishableKeyOrigins,
   touchApiKey,
   type ApiKeyCredential,
+  type PublishableKeyOrigins,
 } from './api-keys.queries.ts';

@@ -44,6 +44,15 @@ export async function listSites(db: Db, ids: string[] | null): Promise<SiteRecor
   return r.rows.map(toRecord);
 }
 
+/** Every site's `cors` setting (sites without one left out): the CORS index is built from them. */
+export async function siteCorsSettings(db: Db): Promise<{ siteId: string; cors: unknown }[]> {
+  const r = await asSystem(db, (db) =>
+    sql<{ site_id: string; cors: unknown }>`
+    select site_id, settings -> 'cors' as cors from sites where settings -> 'cors' is not null`.execute(db),
+  );
+  return r.rows.map((row) => ({ siteId: row.site_id, cors: row.cors }));
+}
+
 /** Who made the site (a user's id, or a process: `git-previewer`), or null when there is no such site. */
 export async function siteCreator(db: Db, siteId: string): Promise<string | null> {
   const r = await asSite(db, siteId, (db) =>

@@ -63,7 +63,9 @@ export function apiKeyAuthenticator(db: Db, store: EventStore, clock: Clock): Au
       if (!key || key.publishable !== parsed.publishable || !secretMatches(parsed.secret, key.secretHash))
         throw new InvalidApiKey();
       if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= now.getTime())) throw new InvalidApiKey();
-      if (key.publishable && (!ctx.origin || !key.allowedOrigins.includes(ctx.origin))) throw new OriginNotAllowed();
+      // A same-origin GET carries no Origin: the service's own pages may use a key (README "Calling from a browser").
+      if (key.publishable && !(ctx.origin ? key.allowedOrigins.includes(ctx.origin) : ctx.sameOrigin))
+        throw new OriginNotAllowed();
       touch(key.keyId, now);
       return {
         type: 'apiKey',

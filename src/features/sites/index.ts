@@ -3,7 +3,8 @@ import { sitesProjector } from '../../../projections/sites/index.ts';
 import { siteActivityProjector } from '../../../projections/site-activity/index.ts';
 import { sitesRoutes } from './http/sites.routes.ts';
 
-export { findSite, siteCreator } from '../../../projections/sites/index.ts';
+export { findSite, siteCorsSettings, siteCreator } from '../../../projections/sites/index.ts';
+export { SITE_EVENT_TYPES } from './site.events.ts';
 export { createSite, deleteSite, updateSite } from './site.commands.ts';
 export { SiteRecord } from './http/sites.schemas.ts';
 

@@ -1,6 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { SiteExists, SiteNotFound } from './site.errors.ts';
-import type { SiteEvent, SiteSettings } from './site.events.ts';
+import { originPatternProblem } from '../../kernel/http/cors-origins.ts';
+import { CorsOriginInvalid, SiteExists, SiteNotFound } from './site.errors.ts';
+import type { SiteCors, SiteEvent, SiteSettings } from './site.events.ts';
 
 /** `deleted`: the site ended; its id is not given again. */
 export type SiteState = { exists: false; deleted?: boolean } | { exists: true; name: string; settings: SiteSettings };
@@ -49,6 +50,7 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
         ];
       case 'UpdateSite': {
         if (!s.exists) throw new SiteNotFound({ siteId: cmd.data.siteId });
+        checkCors(cmd.data.settings?.cors);
         const name = cmd.data.name !== undefined && cmd.data.name !== s.name ? cmd.data.name : undefined;
         const changed = Object.entries(cmd.data.settings ?? {}).filter(
           ([k, v]) => JSON.stringify(v) !== JSON.stringify(s.settings[k as keyof SiteSettings]),
@@ -67,3 +69,11 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
     }
   },
 };
+
+/** Every origin pattern of a `cors` setting is one (a site never sets `*`, nor a path, nor a wildcard mid-name). */
+function checkCors(cors: SiteCors | undefined): void {
+  cors?.origins.forEach((pattern, index) => {
+    const problem = originPatternProblem(pattern);
+    if (problem) throw new CorsOriginInvalid({ index, problem });
+  });
+}

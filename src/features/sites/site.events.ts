@@ -9,6 +9,15 @@ export interface SiteSettings {
   public_registration?: boolean;
   /** Retention horizons in days per kind (GET /api/v1/retention); replaced as a whole, `{}` clears it. */
   retention?: Partial<Record<SiteRetentionKindName, number>>;
+  /** Origins allowed to make bearer calls from a browser, and whether public delivery answers only those. */
+  cors?: SiteCors;
+}
+
+/** A site's CORS setting: origin patterns (exact or `https://*.domain`), checked when set. */
+export interface SiteCors {
+  origins: string[];
+  /** `listed`: the public delivery API answers only the origins above; `any` (the default): every origin. */
+  delivery?: 'any' | 'listed';
 }
 
 /** A site (tenant) came into being. */

@@ -31,6 +31,11 @@ export interface AuthContext {
   /** The request path without the query. */
   path: string;
   origin: string | null;
+  /**
+   * No Origin header, and the request came from the service's own origin: `Sec-Fetch-Site: same-origin`, or a Host
+   * that is SVC_PUBLIC_URL's (a same-origin GET carries no Origin). A publishable key is accepted there.
+   */
+  sameOrigin?: boolean;
 }
 
 /**

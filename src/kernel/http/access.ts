@@ -23,6 +23,8 @@ export interface AccessOptions {
   siteExists(siteId: string): Promise<boolean>;
   /** SVC_DEV_AUTH: requests without a token act as this principal (never in production). */
   devActor?: () => Promise<Actor | null>;
+  /** The service's own host (SVC_PUBLIC_URL's `host[:port]`): a request without Origin to it is same-origin. */
+  ownHost?: string | null;
 }
 
 /**
@@ -33,16 +35,18 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
   app.decorateRequest('actor', null);
   app.decorateRequest('site', null);
   app.addHook('onRequest', async (req) => {
-    // Unmatched routes answer one plain 404, whoever asks.
-    if (!req.routeOptions.url) return;
+    // Unmatched routes answer one plain 404, whoever asks; so does a preflight the CORS policy did not answer.
+    if (!req.routeOptions.url || (req.method === 'OPTIONS' && req.routeOptions.url === '*')) return;
     const config = req.routeOptions.config ?? {};
     const caller = config.caller ?? 'bearer';
     const token = config.ownCredential && caller === 'public' ? null : bearer(req);
     const named = siteFromRequest(req.headers, req.headers.host);
     const origin = typeof req.headers.origin === 'string' ? req.headers.origin : null;
     const path = req.url.split('?')[0]!;
-    if (token) req.actor = await opts.authenticate(token, { siteId: named, method: req.method, path, origin });
-    else if (opts.devActor && caller !== 'public') req.actor = await opts.devActor();
+    if (token) {
+      const sameOrigin = !origin && sameOriginRequest(req, opts.ownHost);
+      req.actor = await opts.authenticate(token, { siteId: named, method: req.method, path, origin, sameOrigin });
+    } else if (opts.devActor && caller !== 'public') req.actor = await opts.devActor();
     if (caller !== 'public' && !req.actor) throw new AuthenticationRequired();
     if (req.actor?.readOnly && req.method !== 'GET' && req.method !== 'HEAD') throw new ReadOnlyKey();
     if (req.actor?.impersonator && (caller === 'admin' || caller === 'site-admin')) throw new NotWhileImpersonating();
@@ -64,6 +68,12 @@ export function installAccess(app: FastifyInstance, opts: AccessOptions): void {
     }
     req.site = { id: siteId };
   });
+}
+
+/** A browser says it sent the request from this origin, or the Host is the service's own public one. */
+function sameOriginRequest(req: FastifyRequest, ownHost: string | null | undefined): boolean {
+  if (req.headers['sec-fetch-site'] === 'same-origin') return true;
+  return !!ownHost && req.headers.host?.toLowerCase() === ownHost;
 }
 
 function bearer(req: FastifyRequest): string | null {

@@ -105,6 +105,8 @@ export const ERROR_KIND = {
   GIT_INTENTS_INVALID: 'unprocessable',
   GIT_OAUTH_NOT_CONFIGURED: 'unavailable',
   GIT_OAUTH_STATE_INVALID: 'invalid',
+  // A site's CORS origins (README "Calling from a browser"): a pattern that is not an origin or a subdomain wildcard.
+  CORS_ORIGIN_INVALID: 'invalid',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 

@@ -16,6 +16,18 @@ export const RetentionSettings = z
   .object(Object.fromEntries(SITE_RETENTION_KINDS.map((k) => [k, Days])) as Record<SiteRetentionKindName, typeof Days>)
   .strict();
 
+/**
+ * Browser access to the site (README "Calling from a browser"): `origins` may make bearer calls without cookies (the
+ * patterns are checked by the site's decider, CORS_ORIGIN_INVALID); `delivery: 'listed'` narrows the public delivery
+ * API from every origin to those. Replaced as a whole.
+ */
+export const CorsSettings = z
+  .object({
+    origins: z.array(z.string().max(300)).max(100),
+    delivery: z.enum(['any', 'listed']).optional(),
+  })
+  .strict();
+
 /** A site (tenant); `settings` holds default_save_action, upload_policy, public_registration and the like. */
 export const SiteRecord = z
   .object({
@@ -53,5 +65,6 @@ export const SettingsBody = z
       .optional(),
     public_registration: z.boolean().optional(),
     retention: RetentionSettings.optional(),
+    cors: CorsSettings.optional(),
   })
   .strict();
