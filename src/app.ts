@@ -23,6 +23,7 @@ import {
 import { installDeprecation } from './kernel/http/deprecation.ts';
 import { installCors } from './kernel/http/cors.ts';
 import { corsPolicy } from './cors-policy.ts';
+import { installCompression } from './kernel/http/compression.ts';
 import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
@@ -31,11 +32,12 @@ import { InvalidAccessToken } from './kernel/http/kernel.errors.ts';
 
 /**
  * Builds the HTTP application (no listen): kernel plugins, then every feature's routes. `logStream` takes the log
- * lines instead of standard output (a test reads what the framework warns about).
+ * lines instead of standard output (a test reads what the framework warns about); `compressionThreshold` lets a test
+ * compress answers smaller than the kilobyte the service waits for.
  */
 export async function buildApp(
   deps: AppDeps,
-  opts: { logger?: boolean; logStream?: pino.DestinationStream } = {},
+  opts: { logger?: boolean; logStream?: pino.DestinationStream; compressionThreshold?: number } = {},
 ): Promise<FastifyInstance> {
   const c = deps.config;
   const app = Fastify({
@@ -88,6 +90,8 @@ export async function buildApp(
     excludedPaths: c.EXCLUDED_PATHS,
   });
   await app.register(cookie);
+  // Before any route: only routes registered after it are compressed.
+  await installCompression(app, { threshold: opts.compressionThreshold });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

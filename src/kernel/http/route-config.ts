@@ -24,6 +24,12 @@ declare module 'fastify' {
     site?: boolean;
     /** A retiring route: answers Deprecation, Sunset and a Link to its changelog entry (spec "Versioning"). */
     retiring?: Retiring;
+    /**
+     * The route's answer carries a secret chosen for this request (a session, a key, a TOTP seed, recovery codes, a
+     * signing secret shown once): it is never compressed, so its size cannot reveal the secret next to text the
+     * caller chose (BREACH). See `kernel/http/compression.ts`.
+     */
+    secretAnswer?: boolean;
   }
   interface FastifyRequest {
     actor: Actor | null;

@@ -51,7 +51,7 @@ export const apiKeysRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db, st
   app.post(
     '/api/v1/api-keys',
     {
-      config,
+      config: { ...config, secretAnswer: true },
       schema: {
         ...schema,
         summary: 'Create an API key (the plaintext key is in this answer only)',

@@ -26,7 +26,7 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     '/api/v1/auth/login',
     {
-      config: { caller: 'public', site: false },
+      config: { caller: 'public', site: false, secretAnswer: true },
       schema: {
         body: LoginBody,
         tags: ['auth'],
@@ -49,7 +49,7 @@ export const authRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     '/api/v1/auth/refresh',
     {
-      config: { caller: 'public', site: false },
+      config: { caller: 'public', site: false, secretAnswer: true },
       schema: {
         body: RefreshBody,
         tags: ['auth'],

@@ -53,7 +53,7 @@ export const meRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     '/api/v1/me/change-password',
     {
-      config: { site: false },
+      config: { site: false, secretAnswer: true },
       schema: {
         body: ChangePasswordBody,
         tags: ['me'],

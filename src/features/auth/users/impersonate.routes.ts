@@ -26,7 +26,7 @@ export const impersonateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   app.post(
     '/api/v1/users/:id/impersonate',
     {
-      config: { caller: 'admin' },
+      config: { caller: 'admin', secretAnswer: true },
       schema: {
         tags: ['users'],
         summary: 'Impersonate a member (a short-lived token acting as them)',

@@ -71,7 +71,7 @@ export const inviteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   app.post(
     '/api/v1/auth/accept-invite',
     {
-      config: { caller: 'public', site: false },
+      config: { caller: 'public', site: false, secretAnswer: true },
       schema: {
         tags: ['auth'],
         summary: 'Accept an invitation (sets the password; answers a session)',

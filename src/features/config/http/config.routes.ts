@@ -67,7 +67,7 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
   app.post(
     '/api/v1/config/import',
     {
-      config: { caller: 'admin' },
+      config: { caller: 'admin', secretAnswer: true },
       bodyLimit: BODY_LIMIT,
       schema: {
         tags,

@@ -202,7 +202,7 @@ export const flowsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     `${BASE}/:id/token`,
     {
-      config: SITE_ADMIN,
+      config: { ...SITE_ADMIN, secretAnswer: true },
       schema: {
         tags,
         summary: 'Issue a new webhook token (shown once; the old one stops working)',

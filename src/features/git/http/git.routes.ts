@@ -79,7 +79,7 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     BASE,
     {
-      config,
+      config: { ...config, secretAnswer: true },
       schema: {
         tags,
         summary: 'Connect a repository (its token and webhook secret are sealed, never shown again)',
@@ -225,7 +225,7 @@ export const gitRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     `${BASE}/:id/gitops/sync`,
     {
-      config,
+      config: { ...config, secretAnswer: true },
       schema: {
         tags,
         summary:

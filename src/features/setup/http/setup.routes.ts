@@ -44,7 +44,7 @@ export const setupRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     '/api/v1/setup/complete',
     {
-      config: { caller: 'public', site: false },
+      config: { caller: 'public', site: false, secretAnswer: true },
       schema: {
         body: CompleteBody,
         tags: ['setup'],

@@ -63,7 +63,7 @@ export const webhooksRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
   app.post(
     BASE,
     {
-      config: ADMIN,
+      config: { ...ADMIN, secretAnswer: true },
       schema: {
         tags,
         summary: 'Create a webhook (a secret is generated and returned once when none is given)',

@@ -66,6 +66,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/me/tfa/setup',
     {
       ...me,
+      config: { ...me.config, secretAnswer: true },
       schema: {
         ...me.schema,
         summary: 'Start TOTP enrollment (password step-up; the secret is shown once)',
@@ -85,6 +86,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/me/tfa/confirm',
     {
       ...me,
+      config: { ...me.config, secretAnswer: true },
       schema: {
         ...me.schema,
         summary: 'Confirm TOTP enrollment with a live code; answers the recovery codes',
@@ -104,6 +106,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     '/api/v1/me/tfa/recovery-codes',
     {
       ...me,
+      config: { ...me.config, secretAnswer: true },
       schema: {
         ...me.schema,
         summary: 'Regenerate the recovery codes',
@@ -142,7 +145,7 @@ export const tfaRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   app.post(
     '/api/v1/auth/verify-totp',
     {
-      config: { caller: 'public', site: false },
+      config: { caller: 'public', site: false, secretAnswer: true },
       schema: {
         tags: ['auth'],
         summary: 'Answer the second-factor challenge with a code or a recovery code',
