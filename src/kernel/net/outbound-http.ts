@@ -2,6 +2,7 @@ import dns from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
+import { PassThrough, type Readable } from 'node:stream';
 import { isPublicAddress } from './address-policy.ts';
 
 export interface OutboundOptions {
@@ -76,6 +77,30 @@ export async function resolvePublic(url: URL, allowPrivate = false): Promise<{ a
  * answer differently), redirects are never followed, and time and size are bounded.
  */
 export async function outboundRequest(raw: string, opts: OutboundOptions = {}): Promise<OutboundResponse> {
+  const res = await outboundStream(raw, { ...opts, maxBytes: opts.maxBytes ?? 1_048_576 });
+  const chunks: Buffer[] = [];
+  try {
+    for await (const c of res.body) chunks.push(c as Buffer);
+  } catch (err) {
+    throw wrap(err as Error);
+  }
+  return { status: res.status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** An answer whose body is read as it arrives (a file being imported), never held whole. */
+export interface OutboundStream {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** The body; it fails with an OutboundError past `maxBytes` (counted on the bytes), the timeout or a break. */
+  body: Readable;
+}
+
+/**
+ * `outboundRequest` with the body as a stream: the same address rules, no redirects, and the timeout covering the
+ * whole exchange including the body; `maxBytes` (default 1 MiB) is counted on the bytes as they arrive. The
+ * caller reads or destroys the body.
+ */
+export async function outboundStream(raw: string, opts: OutboundOptions = {}): Promise<OutboundStream> {
   const url = checkUrl(raw, opts);
   const timeoutMs = opts.timeoutMs ?? 5_000;
   const maxBytes = opts.maxBytes ?? 1_048_576;
@@ -91,7 +116,7 @@ export async function outboundRequest(raw: string, opts: OutboundOptions = {}): 
     else cb(null, pinned.address, pinned.family);
   };
   const client = url.protocol === 'https:' ? https : http;
-  return new Promise<OutboundResponse>((resolve, reject) => {
+  return new Promise<OutboundStream>((resolve, reject) => {
     const req = client.request(
       url,
       {
@@ -107,17 +132,31 @@ export async function outboundRequest(raw: string, opts: OutboundOptions = {}): 
           res.destroy();
           return reject(new OutboundError('redirect', `answered ${status}: redirects are not followed`));
         }
-        const chunks: Buffer[] = [];
+        // The body fails only with an OutboundError: past the cap, on the timeout, or when the connection breaks.
+        const body = new PassThrough();
+        // It may fail before its reader is attached; the reader still gets the error (the stream keeps it).
+        body.on('error', () => undefined);
         let size = 0;
-        res.on('data', (c: Buffer) => {
-          size += c.length;
-          if (size > maxBytes) {
-            res.destroy();
-            reject(new OutboundError('too_large', `the answer is larger than ${maxBytes} bytes`));
-          } else chunks.push(c);
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes)
+            body.destroy(new OutboundError('too_large', `the answer is larger than ${maxBytes} bytes`));
+          else if (!body.write(chunk)) res.pause();
         });
-        res.on('end', () => resolve({ status, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (err) => reject(wrap(err)));
+        body.on('drain', () => res.resume());
+        res.on('end', () => body.end());
+        const broken = (err?: Error) =>
+          body.destroy(
+            deadline.aborted
+              ? new OutboundError('timeout', 'timed out')
+              : err
+                ? wrap(err)
+                : new OutboundError('network', 'the connection closed early'),
+          );
+        res.on('error', broken);
+        res.on('aborted', () => broken());
+        body.on('close', () => res.destroy());
+        resolve({ status, headers: res.headers, body });
       },
     );
     req.on('error', (err) => reject(wrap(err)));
