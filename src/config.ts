@@ -264,6 +264,10 @@ const EnvSchema = z.object({
   SVC_TRANSFORM_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
   /** Originals with more pixels are not transformed (refused before their bytes are read). */
   SVC_TRANSFORM_MAX_PIXELS: z.coerce.number().int().min(1).default(50_000_000),
+  /** Lets file imports (POST /api/v1/files/import) fetch from private, loopback and link-local addresses (tests only). */
+  SVC_FILE_IMPORT_ALLOW_PRIVATE: bool(false),
+  /** How long one file import may take, the whole exchange with the remote server (its body included). */
+  SVC_FILE_IMPORT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** How often one node removes the bytes of uploads that expired unregistered (0: never). */
   SVC_UPLOAD_SWEEP_MS: z.coerce.number().int().min(0).default(600_000),
   /** Derivatives one original may get from ad-hoc transform parameters (presets are not counted against it). */

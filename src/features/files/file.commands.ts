@@ -138,13 +138,24 @@ async function guardUploadBytes(
   return received;
 }
 
-const guarded = (r: ReceivedUpload): GuardedBytes => ({
+/** What the guard established about received bytes, as the upload events keep it. */
+export const guarded = (r: ReceivedUpload): GuardedBytes => ({
   size: r.size,
   sha256: r.sha256,
   mimeType: r.inspection.mimeType,
   extension: r.inspection.extension,
   ...(r.inspection.width !== undefined ? { width: r.inspection.width } : {}),
   ...(r.inspection.height !== undefined ? { height: r.inspection.height } : {}),
+});
+
+/** A file record's values that come from its bytes (set when it is created, read-only after). */
+export const valuesFromBytes = (filename: string, bytes: GuardedBytes) => ({
+  filename,
+  type: bytes.mimeType,
+  filesize: bytes.size,
+  sha256: bytes.sha256,
+  width: bytes.width ?? null,
+  height: bytes.height ?? null,
 });
 
 /**
@@ -211,15 +222,7 @@ export async function registerFile(
       received = await guardUploadBytes(deps, ctx, state, incoming.body, incoming.size);
       bytes = guarded(received);
     }
-    const values = {
-      ...item!.values,
-      filename: state.filename,
-      type: bytes.mimeType,
-      filesize: bytes.size,
-      sha256: bytes.sha256,
-      width: bytes.width ?? null,
-      height: bytes.height ?? null,
-    };
+    const values = { ...item!.values, ...valuesFromBytes(state.filename, bytes) };
     await guard.checkValidation(req, s, fileId, values, scope);
     // The upload is claimed before the file is made: of two registrations racing, one makes a file.
     await sendUpload(deps, ctx, uploadId, {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
 import { deliverAssetsRoutes } from './http/deliver-assets.routes.ts';
+import { filesCreateRoutes } from './http/files-create.routes.ts';
 import { filesRoutes } from './http/files.routes.ts';
 import { foldersRoutes } from './http/folders.routes.ts';
 import { mediaRoutes } from './http/media.routes.ts';
@@ -20,6 +21,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   });
   await app.register(mediaRoutes, { ...deps, transformer });
   await app.register(filesRoutes, { ...deps, transformer });
+  await app.register(filesCreateRoutes, deps);
   await app.register(deliverAssetsRoutes, { ...deps, transformer });
   await app.register(uploadsConfigRoutes, deps);
   await app.register(presetsRoutes, deps);

@@ -15,7 +15,6 @@ import {
   ItemReadQuery,
   itemGuard,
   itemReader,
-  ItemsCreatedBody,
   ItemWriteBody,
   present,
   readItem,
@@ -29,34 +28,18 @@ import {
   writtenRecord,
 } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
-import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload, registerFile } from '../file.commands.ts';
+import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
 import { checkFolder } from '../folder.commands.ts';
 import { refusePublicUpload } from '../media.guard.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';
 import { adHoc, asksTransform, derivativeName, TransformQuery } from '../transform/transform.params.ts';
 import type { Transformer } from '../transform/transformer.ts';
-import { Binary } from './files.schemas.ts';
+import { Binary, FileId, FileValues } from './files.schemas.ts';
 import { sendDerivative, sendObject } from './send-object.ts';
 
 type Raw = Record<string, string>;
-const FileId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a file id');
 const IdParams = z.object({ id: FileId });
-const Focal = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) }).strict();
-/** What a request may set on a file record; the rest comes from its bytes. */
-const FileValues = z
-  .object({
-    title: z.string().max(300).nullable(),
-    description: z.string().max(10_000).nullable(),
-    tags: z.array(z.string().min(1).max(100)).max(50).nullable(),
-    folder: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a folder id')
-      .nullable(),
-    focal_point: Focal.nullable(),
-  })
-  .partial()
-  .strict();
 const PresignBody = z
   .object({
     filename: z.string().min(1).max(255),
@@ -64,7 +47,6 @@ const PresignBody = z
     size: z.number().int().min(0),
   })
   .strict();
-const RegisterBody = FileValues.extend({ uploadId: FileId }).strict();
 const UploadAddress = z.object({
   uploadId: z.string(),
   url: z.string(),
@@ -103,7 +85,8 @@ const BYTE_FIELDS = ['sha256', 'type', 'filename'] as const;
 /**
  * File records (spec "Files and media"): items of the system collection `files`, so lists, filters, `fields`,
  * relations and time travel work as for items, under the `media` rules. Bytes arrive at an upload address (a
- * presigned S3 PUT, or the service's signed PUT on disk), pass the upload guard, and become a file on registration.
+ * presigned S3 PUT, or the service's signed PUT on disk), pass the upload guard, and become a file on registration
+ * (POST /api/v1/files, with multipart uploads and imports, is `filesCreateRoutes`).
  */
 export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transformer }> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
@@ -168,30 +151,6 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       },
     );
   });
-
-  app.post(
-    '/api/v1/files',
-    {
-      schema: {
-        tags,
-        summary: 'Register an uploaded file',
-        body: RegisterBody,
-        response: { 201: ItemsCreatedBody, ...UPLOAD_FAILURES },
-      },
-    },
-    async (req, reply) => {
-      await refusePublicUpload(authorizer, req);
-      await authorizer.require(req, FILES_COLLECTION, 'create');
-      const s = await files(req);
-      const { uploadId, ...values } = req.body;
-      const ctx = commandContext(req, clock);
-      await checkFolder(deps, ctx.siteId, values.folder);
-      const created = await registerFile(deps, req, ctx, { uploadId, schema: s, values });
-      reply.status(201);
-      const [record] = await present(deps, req, s, created.records);
-      return { data: record, meta: { revisionId: created.revisionIds[0] } };
-    },
-  );
 
   app.get(
     '/api/v1/files',
@@ -272,8 +231,8 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
     async (req, reply) => {
       const s = await files(req);
       await guard.authorizeWrite(req, s, 'delete', req.params.id);
-      await guard.refuseIfHeldUp(req, s, req.params.id);
-      await deleteItem(deps, commandContext(req, clock), { schema: s, id: req.params.id });
+      const held = await guard.refuseIfHeldUp(req, s, req.params.id);
+      await deleteItem(deps, commandContext(req, clock), { schema: s, id: req.params.id }, held);
       return reply.status(204).send();
     },
   );

@@ -40,3 +40,23 @@ export const UploadConfig = z
 
 /** Binary answers (downloads): the bytes as stored. */
 export const Binary = z.any().meta({ description: 'The bytes of the object', format: 'binary' });
+
+/** A file record's id. */
+export const FileId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'a file id');
+const Focal = z.object({ x: z.number().min(0).max(1), y: z.number().min(0).max(1) }).strict();
+/** What a request may set on a file record; the rest comes from its bytes. */
+export const FileValues = z
+  .object({
+    title: z.string().max(300).nullable(),
+    description: z.string().max(10_000).nullable(),
+    tags: z.array(z.string().min(1).max(100)).max(50).nullable(),
+    folder: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'a folder id')
+      .nullable(),
+    focal_point: Focal.nullable(),
+  })
+  .partial()
+  .strict();
+
+export type FileValues = z.infer<typeof FileValues>;
