@@ -97,7 +97,7 @@ describe('image transforms of media', () => {
   it('picks the format from Accept with format=auto, and says so with Vary', async () => {
     const avif = await transformed('width=40&format=auto', { accept: 'image/avif,image/webp,*/*' });
     expect(avif.meta.format).toBe('heif');
-    expect(avif.redirect.headers.vary).toBe('Accept');
+    expect(avif.redirect.headers.vary).toBe('Accept, Origin');
     const webp = await transformed('width=40&format=auto', { accept: 'image/webp,*/*' });
     expect(webp.meta.format).toBe('webp');
     const plain = await transformed('width=40&format=auto', { accept: '*/*' });
