@@ -24,7 +24,7 @@ export {
   type EncryptedFields,
 } from './item-envelopes.queries.ts';
 export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';
-export { liveTargets } from './item-targets.queries.ts';
+export { holdLiveTargets, liveTargets } from './item-targets.queries.ts';
 export { expandPaths, reachedCollections, type DropField } from './item-paths.ts';
 export { schemaReader, type SchemaReader } from './schema-reader.ts';
 export { itemsCreatedBy, type ItemCursor } from './item-authors.queries.ts';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
+import type { AppDeps } from '../../deps.ts';
 
 let t: TestApp;
 let admin: string;
@@ -237,5 +238,112 @@ describe('relation values', () => {
       ]);
       expect((await call('GET', '/api/v1/items/articles/pin')).json().data.author).toBe('ada');
     });
+  });
+});
+
+/**
+ * The relation check before the append and the append itself are two steps; another writer can commit in between.
+ * These tests put the other writer there (its request runs when this write's append starts) and expect the append's
+ * own check, made inside its transaction, to refuse what the first check could not see.
+ */
+describe('a deletion racing a write that names its target', () => {
+  type Append = AppDeps['store']['appendMany'];
+  /** Runs `meanwhile` once, just before the first append touching a stream that `streamPart` names. */
+  async function between<T>(streamPart: string, meanwhile: () => Promise<unknown>, write: () => Promise<T>) {
+    const store = t.deps.store;
+    const append = store.append.bind(store);
+    const appendMany: Append = store.appendMany.bind(store);
+    let armed = true;
+    const before = async (ids: string[]) => {
+      if (!armed || !ids.some((id) => id.includes(streamPart))) return;
+      armed = false;
+      await meanwhile();
+    };
+    store.append = async (streamId, events, opts) => (await before([streamId]), append(streamId, events, opts));
+    store.appendMany = async (batch) => (await before(batch.map((b) => b.streamId)), appendMany(batch));
+    try {
+      return await write();
+    } finally {
+      store.append = append;
+      store.appendMany = appendMany;
+      expect(armed, `no append touched ${streamPart}`).toBe(false);
+    }
+  }
+
+  beforeAll(async () => {
+    for (const name of ['people', 'memos']) await ok('POST', '/api/v1/collections', { name });
+    await ok('POST', '/api/v1/fields/people', { field: 'name', type: 'string' });
+    await ok('POST', '/api/v1/fields/memos', { field: 'owner', type: 'string' });
+    await ok('POST', '/api/v1/fields/memos', { field: 'reviewer', type: 'string' });
+    const rel = (body: object) => ok('POST', '/api/v1/relations', body);
+    await rel({ kind: 'm2o', collection: 'memos', field: 'owner', target: 'people', onDelete: 'restrict' });
+    await rel({ kind: 'm2o', collection: 'memos', field: 'reviewer', target: 'people', onDelete: 'set null' });
+  });
+
+  it('refuses a create whose target is deleted after the check and before the append, storing nothing', async () => {
+    await ok('POST', '/api/v1/items/people', { id: 'p1', name: 'One' });
+    const res = await between(
+      '/memos/',
+      () => ok('DELETE', '/api/v1/items/people/p1'),
+      () => call('POST', '/api/v1/items/memos', { id: 'm1', reviewer: 'p1' }),
+    );
+    refusedAt(res, ['reviewer']);
+    expect((await call('GET', '/api/v1/items/memos/m1')).statusCode).toBe(404);
+  });
+
+  it('refuses an update and a bulk create the same way', async () => {
+    await ok('POST', '/api/v1/items/people', [
+      { id: 'p2', name: 'Two' },
+      { id: 'p3', name: 'Three' },
+    ]);
+    await ok('POST', '/api/v1/items/memos', { id: 'm2' });
+    const patched = await between(
+      '/memos/m2',
+      () => ok('DELETE', '/api/v1/items/people/p2'),
+      () => call('PATCH', '/api/v1/items/memos/m2', { reviewer: 'p2' }),
+    );
+    refusedAt(patched, ['reviewer']);
+    expect((await ok('GET', '/api/v1/items/memos/m2')).data.reviewer).toBeNull();
+    const bulk = await between(
+      '/memos/',
+      () => ok('DELETE', '/api/v1/items/people/p3'),
+      () =>
+        call('POST', '/api/v1/items/memos', [
+          { id: 'm3', reviewer: null },
+          { id: 'm4', reviewer: 'p3' },
+        ]),
+    );
+    refusedAt(bulk, ['1', 'reviewer']);
+    expect((await call('GET', '/api/v1/items/memos/m3')).statusCode).toBe(404);
+  });
+
+  it('refuses a delete held up by a restrict relation made after its check, keeping the item', async () => {
+    await ok('POST', '/api/v1/items/people', { id: 'p4', name: 'Four' });
+    const res = await between(
+      '/people/p4',
+      () => ok('POST', '/api/v1/items/memos', { id: 'm5', owner: 'p4' }),
+      () => call('DELETE', '/api/v1/items/people/p4'),
+    );
+    expect(res.statusCode, res.body).toBe(409);
+    expect(res.json().errors[0]).toMatchObject({ code: 'DEPENDENT_RECORDS_EXIST' });
+    expect((await ok('GET', '/api/v1/items/people/p4')).data.name).toBe('Four');
+    expect((await ok('GET', '/api/v1/items/memos/m5')).data.owner).toBe('p4');
+  });
+
+  it('leaves no memo pointing at a deleted person when the writes and the deletion truly run at once', async () => {
+    for (let round = 0; round < 6; round++) {
+      const p = `q${round}`;
+      await ok('POST', '/api/v1/items/people', { id: p, name: p });
+      const [deleted, ...writes] = await Promise.all([
+        call('DELETE', `/api/v1/items/people/${p}`),
+        ...[0, 1, 2].map((i) => call('POST', '/api/v1/items/memos', { id: `${p}m${i}`, owner: p })),
+      ]);
+      for (const w of writes) expect([201, 422], w.body).toContain(w.statusCode);
+      expect([204, 409], deleted!.body).toContain(deleted!.statusCode);
+      const pointing = (await ok('GET', `/api/v1/items/memos?filter[owner][_eq]=${p}`)).data as unknown[];
+      expect(pointing).toHaveLength(writes.filter((w) => w.statusCode === 201).length);
+      if (deleted!.statusCode === 204) expect(pointing).toEqual([]);
+      else expect(pointing.length).toBeGreaterThan(0);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { callerKeyProblem } from '../../kernel/safe/caller-key.ts';
@@ -66,12 +67,14 @@ function send(
   s: CollectionSchema,
   id: string,
   make: (data: ItemCommandData) => ItemCommand,
+  check?: AppendCheck,
 ) {
   const collection = s.collection.name;
   const command = make(dataFor(ctx, s.schema, collection, id));
   return handleCommand(deps.store, itemDecider, itemStream(ctx.siteId, collection, id), command, {
     metadata: ctx.metadata,
     expectedVersion: ctx.expectedVersion,
+    check,
   });
 }
 
@@ -81,6 +84,7 @@ export function sendItemCommands(
   ctx: CommandContext,
   schema: SiteSchema,
   targets: ItemTarget[],
+  check?: AppendCheck,
 ) {
   return handleCommands(
     deps.store,
@@ -90,7 +94,7 @@ export function sendItemCommands(
       command: (current: ItemState) => t.make(dataFor(ctx, schema, t.collection, t.id), current),
       fresh: t.fresh,
     })),
-    { metadata: ctx.metadata },
+    { metadata: ctx.metadata, check },
   );
 }
 
@@ -113,7 +117,7 @@ export async function createItems(
   );
   if (problems.length) throw new InvalidNewItems(problems);
   const name = s.collection.name;
-  await checkReferences(
+  const check = await checkReferences(
     deps,
     ctx.siteId,
     input.as,
@@ -141,6 +145,7 @@ export async function createItems(
         data: { ...data, values: sealValues(deps, ctx.siteId, s, p.id, personal[i]!, at(p)) },
       }),
     })),
+    check,
   );
   const records = written.map((w, i) => {
     const e = w.events[0]!.data as { values: Record<string, unknown>; at: string; by: string };
@@ -166,28 +171,28 @@ const references = (deps: Deps, ctx: CommandContext, input: Written, values: Ite
 
 /** Sets the given fields of an item (PATCH). */
 export async function updateItem(deps: Deps, ctx: CommandContext, input: Written & { changes: ItemValues }) {
-  await references(deps, ctx, input, input.changes);
+  const check = await references(deps, ctx, input, input.changes);
   const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
-  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpdateItem', data: { ...data, changes } }));
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpdateItem', data: { ...data, changes } }), check);
 }
 
 /** Replaces all values of an item (PUT). */
 export async function replaceItem(deps: Deps, ctx: CommandContext, input: Written & { values: ItemValues }) {
-  await references(deps, ctx, input, input.values);
+  const check = await references(deps, ctx, input, input.values);
   const values = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.values));
-  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'ReplaceItem', data: { ...data, values } }));
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'ReplaceItem', data: { ...data, values } }), check);
 }
 
 /** Writes a singleton's one record: created on the first write, updated after. */
 export async function upsertSingleton(deps: Deps, ctx: CommandContext, input: Written & { changes: ItemValues }) {
-  await references(deps, ctx, input, input.changes);
+  const check = await references(deps, ctx, input, input.changes);
   const changes = sealValues(deps, ctx.siteId, input.schema, input.id, await personal(deps, ctx, input, input.changes));
-  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpsertItem', data: { ...data, changes } }));
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'UpsertItem', data: { ...data, changes } }), check);
 }
 
-/** Soft-deletes an item. */
-export function deleteItem(deps: Pick<AppDeps, 'store'>, ctx: CommandContext, input: One) {
-  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'DeleteItem', data }));
+/** Soft-deletes an item; `check` (from the guard's refuseIfHeldUp) holds restrict relations inside the append. */
+export function deleteItem(deps: Pick<AppDeps, 'store'>, ctx: CommandContext, input: One, check?: AppendCheck) {
+  return send(deps, ctx, input.schema, input.id, (data) => ({ type: 'DeleteItem', data }), check);
 }
 
 /** Brings a soft-deleted item back. */
@@ -200,12 +205,17 @@ export function revertItem(
   deps: Pick<AppDeps, 'store'>,
   ctx: CommandContext,
   input: One & { revision: { id: string; data: ItemValues } },
+  check?: AppendCheck,
 ) {
   const { id: revisionId, data: values } = input.revision;
-  return send(deps, ctx, input.schema, input.id, (data) => ({
-    type: 'RevertItem',
-    data: { ...data, values, revisionId },
-  }));
+  return send(
+    deps,
+    ctx,
+    input.schema,
+    input.id,
+    (data) => ({ type: 'RevertItem', data: { ...data, values, revisionId } }),
+    check,
+  );
 }
 
 /** Makes a named version's stored values main's; `diverged` records that main changed since the version was taken. */
@@ -213,12 +223,17 @@ export function promoteVersion(
   deps: Pick<AppDeps, 'store'>,
   ctx: CommandContext,
   input: One & { key: string; values: ItemValues; diverged: boolean },
+  check?: AppendCheck,
 ) {
   const { key, values, diverged } = input;
-  return send(deps, ctx, input.schema, input.id, (data) => ({
-    type: 'PromoteVersion',
-    data: { ...data, key, values, diverged },
-  }));
+  return send(
+    deps,
+    ctx,
+    input.schema,
+    input.id,
+    (data) => ({ type: 'PromoteVersion', data: { ...data, key, values, diverged } }),
+    check,
+  );
 }
 
 /** The new items of a create body (or bodies): their ids, and the rule's presets under what each body gives. */

@@ -3,7 +3,8 @@ import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import { newItems, type NewItem } from './item.commands.ts';
 import { CollectionNotFound, DependentRecordsExist, SingletonCreate } from './item.errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { findDependents } from '../../../projections/item-documents/index.ts';
+import { findDependents, type Dependent } from '../../../projections/item-documents/index.ts';
+import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import { isSystemCollection } from '../schema/index.ts';
 import type { ItemValues } from './item.events.ts';
 import { itemPermissions } from './item.permissions.ts';
@@ -72,14 +73,21 @@ export function itemGuard(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas'>) 
 
   /**
    * Restrict relations block a delete; set null and cascade wait for resolve-dependents (spec "Items"). An item that
-   * is not there answers 404 (from the command) even when references to its id remain.
+   * is not there answers 404 (from the command) even when references to its id remain. Returns the check the
+   * delete's append runs: the item's row is marked deleted (and so locked) before it looks again, so an item made to
+   * point here meanwhile either committed first and is found, or waits for the deletion and is refused
+   * (checkReferences' check).
    */
-  const refuseIfHeldUp = async (caller: Principal, s: CollectionSchema, id: string): Promise<void> => {
+  const refuseIfHeldUp = async (caller: Principal, s: CollectionSchema, id: string): Promise<AppendCheck> => {
     const site = siteOf(caller);
     const name = s.collection.name;
+    const heldUp = async (dependents: Dependent[]) => {
+      if (dependents.some((d) => d.onDelete === 'restrict'))
+        throw new DependentRecordsExist(await permissions.readableSamples(caller, s.schema, dependents));
+    };
     const dependents = await readAsSite(deps.db, site, (trx) => findDependents(trx, site, s.schema, name, id));
-    if (dependents.some((d) => d.onDelete === 'restrict') && (await readItem(deps, site, name, id)))
-      throw new DependentRecordsExist(await permissions.readableSamples(caller, s.schema, dependents));
+    if (await readItem(deps, site, name, id)) await heldUp(dependents);
+    return async (trx) => heldUp(await findDependents(trx, site, s.schema, name, id));
   };
 
   return { ...permissions, collection, mayAdminister, authorizeCreate, authorizeUpdate, refuseIfHeldUp };

@@ -2,7 +2,13 @@ import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { liveTargets, relationOn, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { AppendCheck } from '../../kernel/es/event-store.ts';
+import {
+  holdLiveTargets,
+  liveTargets,
+  relationOn,
+  type SiteSchema,
+} from '../../../projections/item-documents/index.ts';
 import { InvalidReferences } from './item.errors.ts';
 import { readGuard } from './item.permissions.ts';
 
@@ -60,6 +66,10 @@ export function referencesOf(schema: SiteSchema, w: ReferenceWrite): Reference[]
  * existence alone). One query for all the ids of the writes, whatever their number; nothing when no relation value
  * is written. A reference to nothing used to be stored and read back as null. `fresh`: the items the same write
  * creates, which its values may name (a bulk create of a thread whose replies name their parent, an item itself).
+ *
+ * Returns the check the write's append runs (undefined when it names nothing): the same items, live, and locked
+ * until the commit, so an item deleted between this read and the append refuses the write the same way instead of
+ * leaving a reference to nothing (see holdLiveTargets).
  */
 export async function checkReferences(
   deps: Pick<AppDeps, 'db' | 'authorizer'>,
@@ -68,11 +78,11 @@ export async function checkReferences(
   schema: SiteSchema,
   writes: ReferenceWrite[],
   fresh?: { collection: string; ids: ReadonlySet<string> },
-): Promise<void> {
+): Promise<AppendCheck | undefined> {
   const refs = writes
     .flatMap((w) => referencesOf(schema, w))
     .filter((r) => !fresh || r.collection !== fresh.collection || !fresh.ids.has(r.id));
-  if (!refs.length) return;
+  if (!refs.length) return undefined;
   const wanted = new Map<string, string[]>();
   for (const r of refs) {
     const ids = wanted.get(r.collection) ?? [];
@@ -81,13 +91,17 @@ export async function checkReferences(
   }
   const guard = writer ? readGuard(await deps.authorizer.rights(writer)) : undefined;
   const found = await readAsSite(deps.db, siteId, (trx) => liveTargets(trx, siteId, schema, wanted, guard));
-  const problems: ErrorObject[] = refs
-    .filter((r) => !found.get(r.collection)?.has(r.id))
-    .map((r) => ({
-      code: 'VALIDATION_FAILED',
-      message: `${r.path.join('.')} names no item ${r.id} of ${r.collection || 'a collection'} that you may read`,
-      path: r.path,
-      extensions: { reason: 'invalid_relation', collection: r.collection, id: r.id },
-    }));
-  if (problems.length) throw new InvalidReferences(problems);
+  const refuse = (live: Map<string, Set<string>>) => {
+    const problems: ErrorObject[] = refs
+      .filter((r) => !live.get(r.collection)?.has(r.id))
+      .map((r) => ({
+        code: 'VALIDATION_FAILED',
+        message: `${r.path.join('.')} names no item ${r.id} of ${r.collection || 'a collection'} that you may read`,
+        path: r.path,
+        extensions: { reason: 'invalid_relation', collection: r.collection, id: r.id },
+      }));
+    if (problems.length) throw new InvalidReferences(problems);
+  };
+  refuse(found);
+  return async (trx) => refuse(await holdLiveTargets(trx, siteId, wanted));
 }

@@ -20,6 +20,7 @@ import {
   siteOfStream,
   WrongExpectedVersion,
   type AppendListener,
+  type AppendOptions,
   type AppendRequest,
   type AppendResult,
   type EventStore,
@@ -78,11 +79,8 @@ export class EsdbEventStore implements EventStore {
     return this.listeners.add(listener);
   }
 
-  async append(
-    streamId: string,
-    events: NewEvent[],
-    opts: { expectedVersion: ExpectedVersion },
-  ): Promise<AppendResult> {
+  /** `opts.checks` do not run: EventStoreDB has no transaction beside the read models (see AppendCheck). */
+  async append(streamId: string, events: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const started = performance.now();
     siteOfStream(streamId);

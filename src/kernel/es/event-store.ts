@@ -11,11 +11,27 @@ export interface AppendResult {
   events: StoredEvent[];
 }
 
+/**
+ * A check that runs inside the append's transaction, after the inline projectors have written the stream's events:
+ * throwing refuses the append (nothing of it is written). A check that reads a read model sees it as of this append,
+ * and the rows it locks stay locked until the commit, so a rule between several records (a relation's target is
+ * there) holds against a concurrent write. PostgreSQL and PGlite run it; EventStoreDB has no transaction beside its
+ * read models and does not (the check made before the append is all there is there).
+ */
+export type AppendCheck = (trx: Transaction<DB>) => Promise<void>;
+
 /** One stream's part of an atomic multi-stream append. */
 export interface AppendRequest {
   streamId: string;
   events: NewEvent[];
   expectedVersion: ExpectedVersion;
+  checks?: readonly AppendCheck[];
+}
+
+/** What an append of one stream is given besides its events. */
+export interface AppendOptions {
+  expectedVersion: ExpectedVersion;
+  checks?: readonly AppendCheck[];
 }
 
 export interface ReadStreamOptions {
@@ -113,7 +129,7 @@ export class WrongExpectedVersion extends Error {
 /** The append-only event store port (DESIGN §3); every adapter passes test/contracts/event-store.contract.ts. */
 export interface EventStore extends GlobalLog {
   readonly kind: string;
-  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult>;
+  append(streamId: string, events: NewEvent[], opts: AppendOptions): Promise<AppendResult>;
   /**
    * Appends to several streams, each version-checked, all or nothing where the adapter has multi-stream
    * transactions (PostgreSQL, PGlite); EventStoreDB appends them one after another (not atomic there).
@@ -144,7 +160,7 @@ export abstract class ForwardingStore implements EventStore {
     this.kind = inner.kind;
     if (inner.holdAppends) this.holdAppends = (trx: Transaction<DB>) => inner.holdAppends!(trx);
   }
-  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
+  append(streamId: string, events: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
     return this.inner.append(streamId, events, opts);
   }
   appendMany(batch: AppendRequest[]): Promise<AppendResult[]> {

@@ -2,7 +2,7 @@ import { DomainError } from '../http/errors.ts';
 import { aggregateStream } from './aggregate-stream.ts';
 import type { Decider } from './decider.ts';
 import type { DomainEvent, EventMetadata, StoredEvent } from './event.ts';
-import { WrongExpectedVersion, type EventStore } from './event-store.ts';
+import { WrongExpectedVersion, type AppendCheck, type EventStore } from './event-store.ts';
 import { stateCache } from './stream-state-cache.ts';
 import { VersionConflict } from '../http/kernel.errors.ts';
 
@@ -20,7 +20,12 @@ export interface HandleOptions {
   retries?: number;
   /** The stream id was made for this command (a generated id): the stream is empty, nothing to read. */
   fresh?: boolean;
+  /** Runs inside the append's transaction after the read models took the events (see AppendCheck). */
+  check?: AppendCheck;
 }
+
+const checksOf = (opts: Pick<HandleOptions, 'check'>): AppendCheck[] | undefined =>
+  opts.check ? [opts.check] : undefined;
 
 /**
  * Loads a stream, decides, and appends with the loaded version as the expected one. A conflict is
@@ -133,7 +138,7 @@ async function decideAndAppend<S, C, E extends DomainEvent>(
       const res = await store.append(
         streamId,
         decided.map((e) => ({ type: e.type, data: e.data, metadata: opts.metadata })),
-        { expectedVersion: version },
+        { expectedVersion: version, checks: checksOf(opts) },
       );
       for (const e of decided) state = decider.evolve(state, e);
       cache.set(streamId, res.nextExpectedVersion, state);
@@ -238,7 +243,12 @@ async function decideAndAppendBatch(
     );
     try {
       const stored = events.length
-        ? (await store.append(streamId, events, { expectedVersion: loaded.version })).events
+        ? (
+            await store.append(streamId, events, {
+              expectedVersion: loaded.version,
+              checks: planned.flatMap((x) => checksOf(x.p.opts) ?? []),
+            })
+          ).events
         : [];
       if (events.length) cache.set(streamId, version, state);
       let at = 0;
@@ -353,10 +363,12 @@ export async function handleCommands(
     try {
       const results = writes.length
         ? await store.appendMany(
-            writes.map(([streamId, s]) => ({
+            writes.map(([streamId, s], i) => ({
               streamId,
               events: s.decided.map((e) => ({ type: e.type, data: e.data, metadata: opts.metadata })),
               expectedVersion: s.version,
+              // The set's check runs once, after every stream's events are in the read models.
+              checks: i === writes.length - 1 ? checksOf(opts) : undefined,
             })),
           )
         : [];

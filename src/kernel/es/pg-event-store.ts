@@ -9,6 +9,7 @@ import {
   siteOfStream,
   WrongExpectedVersion,
   type AppendListener,
+  type AppendOptions,
   type AppendRequest,
   type AppendResult,
   type EventStore,
@@ -78,8 +79,10 @@ export class PgEventStore implements EventStore {
     return this.listeners.add(listener);
   }
 
-  append(streamId: string, events: NewEvent[], opts: { expectedVersion: ExpectedVersion }): Promise<AppendResult> {
-    return this.appendMany([{ streamId, events, expectedVersion: opts.expectedVersion }]).then((r) => r[0]!);
+  append(streamId: string, events: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
+    return this.appendMany([{ streamId, events, expectedVersion: opts.expectedVersion, checks: opts.checks }]).then(
+      (r) => r[0]!,
+    );
   }
 
   /** Several streams in one transaction: all appended, or none. Concurrent calls share a commit (group commit). */
@@ -107,9 +110,10 @@ export class PgEventStore implements EventStore {
             for (const p of this.inline) await applyInline(trx, p, stored, this.context);
             results.push({ nextExpectedVersion: stored.at(-1)!.streamVersion, events: stored });
           }
+          for (const b of batch) for (const check of b.checks ?? []) await check(trx);
           return results;
         }
-        for (const { streamId, events, expectedVersion } of batch) {
+        for (const { streamId, events, expectedVersion, checks } of batch) {
           const siteId = siteOfStream(streamId);
           // Each stream's rows, and what the inline projectors write for it, are its site's alone.
           await scopeTo(trx, siteId);
@@ -121,6 +125,7 @@ export class PgEventStore implements EventStore {
           const last = inserted.at(-1)!.streamVersion;
           const stored = inserted.map((e) => this.upcasters.upcast(e));
           for (const p of this.inline) await applyInline(trx, p, stored, this.context);
+          for (const check of checks ?? []) await check(trx);
           results.push({ nextExpectedVersion: last, events: stored });
         }
         return results;

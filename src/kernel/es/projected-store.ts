@@ -4,10 +4,10 @@ import {
   AppendListeners,
   ForwardingStore,
   type AppendListener,
+  type AppendOptions,
   type AppendRequest,
   type AppendResult,
   type EventStore,
-  type ExpectedVersion,
 } from './event-store.ts';
 import type { ProjectionSubscription } from './projection-subscription.ts';
 
@@ -29,11 +29,7 @@ export class ProjectedStore extends ForwardingStore {
     super(inner);
   }
 
-  override async append(
-    streamId: string,
-    events: NewEvent[],
-    opts: { expectedVersion: ExpectedVersion },
-  ): Promise<AppendResult> {
+  override async append(streamId: string, events: NewEvent[], opts: AppendOptions): Promise<AppendResult> {
     const started = performance.now();
     const result = await this.inner.append(streamId, events, opts);
     await this.projected([result], started);

@@ -104,9 +104,9 @@ export const itemHandlers = {
     const id = str(o.id);
     if (!c.dryRun && (await writtenBefore(c, s, id))) return resolve({ id, deleted: true });
     await guard.authorizeWrite(c.principal, s, 'delete', id);
-    await guard.refuseIfHeldUp(c.principal, s, id);
+    const held = await guard.refuseIfHeldUp(c.principal, s, id);
     if (c.dryRun) return resolve({ wouldHave: 'deleted an item', collection: o.collection, id });
-    await deleteItem(c.deps, c.command, { schema: s, id });
+    await deleteItem(c.deps, c.command, { schema: s, id }, held);
     return resolve({ id, deleted: true });
   }) satisfies Handler,
 };

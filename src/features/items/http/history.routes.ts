@@ -70,9 +70,9 @@ export const historyRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       const current = await readItem(deps, siteOf(req), collection, id);
       if (!current) throw new ItemNotFound({ id });
       const { id: _id, ...change } = deltaOf(current.data, revision.data);
-      await checkReferences(deps, siteOf(req), req, s.schema, [{ collection, values: change, path: [] }]);
+      const check = await checkReferences(deps, siteOf(req), req, s.schema, [{ collection, values: change, path: [] }]);
       const ctx = commandContext(req, deps.clock);
-      const res = await revertItem(deps, ctx, { schema: s, id, revision });
+      const res = await revertItem(deps, ctx, { schema: s, id, revision }, check);
       const record = (await readItem(deps, ctx.siteId, collection, id))!.record;
       return { data: await present(deps, req, s, record), meta: writeMeta(res) };
     },

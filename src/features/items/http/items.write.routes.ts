@@ -81,8 +81,8 @@ export const itemWriteRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) 
     async (req, reply) => {
       const s = await guard.collection(req, req.params.collection);
       await guard.authorizeWrite(req, s, 'delete', req.params.id);
-      await guard.refuseIfHeldUp(req, s, req.params.id);
-      await deleteItem(deps, commandContext(req, deps.clock), { schema: s, id: req.params.id });
+      const held = await guard.refuseIfHeldUp(req, s, req.params.id);
+      await deleteItem(deps, commandContext(req, deps.clock), { schema: s, id: req.params.id }, held);
       return reply.status(204).send();
     },
   );

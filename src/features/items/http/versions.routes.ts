@@ -229,12 +229,12 @@ export const versionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =
       await guard.checkValidation(req, s, id, v.data, scope);
       // Its relations are judged now, as the caller: a target deleted since the version was edited, or one the
       // caller may not read, is refused as that PATCH would be.
-      await checkReferences(deps, siteOf(req), req, s.schema, [
+      const check = await checkReferences(deps, siteOf(req), req, s.schema, [
         { collection: s.collection.name, values: change, path: [] },
       ]);
       const ctx = commandContext(req, deps.clock);
       const input = { schema: s, id, key: k, values: v.data, diverged: v.mainChanged };
-      const res = await promoteVersion(deps, ctx, input);
+      const res = await promoteVersion(deps, ctx, input, check);
       const record = (await readItem(deps, ctx.siteId, s.collection.name, id))!.record;
       return { data: await show(req, s, record), meta: { mainDiverged: v.mainChanged, ...writeMeta(res) } };
     },
