@@ -252,6 +252,19 @@ describe('POST /api/v1/files (multipart/form-data)', () => {
         ['body', 'title'],
       ],
       [[{ name: 'title', value: 'alone' }], ['body', 'file']],
+      // What no JSON column stores (the fuzz found the NUL answered 500).
+      [
+        [{ name: 'title', value: 'a\u0000b' }, file('a.jpg', 'image/jpeg', photo)],
+        ['body', 'title'],
+      ],
+      [
+        [{ name: 'tags', value: 'ok' }, { name: 'tags', value: 'a\u0000' }, file('a.jpg', 'image/jpeg', photo)],
+        ['body', 'tags'],
+      ],
+      [
+        [{ name: 'focal_point', value: '{"__proto__":{"x":1}}' }, file('a.jpg', 'image/jpeg', photo)],
+        ['body', 'focal_point', '__proto__'],
+      ],
       [[{ name: 'upload', filename: 'a.jpg', type: 'image/jpeg', data: photo }], ['body', 'upload']],
     ];
     const before = await snapshot();

@@ -1,3 +1,5 @@
+import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { RefusedInput } from '../../../kernel/http/kernel.errors.ts';
 import { FORM_LIMITS } from '../upload-form.ts';
 import { MultipartFieldInvalid } from '../upload-form.errors.ts';
 import { FileValues } from './files.schemas.ts';
@@ -42,6 +44,11 @@ export const MultipartBody = {
 /** The file record's values from a multipart body's fields, checked as the JSON bodies are (400 on the field). */
 export function formValues(fields: Map<string, string[]>): FileValues {
   for (const [name, values] of fields) {
+    // The edge's rules for JSON bodies: no NUL, no lone surrogates (no JSON column takes them).
+    for (const value of values) {
+      const bad = inspectJson(value, ['body', name]);
+      if (bad) throw new RefusedInput(bad);
+    }
     if (name === 'tags') continue;
     if (!SINGLE.has(name)) throw new MultipartFieldInvalid({ field: name, problem: 'is not a field of a file record' });
     if (values.length > 1) throw new MultipartFieldInvalid({ field: name, problem: 'is given more than once' });
@@ -67,9 +74,13 @@ export function formValues(fields: Map<string, string[]>): FileValues {
 }
 
 function parseJson(field: string, text: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new MultipartFieldInvalid({ field, problem: 'is not JSON text' });
   }
+  const bad = inspectJson(value, ['body', field]);
+  if (bad) throw new RefusedInput(bad);
+  return value;
 }
