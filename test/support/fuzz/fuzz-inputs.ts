@@ -123,6 +123,67 @@ const HEADERS: Record<string, { site?: string; headers?: Record<string, string> 
   'header:huge': { headers: { 'x-fuzz-padding': 'h'.repeat(64 * 1024) } },
 };
 
+/** A multipart/form-data part: a field, or a file when it has a filename. */
+interface Part {
+  name: string;
+  value: string;
+  filename?: string;
+  type?: string;
+}
+
+/** A multipart body of text parts (the fuzz sends strings), with the boundary it declares. */
+function form(parts: Part[], cut = 1): { body: string; headers: Record<string, string> } {
+  const boundary = 'fuzzBoundary7MA4YWxkTrZu0gW';
+  const text = parts
+    .map((p) => {
+      const file = p.filename === undefined ? '' : `; filename="${p.filename}"`;
+      const type = p.type === undefined ? '' : `Content-Type: ${p.type}\r\n`;
+      return `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${file}\r\n${type}\r\n${p.value}\r\n`;
+    })
+    .join('');
+  const body = `${text}--${boundary}--\r\n`;
+  return {
+    body: body.slice(0, Math.ceil(body.length * cut)),
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+  };
+}
+
+/** The text fields of a multipart schema with example values, and a small valid text file. */
+function formBase(schema: JsonSchema): Part[] {
+  const fields = Object.entries(schema.properties ?? {})
+    // Plain text fields: one with a pattern (an id) or a content type (JSON text) would make every case invalid.
+    .filter(([name, s]) => name !== 'file' && s.type === 'string' && !s.pattern && !s.contentMediaType)
+    .map(([name]) => ({ name, value: 'a' }));
+  return [...fields, { name: 'file', filename: 'fuzz.csv', type: 'text/csv', value: 'a,b\n1,2\n' }];
+}
+
+/** Multipart mutations of operations that take multipart/form-data (file uploads). */
+const MULTIPART: Record<string, (base: Part[]) => { body: string; headers: Record<string, string> }> = {
+  'multipart:valid': (b) => form(b),
+  'multipart:truncated': (b) => form(b, 0.6),
+  'multipart:no-boundary': (b) => ({ body: form(b).body, headers: { 'content-type': 'multipart/form-data' } }),
+  'multipart:proto-names': (b) =>
+    form([
+      { name: '__proto__', value: '{"fuzzPolluted":1}' },
+      { name: 'constructor', value: 'x' },
+      { name: 'hasOwnProperty', filename: 'x.csv', type: 'text/csv', value: 'a' },
+      ...b,
+    ]),
+  'multipart:hostile-filenames': (b) =>
+    form([
+      ...b,
+      { name: 'file', filename: '../../etc/x.csv', type: 'text/csv', value: 'a' },
+      { name: 'file', filename: 'a\u0000b.csv', type: 'text/csv', value: 'a' },
+      { name: 'file', filename: `${'n'.repeat(10_000)}.csv`, type: 'text/csv', value: 'a' },
+    ]),
+  'multipart:lying-type': (b) =>
+    form([...b, { name: 'file', filename: 'x.png', type: 'image/png', value: '<svg onload=x>' }]),
+  'multipart:huge-field': (b) => form([{ name: b[0]!.name, value: 'y'.repeat(200_000) }, ...b]),
+  'multipart:many-parts': (b) => form([...Array.from({ length: 40 }, () => ({ name: 'tags', value: 't' })), ...b]),
+  'multipart:nul-and-surrogates': (b) =>
+    form([...b.map((p) => (p.filename === undefined ? { ...p, value: 'a\u0000\ud800b' } : p))]),
+};
+
 const HAS_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /** Whether an operation takes a body (the body kinds apply to it). */
@@ -133,6 +194,7 @@ export function kindsOf(op: Operation): string[] {
   const kinds = ['baseline', 'path:foreign-ids', ...Object.keys(QUERIES), ...Object.keys(HEADERS)];
   if (op.params.length) kinds.push(...Object.keys(PATH_IDS));
   if (takesBody(op)) kinds.push(...Object.keys(BODIES), 'body:huge-strings');
+  if (op.multipart) kinds.push(...Object.keys(MULTIPART));
   return kinds;
 }
 
@@ -180,5 +242,7 @@ export function buildCase(op: Operation, kind: string, own: SiteData, foreign: S
   const huge = kind.startsWith('body:huge-strings') ? hugeStringsBody(op.body) : undefined;
   const body = huge ?? (mutate ? mutate(base, field) : HAS_BODY.has(op.method) ? JSON.stringify(base) : undefined);
   const header = Object.hasOwn(HEADERS, kind) ? HEADERS[kind]! : {};
+  if (op.multipart && Object.hasOwn(MULTIPART, kind))
+    return { kind, url: path + query, ...MULTIPART[kind]!(formBase(op.multipart)) };
   return { kind, url: path + query, ...(body === undefined ? {} : { body }), ...header };
 }

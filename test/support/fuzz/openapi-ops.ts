@@ -5,6 +5,8 @@ export interface Operation {
   template: string;
   params: string[];
   body: JsonSchema | null;
+  /** The multipart/form-data body, when the operation also takes one (file uploads). */
+  multipart?: JsonSchema | null;
   /** Some answer is documented as an HTML page (the unsubscribe page): those answers are outside the envelope. */
   html: boolean;
 }
@@ -22,6 +24,8 @@ export interface JsonSchema {
   format?: string;
   minimum?: number;
   minLength?: number;
+  pattern?: string;
+  contentMediaType?: string;
   default?: unknown;
   const?: unknown;
 }
@@ -42,8 +46,9 @@ export function operationsOf(doc: { paths: Record<string, Record<string, unknown
         : null;
       if (!op) continue;
       const body = op.requestBody?.content?.['application/json']?.schema ?? null;
+      const multipart = op.requestBody?.content?.['multipart/form-data']?.schema ?? null;
       const html = Object.values(op.responses ?? {}).some((r) => r.content && Object.hasOwn(r.content, 'text/html'));
-      out.push({ method: m.toUpperCase() as Operation['method'], template, params, body, html });
+      out.push({ method: m.toUpperCase() as Operation['method'], template, params, body, multipart, html });
     }
   }
   return out;
