@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -17,6 +19,9 @@ const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
 const store = processStore('readme');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-readme-'));
 let server: ServerProcess;
+/** Where the file import's example fetches from (SOURCE): beach.jpg on a local address. */
+let source: Server;
+let sourceUrl: string;
 
 beforeAll(async () => {
   await store.create();
@@ -30,12 +35,21 @@ beforeAll(async () => {
   // `npx svc` as in the service's checkout (npx runs the package's own bin there), without writing into the checkout.
   fs.mkdirSync(path.join(work, 'node_modules/.bin'), { recursive: true });
   fs.symlinkSync(path.join(root, 'bin/svc.mjs'), path.join(work, 'node_modules/.bin/svc'));
-  server = await startServer({ ...store.env(), SVC_FILES_DIR: path.join(work, 'files') }, 180_000);
+  source = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(fs.readFileSync(path.join(work, 'beach.jpg'))),
+  );
+  await new Promise<void>((r) => source.listen(0, '127.0.0.1', r));
+  sourceUrl = `http://127.0.0.1:${(source.address() as AddressInfo).port}/beach.jpg`;
+  server = await startServer(
+    { ...store.env(), SVC_FILES_DIR: path.join(work, 'files'), SVC_FILE_IMPORT_ALLOW_PRIVATE: 'true' },
+    180_000,
+  );
 }, 240_000);
 
 afterAll(async () => {
   server?.child.kill('SIGTERM');
   await server?.exited;
+  source?.close();
   await store.drop();
   fs.rmSync(work, { recursive: true, force: true });
 });
@@ -70,7 +84,7 @@ describe('README.md', () => {
   });
 
   it('runs every shell example in order against a fresh instance', async () => {
-    const { code, out } = await bash(walkthrough(readme), { BASE: server.url });
+    const { code, out } = await bash(walkthrough(readme), { BASE: server.url, SOURCE: sourceUrl });
     expect(code, out.slice(-6000)).toBe(0);
   }, 180_000);
 });
