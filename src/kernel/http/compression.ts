@@ -13,6 +13,13 @@ export const COMPRESSION_THRESHOLD = 1024;
 const BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 6;
 
+/**
+ * Answers up to this size are compressed in one call rather than through a zlib stream: a stream allocates a fresh
+ * encoder per answer, which cost more than the compression itself (bench/compress.ts: a 25-item list took 0.6 ms more
+ * CPU streamed, 0.3 ms in one call; the OpenAPI document 9 ms more against 4 ms). Larger answers are streamed.
+ */
+const SYNC_LIMIT = 1_048_576;
+
 /** JSON in any of its forms (`application/json`, `application/scim+json`, …); nothing else is compressed. */
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
 
@@ -34,6 +41,7 @@ export async function installCompression(app: FastifyInstance, opts: { threshold
     threshold,
     brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY } },
     zlibOptions: { level: GZIP_LEVEL },
+    syncThreshold: SYNC_LIMIT,
     globalDecompression: false,
   });
   // The plugin's own hook has just appended its compressor to the route's onSend hooks: it now runs only for what
