@@ -65,6 +65,13 @@ export interface CorsAnswer {
 }
 
 type Headers = FastifyRequest['headers'];
+const decodedSegment = (s: string) => {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+};
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 const NONE: CorsAnswer = { origin: false, credentials: false, preflight: null };
 
@@ -87,7 +94,8 @@ export async function decideCors(
   const delivery = DELIVERY.exec(path);
   if (delivery) {
     const kind = preflight ? 'delivery' : null;
-    const site = (await index()).site(delivery[1]!.toLowerCase());
+    // The router decodes the path's percent escapes (`%6Earrow` is the site `narrow`): the site is read as it will.
+    const site = (await index()).site(decodedSegment(delivery[1]!).toLowerCase());
     if (site?.delivery !== 'listed') return { origin: '*', credentials: false, preflight: kind };
     const allowed = origin !== undefined && (policy.instance.allows(origin) || site.origins.allows(origin));
     return allowed ? { origin, credentials: false, preflight: kind } : NONE;
