@@ -86,6 +86,23 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     throw err.refused.refusal;
   };
 
+  /** A multipart body's guarded files (in temp files) and the record's values from its fields. */
+  const receiveMultipart = async (req: FastifyRequest, reply: FastifyReply, ctx: CommandContext) => {
+    const policy = await uploadPolicyOf(deps, ctx.siteId);
+    const form = await receiveForm(
+      req.parts(partLimits(policy.maxBytes)),
+      policy,
+      deps.config.SVC_UPLOAD_TMP_DIR,
+    ).catch((err: unknown) => (err instanceof FormRefused ? refuse(reply, ctx, err, true) : Promise.reject(err)));
+    try {
+      if (form.files.length === 0) throw new MultipartNoFile();
+      return { values: formValues(form.fields), files: form.files };
+    } catch (err) {
+      await Promise.all(form.files.map((f) => f.received.discard()));
+      throw err;
+    }
+  };
+
   app.post(
     '/api/v1/files',
     {
@@ -102,21 +119,8 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       const s = await allowed(req);
       const ctx = commandContext(req, clock);
       if (req.isMultipart()) {
-        const policy = await uploadPolicyOf(deps, ctx.siteId);
-        const form = await receiveForm(
-          req.parts(partLimits(policy.maxBytes)),
-          policy,
-          deps.config.SVC_UPLOAD_TMP_DIR,
-        ).catch((err: unknown) => (err instanceof FormRefused ? refuse(reply, ctx, err, true) : Promise.reject(err)));
-        let values: FileValues;
-        try {
-          if (form.files.length === 0) throw new MultipartNoFile();
-          values = formValues(form.fields);
-        } catch (err) {
-          await Promise.all(form.files.map((f) => f.received.discard()));
-          throw err;
-        }
-        return create(req, reply, s, ctx, values, form.files);
+        const form = await receiveMultipart(req, reply, ctx);
+        return create(req, reply, s, ctx, form.values, form.files);
       }
       if (!req.body) throw new RefusedInput({ message: 'a body is required', path: ['body'], reason: 'required' });
       const { uploadId, ...values } = req.body;
