@@ -31,5 +31,6 @@ export function corsPolicy(deps: AppDeps, app: FastifyInstance): CorsPolicy {
     credentials: deps.config.SVC_CORS_CREDENTIALS,
     index: cache.index,
     publishableKeyId,
+    ownHost: deps.config.SVC_PUBLIC_URL ? new URL(deps.config.SVC_PUBLIC_URL).host : null,
   };
 }

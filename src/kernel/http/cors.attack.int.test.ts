@@ -40,3 +40,25 @@ describe('public delivery of a site that lists its origins', () => {
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
+
+describe('a preflight to the service’s own host', () => {
+  it('is answered for a site’s origin: the first label of SVC_PUBLIC_URL names no site', async () => {
+    const ask = (host: string) =>
+      t.app.inject({
+        method: 'OPTIONS',
+        url: '/api/v1/items/posts',
+        headers: {
+          host,
+          origin: LISTED,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization,x-svc-site',
+        },
+      });
+    const own = await ask('cms.example.org');
+    expect(own.statusCode).toBe(204);
+    expect(own.headers['access-control-allow-origin']).toBe(LISTED);
+    // A subdomain still counts only its own site.
+    expect((await ask('narrow.example.org')).headers['access-control-allow-origin']).toBe(LISTED);
+    expect((await ask('main.example.org')).statusCode).toBe(404);
+  });
+});

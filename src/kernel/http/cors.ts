@@ -54,6 +54,8 @@ export interface CorsPolicy {
   index(): Promise<CorsIndex>;
   /** The key id of a publishable key (`svck_pub_…`), or null for any other token. */
   publishableKeyId(token: string): string | null;
+  /** The service's own host (SVC_PUBLIC_URL's `host[:port]`): its first label names no site. */
+  ownHost?: string | null;
 }
 
 /** The decision for one request: the Access-Control-Allow-Origin value (none when false), and cookies or not. */
@@ -104,7 +106,8 @@ export async function decideCors(
   if (policy.instance.allows(origin))
     return { origin, credentials: policy.credentials, preflight: preflight ? 'api' : null };
   if (preflight) {
-    const sub = siteFromRequest({}, one(headers.host));
+    const host = one(headers.host);
+    const sub = host?.toLowerCase() === policy.ownHost ? null : siteFromRequest({}, host);
     const idx = await index();
     const allowed = sub ? idx.siteOrKeysAllow(sub, origin) : idx.anyAllows(origin);
     return allowed ? { origin, credentials: false, preflight: 'api' } : NONE;
