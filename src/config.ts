@@ -239,6 +239,8 @@ const EnvSchema = z.object({
   SVC_KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).default(72_000),
   /** Largest request header block in bytes. */
   SVC_MAX_HEADER_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+  /** The built studio (`index.html` and `assets/`), served at the admin path; relative to the working directory. */
+  SVC_STUDIO_DIR: z.string().min(1).default('studio/dist'),
   /** Where files live on disk without S3 (default `SVC_DATA_DIR/files`). */
   SVC_FILES_DIR: z.string().optional(),
   /** Where uploads wait while the upload guard reads them (default: the system's temp folder). */

@@ -1,14 +1,15 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import type { SetupEvent } from '../../src/features/setup/setup.events.ts';
+import type { StudioEvent } from '../../src/features/studio/studio.events.ts';
 
-/** Instance state: whether setup is complete, and the private admin path chosen there. */
-export const instanceProjector = defineProjector<SetupEvent>({
+/** Instance state: whether setup is complete, and the private admin path (chosen there, moved by the studio's changes). */
+export const instanceProjector = defineProjector<SetupEvent | StudioEvent>({
   name: 'instance',
   version: 1,
   mode: 'inline',
   tables: ['instance_state'],
-  handles: ['SetupStarted', 'SetupCompleted'],
+  handles: ['SetupStarted', 'SetupCompleted', 'AdminPathChanged'],
   createTables: async (db, t) => {
     await sql`
       create table ${sql.table(t('instance_state'))} (
@@ -32,8 +33,10 @@ export const instanceProjector = defineProjector<SetupEvent>({
         })
         .onConflict((oc) => oc.doNothing())
         .execute();
-    } else {
+    } else if (e.type === 'SetupCompleted') {
       await trx.updateTable('instance_state').set({ setup_complete: true }).execute();
+    } else {
+      await trx.updateTable('instance_state').set({ admin_path: e.data.to }).execute();
     }
   },
 });

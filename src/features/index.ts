@@ -29,6 +29,7 @@ import { notificationsFeature } from './notifications/index.ts';
 import { pushFeature } from './push/index.ts';
 import { realtimeFeature } from './realtime/index.ts';
 import { gitFeature } from './git/index.ts';
+import { studioFeature } from './studio/index.ts';
 
 /** Every slice of the service; adding one is one line here. */
 export const features: Feature[] = [
@@ -62,6 +63,8 @@ export const features: Feature[] = [
   pushFeature,
   realtimeFeature,
   gitFeature,
+  // Last: its catch-all GET hands every path the others do not serve to the one 404.
+  studioFeature,
 ];
 
 export const allProjectors = () => features.flatMap((f) => f.projectors);

@@ -26,6 +26,8 @@ export { stepUpError } from './tfa/step-up.ts';
 export { Session } from './http/auth.schemas.ts';
 export { grantSiteRole, registerUser } from './user.commands.ts';
 export { startSession } from './http/session-http.ts';
+/** The caller's account and the password step-up of sensitive changes, for other slices' routes. */
+export { currentUser, passwordStepUp } from './http/caller.ts';
 export { revokeAllSessions } from './session.commands.ts';
 export { userDecider } from './user.decider.ts';
 export { userStream } from './user.events.ts';

@@ -11,6 +11,7 @@ import { checkPassword, hashPassword } from '../auth/index.ts';
 import { emailClaimStream } from '../auth/user.events.ts';
 import { grantSiteRole, registerUser } from '../auth/index.ts';
 import { createSite } from '../sites/index.ts';
+import { isValidAdminPath } from '../studio/index.ts';
 import { setupDecider, type SetupState } from './setup.decider.ts';
 import { InvalidAdminPath, InvalidSetupSiteId } from './setup.errors.ts';
 import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
@@ -22,9 +23,6 @@ export interface SetupInput {
   password: string;
   adminPath?: string;
 }
-
-export const ADMIN_PATH_PATTERN = /^\/[a-z0-9][a-z0-9_-]{2,62}$/;
-const RESERVED_PATHS = new Set(['/admin', '/studio', '/api', '/health', '/metrics', '/setup']);
 
 /**
  * First-run setup as a process: claim it (one event, so two concurrent setups cannot both win), then
@@ -38,7 +36,7 @@ export async function runSetup(
 ): Promise<{ userId: string; siteId: string }> {
   if (!SITE_ID_PATTERN.test(input.siteId)) throw new InvalidSetupSiteId();
   const adminPath = input.adminPath ?? `/studio-${newId().slice(0, 10).toLowerCase()}`;
-  if (!ADMIN_PATH_PATTERN.test(adminPath) || RESERVED_PATHS.has(adminPath)) throw new InvalidAdminPath();
+  if (!isValidAdminPath(adminPath)) throw new InvalidAdminPath();
   checkPassword(input.password, input.email);
   const userId = newId();
   const email = input.email.trim();
