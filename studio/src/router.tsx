@@ -1,0 +1,47 @@
+import {
+  createHashHistory,
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+} from '@tanstack/react-router';
+import { Home, SiteLayout } from './screens/site-layout.tsx';
+import { SitePicker } from './screens/site-picker.tsx';
+
+// Hash history: the admin path is known only at run time (the shell's <base href>), and every studio address is
+// the shell's own URL plus a fragment, so a reload anywhere is answered by the same shell.
+const rootRoute = createRootRoute({ component: Outlet });
+
+const indexRoute = createRoute({ getParentRoute: () => rootRoute, path: '/', component: SitePicker });
+
+export const siteRoute = createRoute({ getParentRoute: () => rootRoute, path: '/s/$site', component: SiteLayout });
+
+const homeRoute = createRoute({ getParentRoute: () => siteRoute, path: '/', component: Home });
+
+// Screens load with their route (import()): the first screen's JavaScript carries only what it shows.
+export const collectionsRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections',
+  component: lazyRouteComponent(() => import('./screens/collections.tsx'), 'Collections'),
+});
+
+export const itemsRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection',
+  validateSearch: (search: Record<string, unknown>): { page: number } => {
+    const page = Number(search.page);
+    return { page: Number.isSafeInteger(page) && page >= 1 ? page : 1 };
+  },
+  component: lazyRouteComponent(() => import('./screens/items.tsx'), 'Items'),
+});
+
+const routeTree = rootRoute.addChildren([indexRoute, siteRoute.addChildren([homeRoute, collectionsRoute, itemsRoute])]);
+
+export const router = createRouter({ routeTree, history: createHashHistory() });
+
+declare module '@tanstack/react-router' {
+  interface Register {
+    router: typeof router;
+  }
+}

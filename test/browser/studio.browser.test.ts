@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ManualClock } from '../../src/kernel/clock.ts';
+import { codeAt } from '../../src/features/auth/tfa/totp.ts';
+import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
+import { createUser } from '../setup/users.ts';
+import { browserAvailable, launchChromium } from './browser.ts';
+
+const ADMIN_PATH = '/my-studio';
+const TOTP_USER = { email: 'second-factor@example.com', password: 'Second-factor-2025!' };
+const KEY = Buffer.alloc(32, 5).toString('base64');
+
+/**
+ * The built studio (studio/dist, built at install) in a real Chromium, served by the real service on the embedded
+ * database at the admin path chosen at setup: sign-in without and with TOTP, a reload keeping the session through
+ * the refresh cookie, sign-out ending it, the navigation from the caller's permissions, and not one CSP violation.
+ */
+describe.runIf(browserAvailable())('the studio in a browser', () => {
+  let t: TestApp;
+  let browser: Browser;
+  let studio: string;
+  let secret: string;
+  let recoveryCodes: string[];
+  const clock = new ManualClock(new Date());
+
+  beforeAll(async () => {
+    if (!existsSync('studio/dist/index.html'))
+      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
+    [t, browser] = await Promise.all([createTestApp({ env: { ENCRYPTION_KEY: KEY }, clock }), launchChromium()]);
+    const setup = await t.call({
+      method: 'POST',
+      url: '/api/v1/setup/complete',
+      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
+    });
+    expect(setup.statusCode, setup.body).toBe(201);
+    const admin = setup.json().data.token as string;
+    const ok = async (url: string, payload: object, as = admin) => {
+      const res = await t.call({ method: 'POST', url, as, site: 'main', payload });
+      expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
+      return res.json().data;
+    };
+    await ok('/api/v1/collections', { name: 'articles' });
+    await ok('/api/v1/fields/articles', { field: 'title', type: 'string' });
+    for (const title of ['First light', 'Second wind', 'Third time']) await ok('/api/v1/items/articles', { title });
+
+    const token = await createUser(t, TOTP_USER.email, TOTP_USER.password, { main: 'editor' });
+    secret = (await ok('/api/v1/me/tfa/setup', { password: TOTP_USER.password }, token)).secret;
+    clock.advance(30_000);
+    recoveryCodes = (await ok('/api/v1/me/tfa/confirm', { code: codeAt(secret, clock.now().getTime()) }, token))
+      .recoveryCodes;
+    clock.advance(30_000);
+
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** A fresh browser profile on the studio, collecting what the console reports about the CSP. */
+  const open = async (): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
+    await page.goto(studio);
+    return { context, page, violations };
+  };
+  const signIn = async (page: Page, who: { email: string; password: string }) => {
+    await page.getByLabel('Email').fill(who.email);
+    await page.getByLabel(/^Password/).fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  };
+  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
+
+  it('signs in without TOTP, keeps the session across a reload and ends it on sign-out', async () => {
+    const { context, page, violations } = await open();
+    await expect(page.getByRole('heading', { name: 'Sign in to the studio' }).isVisible()).resolves.toBe(true);
+    await signIn(page, ADMIN);
+
+    // One membership: straight into the site, with the navigation the permissions allow.
+    await nav(page).getByRole('link', { name: 'articles' }).click();
+    await page.getByRole('table', { name: 'Items of articles' }).getByText('Second wind').waitFor();
+    expect(page.url()).toContain(`${ADMIN_PATH}/#/s/main/collections/articles`);
+    expect(await page.getByText('3 items').isVisible()).toBe(true);
+    // Mantine's run-time <style> (its CSS variables) carries the page's nonce, so the CSP lets it apply.
+    expect(await page.locator('style[data-mantine-styles][nonce]').count()).toBeGreaterThan(0);
+
+    // The access token lives in memory only: nothing of the session is in the page's storage.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
+    expect(stored).not.toMatch(/eyJ|refresh/i);
+
+    // A reload starts without a token and gets one through the refresh cookie: same screen, no sign-in form.
+    await page.reload();
+    await page.getByRole('table', { name: 'Items of articles' }).getByText('Third time').waitFor();
+    expect(await page.getByRole('heading', { name: 'Sign in to the studio' }).count()).toBe(0);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
+    // The refresh family is revoked: a reload stays signed out.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
+    expect(await page.getByRole('table').count()).toBe(0);
+
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('asks a TOTP-enrolled user for the code, then signs in', async () => {
+    const { context, page, violations } = await open();
+    await signIn(page, TOTP_USER);
+    await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+
+    await page.getByLabel('Authentication code').fill('000000');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await page.getByRole('alert').waitFor();
+
+    await page.getByLabel('Authentication code').fill(codeAt(secret, clock.now().getTime()));
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await nav(page).getByRole('link', { name: 'Collections' }).click();
+    await page.getByRole('table', { name: 'Collections' }).getByRole('link', { name: 'articles' }).waitFor();
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('takes a recovery code instead of the TOTP code', async () => {
+    const { context, page } = await open();
+    await signIn(page, TOTP_USER);
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await nav(page).getByRole('link', { name: 'articles' }).waitFor();
+    await context.close();
+  });
+});
