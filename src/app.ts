@@ -7,6 +7,7 @@ import type { AppDeps } from './deps.ts';
 import { features } from './features/index.ts';
 import { findSite } from './features/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
+import fastifyStatic from '@fastify/static';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
 import { installFlowTree } from './kernel/http/flow-tree.ts';
 import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
@@ -90,6 +91,8 @@ export async function buildApp(
     excludedPaths: c.EXCLUDED_PATHS,
   });
   await app.register(cookie);
+  // reply.sendFile for whoever serves files outside a route of their own (the studio's assets); no routes.
+  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'ignore' });
   // Before any route: only routes registered after it are compressed.
   await installCompression(app, { threshold: opts.compressionThreshold });
   await app.register(swagger, {

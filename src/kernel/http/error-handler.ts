@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, type ErrorObject } from './errors.ts';
 
@@ -8,6 +8,20 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const NOT_FOUND_BODY = JSON.stringify({
   errors: [{ code: 'NOT_FOUND', message: 'not found', path: [], extensions: {} }],
 });
+
+/**
+ * A handler of the GETs and HEADs no route matched (the studio at its admin path, which moves while the service
+ * runs): true when it answered. A route of its own (`GET /*`) would also catch what the router refuses, such as a
+ * path parameter over the limit (414), and would be a second 404 to tell apart from the one below.
+ */
+export type NotFoundFallback = (req: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Asked in turn before the one 404 (see NotFoundFallback); a plugin pushes its own. */
+    notFoundFallbacks: NotFoundFallback[];
+  }
+}
 
 /**
  * One place turns every failure into the spec's error envelope; nothing unexpected leaks its detail. The envelope is
@@ -21,7 +35,17 @@ export function installErrorHandling(app: FastifyInstance): void {
     if (err instanceof DomainError && err.options.headers) void reply.headers(err.options.headers);
     return reply.status(status).type(JSON_TYPE).send(JSON.stringify(body));
   });
-  app.setNotFoundHandler((req, reply) => reply.status(404).type(JSON_TYPE).send(NOT_FOUND_BODY));
+  const fallbacks: NotFoundFallback[] = [];
+  app.decorate('notFoundFallbacks', fallbacks);
+  // A fallback that ends in the 404 itself (a missing file: callNotFound) comes back here once more: not asked again.
+  const asked = new WeakSet<FastifyRequest>();
+  app.setNotFoundHandler(async (req, reply) => {
+    if ((req.method === 'GET' || req.method === 'HEAD') && !asked.has(req)) {
+      asked.add(req);
+      for (const f of fallbacks) if (await f(req, reply)) return reply;
+    }
+    return reply.status(404).type(JSON_TYPE).send(NOT_FOUND_BODY);
+  });
 }
 
 function toResponse(err: FastifyError): { status: number; body: { errors: ErrorObject[] } } {

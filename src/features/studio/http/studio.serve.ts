@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import fastifyStatic from '@fastify/static';
 import type { AdminPathCache } from '../admin-path.cache.ts';
 import { renderShell, SHELL_HEADERS, shellCsp, shellTemplate } from '../shell.ts';
 
@@ -32,37 +32,44 @@ export function acceptsHtml(accept: string | undefined): boolean {
 export const studioServing: FastifyPluginAsync<{ paths: AdminPathCache; dir: string }> = async (app, opts) => {
   const dir = resolve(opts.dir);
   const assets = join(dir, 'assets');
-  // The admin path changes while the service runs, so no route of the plugin's own: files go out through sendFile.
-  await app.register(fastifyStatic, {
-    serve: false,
-    index: false,
-    dotfiles: 'ignore',
-    etag: true,
-    lastModified: true,
-    cacheControl: true,
-    maxAge: IMMUTABLE_MS,
-    immutable: true,
+  // The admin path changes while the service runs, so no route of its own: the application's not-found handler asks
+  // this first (NotFoundFallback), and files go out through sendFile (@fastify/static, registered by the app).
+  app.notFoundFallbacks.push(async (req, reply) => {
+    const path = req.url.split('?', 1)[0]!;
+    const admin = await opts.paths.current();
+    if (admin === null || !(path === admin || path.startsWith(`${admin}/`))) return false;
+    if (path === admin) {
+      await reply.headers(SHELL_HEADERS).redirect(`${admin}/`, 302);
+      return true;
+    }
+    const rest = path.slice(admin.length + 1);
+    if (rest.startsWith('assets/')) {
+      const name = rest.slice('assets/'.length);
+      // A missing file is the one 404 (sendFile's own would be fastify's plain text, from inside this handler).
+      if (!ASSET_NAME.test(name) || !(await isFile(join(assets, name)))) return false;
+      await reply.sendFile(name, assets, ASSET_OPTIONS);
+      return true;
+    }
+    if (!acceptsHtml(req.headers.accept)) return false;
+    await sendShell(req, reply, dir, admin);
+    return true;
   });
-
-  app.get(
-    '/*',
-    // Public, and whatever Authorization says is not read: an unknown path is the same 404 for everyone.
-    { config: { caller: 'public', site: false, ownCredential: true }, schema: { hide: true } },
-    async (req, reply) => {
-      const path = req.url.split('?', 1)[0]!;
-      const admin = await opts.paths.current();
-      if (admin === null || !(path === admin || path.startsWith(`${admin}/`))) return reply.callNotFound();
-      if (path === admin) return reply.headers(SHELL_HEADERS).redirect(`${admin}/`, 302);
-      const rest = path.slice(admin.length + 1);
-      if (rest.startsWith('assets/')) {
-        const name = rest.slice('assets/'.length);
-        return ASSET_NAME.test(name) ? reply.sendFile(name, assets) : reply.callNotFound();
-      }
-      if (!acceptsHtml(req.headers.accept)) return reply.callNotFound();
-      return sendShell(req, reply, dir, admin);
-    },
-  );
 };
+
+const isFile = (path: string) =>
+  stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+
+const ASSET_OPTIONS = {
+  dotfiles: 'ignore',
+  etag: true,
+  lastModified: true,
+  cacheControl: true,
+  maxAge: IMMUTABLE_MS,
+  immutable: true,
+} as const;
 
 async function sendShell(_req: FastifyRequest, reply: FastifyReply, dir: string, admin: string) {
   const nonce = randomBytes(18).toString('base64');
