@@ -10,12 +10,15 @@ import { browserAvailable, launchChromium } from './browser.ts';
 
 const ADMIN_PATH = '/my-studio';
 const TOTP_USER = { email: 'second-factor@example.com', password: 'Second-factor-2025!' };
+const EDITOR = { email: 'editor@example.com', password: 'One-site-2025!' };
+const TWO_SITES = { email: 'two-sites@example.com', password: 'Two-sites-2025!' };
 const KEY = Buffer.alloc(32, 5).toString('base64');
 
 /**
  * The built studio (studio/dist, built at install) in a real Chromium, served by the real service on the embedded
  * database at the admin path chosen at setup: sign-in without and with TOTP, a reload keeping the session through
- * the refresh cookie, sign-out ending it, the navigation from the caller's permissions, and not one CSP violation.
+ * the refresh cookie, sign-out ending it, the site picker and the navigation from the caller's permissions in each
+ * site, and not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio in a browser', () => {
   let t: TestApp;
@@ -44,6 +47,18 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     await ok('/api/v1/collections', { name: 'articles' });
     await ok('/api/v1/fields/articles', { field: 'title', type: 'string' });
     for (const title of ['First light', 'Second wind', 'Third time']) await ok('/api/v1/items/articles', { title });
+
+    // A second site with a collection of its own, and a member of both sites.
+    await ok('/api/v1/sites', { id: 'second', name: 'Second' });
+    const inSecond = (url: string, payload: object) =>
+      t.call({ method: 'POST', url, as: admin, site: 'second', payload }).then((r) => {
+        expect(r.statusCode, `${url}: ${r.body}`).toBeLessThan(300);
+      });
+    await inSecond('/api/v1/collections', { name: 'notes' });
+    await inSecond('/api/v1/fields/notes', { field: 'body', type: 'string' });
+    await inSecond('/api/v1/items/notes', { body: 'Only in the second site' });
+    await createUser(t, EDITOR.email, EDITOR.password, { main: 'editor' });
+    await createUser(t, TWO_SITES.email, TWO_SITES.password, { main: 'editor', second: 'editor' });
 
     const token = await createUser(t, TOTP_USER.email, TOTP_USER.password, { main: 'editor' });
     secret = (await ok('/api/v1/me/tfa/setup', { password: TOTP_USER.password }, token)).secret;
@@ -82,8 +97,14 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
 
   it('signs in without TOTP, keeps the session across a reload and ends it on sign-out', async () => {
     const { context, page, violations } = await open();
-    await expect(page.getByRole('heading', { name: 'Sign in to the studio' }).isVisible()).resolves.toBe(true);
-    await signIn(page, ADMIN);
+    const calls: { path: string; site?: string; bearer: boolean }[] = [];
+    page.on('request', (r) => {
+      const url = new URL(r.url());
+      if (url.pathname.startsWith('/api/v1/'))
+        calls.push({ path: url.pathname, site: r.headers()['x-svc-site'], bearer: 'authorization' in r.headers() });
+    });
+    await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
+    await signIn(page, EDITOR);
 
     // One membership: straight into the site, with the navigation the permissions allow.
     await nav(page).getByRole('link', { name: 'articles' }).click();
@@ -97,6 +118,14 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(stored).not.toMatch(/eyJ|refresh/i);
 
+    // Every call past sign-in names the site and carries the token; the auth calls carry neither.
+    const content = calls.filter((c) => !c.path.startsWith('/api/v1/auth/'));
+    expect(content.map((c) => c.path)).toEqual(
+      expect.arrayContaining(['/api/v1/permissions/me', '/api/v1/items/articles']),
+    );
+    for (const c of content) expect(c).toMatchObject({ site: 'main', bearer: true });
+    for (const c of calls.filter((c) => /\/auth\/(login|refresh)$/.test(c.path))) expect(c.bearer).toBe(false);
+
     // A reload starts without a token and gets one through the refresh cookie: same screen, no sign-in form.
     await page.reload();
     await page.getByRole('table', { name: 'Items of articles' }).getByText('Third time').waitFor();
@@ -109,6 +138,24 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
     expect(await page.getByRole('table').count()).toBe(0);
 
+    expect(violations).toEqual([]);
+    await context.close();
+  });
+
+  it('lets a member of two sites pick one, and shows each site its own collections', async () => {
+    const { context, page, violations } = await open();
+    await signIn(page, TWO_SITES);
+    await page.getByRole('heading', { name: 'Choose a site' }).waitFor();
+    await page.getByRole('link', { name: /^second/ }).click();
+    await nav(page).getByRole('link', { name: 'notes' }).click();
+    await page.getByRole('table', { name: 'Items of notes' }).getByText('Only in the second site').waitFor();
+    expect(await nav(page).getByRole('link', { name: 'articles' }).count()).toBe(0);
+
+    await page.getByRole('textbox', { name: 'Site' }).click();
+    await page.getByRole('option', { name: 'main' }).click();
+    await nav(page).getByRole('link', { name: 'articles' }).waitFor();
+    expect(await nav(page).getByRole('link', { name: 'notes' }).count()).toBe(0);
+    expect(page.url()).toContain('#/s/main');
     expect(violations).toEqual([]);
     await context.close();
   });

@@ -53,7 +53,7 @@ export function SiteLayout() {
                 {t('shell.signedInAs', { name })}
               </Text>
             )}
-            <Button variant="default" size="xs" onClick={() => void api.logout()}>
+            <Button variant="default" size="xs" onClick={() => void api.logout().catch(() => undefined)}>
               {t('shell.signOut')}
             </Button>
           </Group>
