@@ -177,13 +177,25 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     await context.close();
   });
 
-  it('takes a recovery code instead of the TOTP code', async () => {
-    const { context, page } = await open();
-    await signIn(page, TOTP_USER);
-    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
-    await page.getByLabel('Recovery code').fill(recoveryCodes[0]!);
-    await page.getByRole('button', { name: 'Verify' }).click();
+  it('takes a recovery code instead of the TOTP code, all from the keyboard', async () => {
+    const { context, page, violations } = await open();
+    await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
+    // The email field has the focus; Tab reaches the password, Enter submits.
+    await page.keyboard.type(TOTP_USER.email);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(TOTP_USER.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+    // From the code field: Verify, then the switch to a recovery code.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Use a recovery code instead');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Recovery code').waitFor();
+    await page.keyboard.type(recoveryCodes[0]!);
+    await page.keyboard.press('Enter');
     await nav(page).getByRole('link', { name: 'articles' }).waitFor();
+    expect(violations).toEqual([]);
     await context.close();
   });
 });
