@@ -116,4 +116,29 @@ describe('automated decisions', () => {
     expect(adminList.map((r: { itemId: string }) => r.itemId)).toEqual(['theirs']);
     expect((await call('GET', '/api/v1/me/automated-decisions', undefined, 'other')).json().data).toEqual([]);
   });
+
+  it('shows the values as the caller may read them: a field outside their rules is in neither data nor delta', async () => {
+    await call('POST', '/api/v1/fields/articles', { field: 'internal', type: 'string' });
+    const role = (await call('POST', '/api/v1/roles', { name: 'Titles' })).json().data.id;
+    const policy = (await call('POST', '/api/v1/policies', { name: 'Titles only' })).json().data.id;
+    for (const action of ['create', 'read'])
+      await call('POST', `/api/v1/policies/${policy}/permissions`, {
+        collection: 'articles',
+        action,
+        fields: ['title'],
+      });
+    await call('POST', `/api/v1/policies/${policy}/attach`, { role });
+    const writer = await createUser(t, 'titles@example.com', 'Titles-pass-1234', { main: role });
+    await call('POST', '/api/v1/items/articles', { id: 'titled', title: 'Titled' }, 'main', writer);
+    await agentUpdate('titled', { title: 'Titled, summarised', internal: 'agent note' });
+    const res = await call('GET', '/api/v1/me/automated-decisions', undefined, 'main', writer);
+    expect(res.json().data).toEqual([
+      expect.objectContaining({
+        itemId: 'titled',
+        data: { id: 'titled', title: 'Titled, summarised' },
+        delta: { title: 'Titled, summarised' },
+      }),
+    ]);
+    expect(res.body).not.toContain('agent note');
+  });
 });

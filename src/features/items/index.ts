@@ -20,7 +20,7 @@ export { itemReader } from './item.reader.ts';
 export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
 /** Relation values name items the writer may read (422 otherwise): for writes outside the item commands. */
 export { checkReferences } from './item.references.ts';
-export { present, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
+export { present, presentRevision, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
 export { readItem } from './item.reads.ts';
 export { readItemsAs } from './item.principal-reads.ts';
 export { checkLiveQuery, readLive, type LiveQuery } from './item.live-reads.ts';

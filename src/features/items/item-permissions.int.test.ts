@@ -120,6 +120,17 @@ describe('named versions under row and field rules', () => {
     expect((await ok(admin, 'GET', v('hidden', '/draft'))).data.data.title).toBe('Hidden draft title');
   });
 
+  it("drops hidden fields from a revision's delta as from its data", async () => {
+    await ok(alice, 'POST', '/api/v1/items/articles', { id: 'revised', title: 'Revised' });
+    await ok(admin, 'PATCH', '/api/v1/items/articles/revised', { secret: 'admin secret', title: 'Revised again' });
+    const [last] = (await ok(alice, 'GET', '/api/v1/items/articles/revised/revisions')).data;
+    expect(last.data).toEqual({ id: 'revised', title: 'Revised again' });
+    expect(last.delta).toEqual({ title: 'Revised again' });
+    expect(JSON.stringify(last)).not.toContain('admin secret');
+    const full = (await ok(admin, 'GET', '/api/v1/items/articles/revised/revisions')).data[0];
+    expect(full.delta).toEqual({ secret: 'admin secret', title: 'Revised again' });
+  });
+
   it('drops hidden fields from the version, and from main, version and changes of compare', async () => {
     const one = (await ok(alice, 'GET', v('mine', '/draft'))).data.data;
     expect(one).toEqual({ id: 'mine', title: 'New' });
@@ -229,6 +240,8 @@ describe('encrypted values', () => {
     expect((await ssn('/api/v1/items/people/p-admin')).ssn).toBe('***');
     expect((await ssn('/api/v1/items/people/p-alice?fields=ssn,friend.ssn')).friend.ssn).toBe('***');
     expect((await ssn('/api/v1/items/people/p-admin/revisions'))[0].data.ssn).toBe('***');
+    expect((await ssn('/api/v1/items/people/p-admin/revisions'))[0].delta.ssn).toBe('***');
+    expect((await ssn('/api/v1/items/people/p-alice/revisions'))[0].delta.ssn).toBe('ALICE-SSN');
     expect((await ssn('/api/v1/items/people/p-alice/revisions'))[0].data.ssn).toBe('ALICE-SSN');
     expect((await ssn('/api/v1/items/people/p-admin/versions/draft')).data.ssn).toBe('***');
     expect((await ssn('/api/v1/items/people/p-admin/versions/draft/compare')).main.ssn).toBe('***');

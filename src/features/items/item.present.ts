@@ -94,3 +94,20 @@ export function writtenRecord(id: string, state: ItemState): (ItemValues & { id:
   if (state.status !== 'live' || !state.stamp) return null;
   return { ...state.values, id, ...state.stamp };
 }
+
+/**
+ * A revision of item `id` as the caller may see it: `data` presented as a read of the item is, and `delta` (what the
+ * change set) only the fields `data` shows, with their values there: a field the caller may not read is left out
+ * of both, a personal or encrypted one masked the same way in both.
+ */
+export async function presentRevision<R extends { data: ItemValues; delta: ItemValues }>(
+  deps: Pick<AppDeps, 'config' | 'db' | 'authorizer'>,
+  caller: Principal,
+  s: CollectionSchema,
+  id: string,
+  r: R,
+): Promise<R> {
+  const data: ItemValues = await present(deps, caller, s, { ...r.data, id });
+  const names = Object.keys(r.delta).filter((k) => k !== 'id' && Object.hasOwn(data, k));
+  return { ...r, data, delta: Object.fromEntries(names.map((k) => [k, data[k]])) };
+}

@@ -8,7 +8,7 @@ import { listRevisions, revisionAt } from '../../../projections/item-revisions/i
 import { isVersioned } from '../schema/index.ts';
 import { ItemAbsentThen, ItemNotFound, VersioningOff } from './item.errors.ts';
 import { itemGuard } from './item.guard.ts';
-import { present } from './item.present.ts';
+import { present, presentRevision } from './item.present.ts';
 import type { CollectionSchema } from './item.reads.ts';
 import { readHeaders } from './http/item-headers.ts';
 import { parseItemQuery } from './http/item-query.params.ts';
@@ -117,7 +117,7 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
       listRevisions(trx, siteOf(req), s.collection.name, id, page),
     );
     if (total === 0) throw new ItemNotFound({ id });
-    const data = await Promise.all(revisions.map(async (r) => ({ ...r, data: await show(req, s, { ...r.data, id }) })));
+    const data = await Promise.all(revisions.map((r) => presentRevision(deps, req, s, id, r)));
     return { data, meta: { total, limit: page.limit, offset: page.offset } };
   };
 

@@ -7,6 +7,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { agentRevisionsOfCreator, countAgentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { AutomatedDecision, AutomatedDecisionsMeta } from './audit.schemas.ts';
+import { itemGuard, presentRevision } from '../../items/index.ts';
 
 const Page = z
   .object({
@@ -16,8 +17,10 @@ const Page = z
   .strict();
 
 /** GET /api/v1/me/automated-decisions: what agents changed in the caller's content on this site (GDPR art. 22). */
-export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, { db }) => {
+export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { db } = deps;
+  const guard = itemGuard(deps);
   app.get(
     '/api/v1/me/automated-decisions',
     {
@@ -41,7 +44,15 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
             await countAgentRevisionsOfCreator(trx, siteOf(req), actorOf(req).id),
           ] as const,
       );
-      return { data, meta: { total, limit: page.limit, offset: page.offset } };
+      // Values as the caller may read them now: a field outside their rules is left out, a sealed one masked; a
+      // collection they may no longer read shows that an agent changed their item, and nothing of its values.
+      const shown = await Promise.all(
+        data.map(async (r) => {
+          const s = await guard.collection(req, r.collection).catch(() => null);
+          return s ? presentRevision(deps, req, s, r.itemId, r) : { ...r, data: {}, delta: {} };
+        }),
+      );
+      return { data: shown, meta: { total, limit: page.limit, offset: page.offset } };
     },
   );
 };
