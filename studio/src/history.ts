@@ -123,3 +123,14 @@ export function showField(value: unknown): string {
   if (typeof value === 'string') return value;
   return JSON.stringify(value);
 }
+
+/** Which item a history screen shows. */
+export interface ItemRef {
+  site: string;
+  collection: string;
+  id: string;
+}
+
+/** The API path of an item (or of something under it). */
+export const itemPath = (ref: Pick<ItemRef, 'collection' | 'id'>, rest = '') =>
+  `/items/${encodeURIComponent(ref.collection)}/${encodeURIComponent(ref.id)}${rest}`;
