@@ -61,9 +61,32 @@ export const itemsAsOfRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/items-as-of.tsx'), 'ItemsAsOf'),
 });
 
+// The item editor: a new item (a duplicate when `from` names the original) and an item's form.
+export const newItemRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection/new',
+  validateSearch: (search: Record<string, unknown>): { from?: string } =>
+    typeof search.from === 'string' && search.from !== '' ? { from: search.from.slice(0, 200) } : {},
+  component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'NewItem'),
+});
+
+export const editItemRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection/items/$id',
+  component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'EditItem'),
+});
+
 const routeTree = rootRoute.addChildren([
   indexRoute,
-  siteRoute.addChildren([homeRoute, collectionsRoute, itemsRoute, itemViewRoute, itemsAsOfRoute]),
+  siteRoute.addChildren([
+    homeRoute,
+    collectionsRoute,
+    itemsRoute,
+    itemViewRoute,
+    itemsAsOfRoute,
+    newItemRoute,
+    editItemRoute,
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, history: createHashHistory() });
