@@ -36,7 +36,58 @@ export const itemsRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/items.tsx'), 'Items'),
 });
 
-const routeTree = rootRoute.addChildren([indexRoute, siteRoute.addChildren([homeRoute, collectionsRoute, itemsRoute])]);
+// The history screens: one item (values now or as of a moment, revisions, named versions, audit trail), and a
+// collection's list as of a moment.
+export const itemViewRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/items/$collection/$id',
+  validateSearch: (search: Record<string, unknown>): { tab: 'values' | 'history' | 'versions' | 'audit' } => {
+    const tab = search.tab;
+    return { tab: tab === 'history' || tab === 'versions' || tab === 'audit' ? tab : 'values' };
+  },
+  component: lazyRouteComponent(() => import('./screens/item-view.tsx'), 'ItemView'),
+});
+
+export const itemsAsOfRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection/as-of',
+  validateSearch: (search: Record<string, unknown>): { at: string; page: number } => {
+    const page = Number(search.page);
+    return {
+      at: typeof search.at === 'string' ? search.at.slice(0, 32) : '',
+      page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
+    };
+  },
+  component: lazyRouteComponent(() => import('./screens/items-as-of.tsx'), 'ItemsAsOf'),
+});
+
+// The item editor: a new item (a duplicate when `from` names the original) and an item's form.
+export const newItemRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection/new',
+  validateSearch: (search: Record<string, unknown>): { from?: string } =>
+    typeof search.from === 'string' && search.from !== '' ? { from: search.from.slice(0, 200) } : {},
+  component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'NewItem'),
+});
+
+export const editItemRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/collections/$collection/items/$id',
+  component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'EditItem'),
+});
+
+const routeTree = rootRoute.addChildren([
+  indexRoute,
+  siteRoute.addChildren([
+    homeRoute,
+    collectionsRoute,
+    itemsRoute,
+    itemViewRoute,
+    itemsAsOfRoute,
+    newItemRoute,
+    editItemRoute,
+  ]),
+]);
 
 export const router = createRouter({ routeTree, history: createHashHistory() });
 

@@ -58,6 +58,8 @@ export interface RequestOptions {
   site?: string | null;
   body?: unknown;
   query?: Record<string, string | number | undefined>;
+  /** Extra request headers, e.g. `If-Match` on a write. */
+  headers?: Record<string, string>;
 }
 
 export type SessionListener = (user: Profile | null) => void;
@@ -129,7 +131,7 @@ export class ApiClient {
       this.fetchFn(`${API}${path}${queryString(options.query)}`, {
         method,
         credentials: 'same-origin',
-        headers: this.#headers({ site: options.site, json: options.body !== undefined }),
+        headers: withExtra(this.#headers({ site: options.site, json: options.body !== undefined }), options.headers),
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
       });
     const hadToken = this.#token !== null;
@@ -204,6 +206,11 @@ export class ApiClient {
     this.#user = null;
     if (had) for (const l of this.#listeners) l(null);
   }
+}
+
+function withExtra(h: Headers, extra: Record<string, string> | undefined): Headers {
+  if (extra) for (const [k, v] of Object.entries(extra)) h.set(k, v);
+  return h;
 }
 
 function queryString(query: RequestOptions['query']): string {
