@@ -3,6 +3,7 @@ import { MantineProvider } from '@mantine/core';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { setNonce } from 'get-nonce';
 import { ApiClient } from './api/client.ts';
 import { App } from './app.tsx';
 import { ApiContext } from './session.tsx';
@@ -11,6 +12,8 @@ import { ApiContext } from './session.tsx';
 // <style> at run time, so it gets the nonce the shell's own <script> carries (the browser keeps it readable as the
 // element's `nonce` property, though it hides the attribute).
 const nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce || undefined;
+// The scroll lock of dialogs and menus writes a <style> of its own (react-remove-scroll, through get-nonce).
+if (nonce) setNonce(nonce);
 
 const api = new ApiClient((input, init) => fetch(input, init));
 const queries = new QueryClient({

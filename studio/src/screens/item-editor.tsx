@@ -37,6 +37,7 @@ import { showValue } from '../items-table.ts';
 import { can } from '../nav.ts';
 import { useApi, usePermissions } from '../session.tsx';
 import { ErrorNotice } from './errors.tsx';
+import { ItemHistoryLinks } from './history-links.tsx';
 
 type Item = Record<string, unknown>;
 const itemPath = (collection: string, id: string) =>
@@ -263,9 +264,14 @@ function Editor({
       <Text size="sm" mb="xs">
         {back}
       </Text>
-      <Title order={2} mb="md">
+      <Title order={2} mb={id ? 'xs' : 'md'}>
         {heading}
       </Title>
+      {id && (
+        <Text component="div" mb="md">
+          <ItemHistoryLinks site={site} collection={collection} id={id} />
+        </Text>
+      )}
       <form
         aria-label={heading}
         onSubmit={(e) => {
@@ -570,7 +576,7 @@ function ConflictDialog({
   );
   const cell = (v: FormValue) => (typeof v === 'boolean' ? (v ? t('common.yes') : t('common.no')) : v);
   return (
-    <Modal opened onClose={onClose} title={t('conflict.title')} size="lg" lockScroll={false}>
+    <Modal opened onClose={onClose} title={t('conflict.title')} size="lg">
       <Text size="sm" mb="sm">
         {t('conflict.body')}
       </Text>
@@ -654,7 +660,7 @@ function DeleteDialog({
       await deps.refetch();
     });
   return (
-    <Modal opened onClose={onClose} title={t('delete.title', { id })} size="lg" lockScroll={false}>
+    <Modal opened onClose={onClose} title={t('delete.title', { id })} size="lg">
       {deps.isPending && <Loader aria-label={t('app.loading')} />}
       {deps.isError && <ErrorNotice error={deps.error} retry={() => void deps.refetch()} />}
       {deps.data && (

@@ -129,7 +129,6 @@ export function ItemHistory(ref: ItemRef) {
       )}
       {/* No scroll lock: its run-time <style> (react-remove-scroll) carries no nonce, and the CSP refuses it. */}
       <Modal
-        lockScroll={false}
         opened={reverting !== null}
         onClose={() => {
           setReverting(null);

@@ -308,7 +308,6 @@ function VersionPanel({
 
       {/* No scroll lock: its run-time <style> (react-remove-scroll) carries no nonce, and the CSP refuses it. */}
       <Modal
-        lockScroll={false}
         opened={confirming}
         onClose={() => {
           setConfirming(false);

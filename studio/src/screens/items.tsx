@@ -26,6 +26,7 @@ import { can } from '../nav.ts';
 import { useApi, useMe, usePermissions } from '../session.tsx';
 import { ErrorNotice } from './errors.tsx';
 import { FilterPanel } from './filter-panel.tsx';
+import { AsOfListLink } from './history-links.tsx';
 
 /** A saved view as the presets API answers it. */
 interface Preset {
@@ -162,7 +163,10 @@ export function Items() {
 
   const title = (
     <Group justify="space-between" mb="md">
-      <Title order={2}>{t('items.title', { collection })}</Title>
+      <Group gap="md" align="baseline">
+        <Title order={2}>{t('items.title', { collection })}</Title>
+        <AsOfListLink site={site} collection={collection} />
+      </Group>
       {mayCreate && (
         <Button
           renderRoot={(props) => (
@@ -355,7 +359,7 @@ function SaveViewDialog({
           .join(' ') || error.message
       : (error?.message ?? undefined);
   return (
-    <Modal opened={opened} onClose={onClose} title={t('views.saveTitle')} lockScroll={false}>
+    <Modal opened={opened} onClose={onClose} title={t('views.saveTitle')}>
       <form
         onSubmit={(e) => {
           e.preventDefault();
