@@ -135,7 +135,7 @@ describe('automated decisions', () => {
     expect(res.json().data).toEqual([
       expect.objectContaining({
         itemId: 'titled',
-        data: { id: 'titled', title: 'Titled, summarised' },
+        data: { title: 'Titled, summarised' },
         delta: { title: 'Titled, summarised' },
       }),
     ]);

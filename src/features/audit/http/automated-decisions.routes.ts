@@ -49,7 +49,13 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
       const shown = await Promise.all(
         data.map(async (r) => {
           const s = await guard.collection(req, r.collection).catch(() => null);
-          return s ? presentRevision(deps, req, s, r.itemId, r) : { ...r, data: {}, delta: {} };
+          if (!s) return { ...r, data: {}, delta: {} };
+          // The item's id is the entry's itemId: data keeps the revision's own keys, as the subject's export has them.
+          const { id: _id, ...data } = (await presentRevision(deps, req, s, r.itemId, r)).data;
+          const delta = Object.fromEntries(
+            Object.keys(r.delta).flatMap((k) => (Object.hasOwn(data, k) ? [[k, data[k]]] : [])),
+          );
+          return { ...r, data, delta };
         }),
       );
       return { data: shown, meta: { total, limit: page.limit, offset: page.offset } };
