@@ -6,6 +6,8 @@ import {
   lazyRouteComponent,
   Outlet,
 } from '@tanstack/react-router';
+import { Loader } from '@mantine/core';
+import { t } from './i18n/en.ts';
 import { Home, SiteLayout } from './screens/site-layout.tsx';
 import { SitePicker } from './screens/site-picker.tsx';
 
@@ -76,6 +78,13 @@ export const editItemRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'EditItem'),
 });
 
+// The caller's notifications on the site (live over the realtime stream, which the site's frame holds open).
+export const inboxRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/inbox',
+  component: lazyRouteComponent(() => import('./screens/inbox.tsx'), 'Inbox'),
+});
+
 const routeTree = rootRoute.addChildren([
   indexRoute,
   siteRoute.addChildren([
@@ -86,10 +95,22 @@ const routeTree = rootRoute.addChildren([
     itemsAsOfRoute,
     newItemRoute,
     editItemRoute,
+    inboxRoute,
   ]),
 ]);
 
-export const router = createRouter({ routeTree, history: createHashHistory() });
+// A screen whose code or data is still on its way shows a loader (soon: a slow network must not look frozen).
+function RoutePending() {
+  return <Loader aria-label={t('app.loading')} />;
+}
+
+export const router = createRouter({
+  routeTree,
+  history: createHashHistory(),
+  defaultPendingComponent: RoutePending,
+  defaultPendingMs: 150,
+  defaultPendingMinMs: 0,
+});
 
 declare module '@tanstack/react-router' {
   interface Register {

@@ -188,6 +188,26 @@ export const en = {
   'audit.table': 'Audit trail',
   'audit.newer': 'Newer',
   'audit.older': 'Older',
+  'nav.inbox': 'Inbox',
+  'nav.inboxUnhandled': '{count} unhandled',
+  'inbox.title': 'Inbox',
+  'inbox.list': 'Notifications',
+  'inbox.empty': 'No notifications.',
+  'inbox.onlyUnhandled': 'Only unhandled',
+  'inbox.handled': 'handled',
+  'inbox.markHandled': 'Mark “{title}” handled',
+  'inbox.markHandledShort': 'Mark handled',
+  'inbox.pages': 'Inbox pages',
+  'inbox.state.connecting': 'Connecting…',
+  'inbox.state.live': 'Live',
+  'inbox.state.offline': 'Offline: reconnecting',
+  'push.subscribe': 'Get browser notifications',
+  'push.unsubscribe': 'Stop browser notifications',
+  'push.subscribed': 'This browser receives the site’s notifications.',
+  'push.unsupported':
+    'This browser cannot receive push notifications (it needs service workers and the Push API on a secure connection).',
+  'push.denied': 'Notifications are blocked for this page in the browser’s settings.',
+  'push.failed': 'The browser could not subscribe: {reason}',
 } as const;
 
 export type MessageKey = keyof typeof en;
