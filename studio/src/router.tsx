@@ -63,6 +63,37 @@ export const itemsAsOfRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/items-as-of.tsx'), 'ItemsAsOf'),
 });
 
+// Releases (compose from items, schedule, publish, outcomes) and pages (slug, title, layout JSON, preview).
+export const releasesRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/releases',
+  component: lazyRouteComponent(() => import('./screens/releases.tsx'), 'Releases'),
+});
+
+export const releaseRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/releases/$id',
+  component: lazyRouteComponent(() => import('./screens/releases.tsx'), 'ReleaseDetail'),
+});
+
+export const pagesRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'Pages'),
+});
+
+export const newPageRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages/new',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'NewPage'),
+});
+
+export const pageRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages/$id',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'EditPage'),
+});
+
 // The item editor: a new item (a duplicate when `from` names the original) and an item's form.
 export const newItemRoute = createRoute({
   getParentRoute: () => siteRoute,
@@ -89,6 +120,11 @@ const routeTree = rootRoute.addChildren([
   indexRoute,
   siteRoute.addChildren([
     homeRoute,
+    releasesRoute,
+    releaseRoute,
+    pagesRoute,
+    newPageRoute,
+    pageRoute,
     collectionsRoute,
     itemsRoute,
     itemViewRoute,

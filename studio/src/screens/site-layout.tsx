@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useNavigate, useParams } from '@tanstack/react-router';
 import { t } from '../i18n/en.ts';
 import { LiveInboxProvider, useLiveInbox } from '../live-inbox.tsx';
-import { navigation } from '../nav.ts';
+import { areas, navigation } from '../nav.ts';
 import { useApi, useMe, usePermissions } from '../session.tsx';
 import { ErrorNotice } from './errors.tsx';
 
@@ -94,6 +94,20 @@ export function SiteLayout() {
                   />
                 ),
               )
+            ))}
+          {permissions.data &&
+            areas(permissions.data).map((area) => (
+              <NavLink
+                key={area.key}
+                label={t(area.label)}
+                renderRoot={(props) =>
+                  area.key === 'releases' ? (
+                    <Link to="/s/$site/releases" params={{ site }} {...props} />
+                  ) : (
+                    <Link to="/s/$site/pages" params={{ site }} {...props} />
+                  )
+                }
+              />
             ))}
         </AppShell.Navbar>
         <AppShell.Main>
