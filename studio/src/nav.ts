@@ -63,3 +63,22 @@ export function navigation(matrix: PermissionMatrix): NavEntry[] {
     ...collections.map((c): NavEntry => ({ key: `collection:${c}`, label: c, to: 'collection', collection: c })),
   ];
 }
+
+/** The site's work areas beside the collections: releases and pages, each shown when the caller may use it. */
+export interface AreaEntry {
+  key: 'releases' | 'pages';
+  label: 'nav.releases' | 'nav.pages';
+}
+
+/**
+ * Releases are for callers who may update items of some collection (the API refuses the others); pages for callers
+ * with any rule on the pages resource.
+ */
+export function areas(matrix: PermissionMatrix): AreaEntry[] {
+  const out: AreaEntry[] = [];
+  const updatable = Object.keys(matrix.collections).some((c) => !RESOURCE_NAMES.has(c) && can(matrix, c, 'update'));
+  if (updatable) out.push({ key: 'releases', label: 'nav.releases' });
+  if ((['read', 'create', 'update'] as const).some((a) => can(matrix, RESOURCES.pages, a)))
+    out.push({ key: 'pages', label: 'nav.pages' });
+  return out;
+}

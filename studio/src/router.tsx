@@ -6,6 +6,8 @@ import {
   lazyRouteComponent,
   Outlet,
 } from '@tanstack/react-router';
+import { Loader } from '@mantine/core';
+import { t } from './i18n/en.ts';
 import { Home, SiteLayout } from './screens/site-layout.tsx';
 import { SitePicker } from './screens/site-picker.tsx';
 
@@ -61,6 +63,37 @@ export const itemsAsOfRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/items-as-of.tsx'), 'ItemsAsOf'),
 });
 
+// Releases (compose from items, schedule, publish, outcomes) and pages (slug, title, layout JSON, preview).
+export const releasesRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/releases',
+  component: lazyRouteComponent(() => import('./screens/releases.tsx'), 'Releases'),
+});
+
+export const releaseRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/releases/$id',
+  component: lazyRouteComponent(() => import('./screens/releases.tsx'), 'ReleaseDetail'),
+});
+
+export const pagesRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'Pages'),
+});
+
+export const newPageRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages/new',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'NewPage'),
+});
+
+export const pageRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/pages/$id',
+  component: lazyRouteComponent(() => import('./screens/pages.tsx'), 'EditPage'),
+});
+
 // The item editor: a new item (a duplicate when `from` names the original) and an item's form.
 export const newItemRoute = createRoute({
   getParentRoute: () => siteRoute,
@@ -76,20 +109,44 @@ export const editItemRoute = createRoute({
   component: lazyRouteComponent(() => import('./screens/item-editor.tsx'), 'EditItem'),
 });
 
+// The caller's notifications on the site (live over the realtime stream, which the site's frame holds open).
+export const inboxRoute = createRoute({
+  getParentRoute: () => siteRoute,
+  path: '/inbox',
+  component: lazyRouteComponent(() => import('./screens/inbox.tsx'), 'Inbox'),
+});
+
 const routeTree = rootRoute.addChildren([
   indexRoute,
   siteRoute.addChildren([
     homeRoute,
+    releasesRoute,
+    releaseRoute,
+    pagesRoute,
+    newPageRoute,
+    pageRoute,
     collectionsRoute,
     itemsRoute,
     itemViewRoute,
     itemsAsOfRoute,
     newItemRoute,
     editItemRoute,
+    inboxRoute,
   ]),
 ]);
 
-export const router = createRouter({ routeTree, history: createHashHistory() });
+// A screen whose code or data is still on its way shows a loader (soon: a slow network must not look frozen).
+function RoutePending() {
+  return <Loader aria-label={t('app.loading')} />;
+}
+
+export const router = createRouter({
+  routeTree,
+  history: createHashHistory(),
+  defaultPendingComponent: RoutePending,
+  defaultPendingMs: 150,
+  defaultPendingMinMs: 0,
+});
 
 declare module '@tanstack/react-router' {
   interface Register {
