@@ -118,8 +118,11 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     const stored = await page.evaluate(() => JSON.stringify({ ...localStorage, ...sessionStorage }));
     expect(stored).not.toMatch(/eyJ|refresh/i);
 
-    // Every call past sign-in names the site and carries the token; the auth calls carry neither.
-    const content = calls.filter((c) => !c.path.startsWith('/api/v1/auth/'));
+    // Every call past sign-in names the site and carries the token; the auth calls carry neither, and the inbox's
+    // event stream (an EventSource sends no headers) carries its one-minute ticket instead.
+    const stream = calls.filter((c) => c.path === '/api/v1/realtime');
+    for (const c of stream) expect(c.bearer).toBe(false);
+    const content = calls.filter((c) => !c.path.startsWith('/api/v1/auth/') && c.path !== '/api/v1/realtime');
     expect(content.map((c) => c.path)).toEqual(
       expect.arrayContaining(['/api/v1/permissions/me', '/api/v1/items/articles']),
     );
