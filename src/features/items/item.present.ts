@@ -108,6 +108,11 @@ export async function presentRevision<R extends { data: ItemValues; delta: ItemV
   r: R,
 ): Promise<R> {
   const data: ItemValues = await present(deps, caller, s, { ...r.data, id });
-  const names = Object.keys(r.delta).filter((k) => k !== 'id' && Object.hasOwn(data, k));
-  return { ...r, data, delta: Object.fromEntries(names.map((k) => [k, data[k]])) };
+  // A field the change removed (a PUT without it) is not in data: its null is judged by the same rules.
+  const removed = Object.keys(r.delta).filter((k) => k !== 'id' && !Object.hasOwn(r.data, k));
+  const judged: ItemValues = removed.length
+    ? await present(deps, caller, s, { ...r.data, ...Object.fromEntries(removed.map((k) => [k, null])), id })
+    : data;
+  const names = Object.keys(r.delta).filter((k) => k !== 'id' && Object.hasOwn(judged, k));
+  return { ...r, data, delta: Object.fromEntries(names.map((k) => [k, judged[k]])) };
 }

@@ -51,11 +51,9 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
           const s = await guard.collection(req, r.collection).catch(() => null);
           if (!s) return { ...r, data: {}, delta: {} };
           // The item's id is the entry's itemId: data keeps the revision's own keys, as the subject's export has them.
-          const { id: _id, ...data } = (await presentRevision(deps, req, s, r.itemId, r)).data;
-          const delta = Object.fromEntries(
-            Object.keys(r.delta).flatMap((k) => (Object.hasOwn(data, k) ? [[k, data[k]]] : [])),
-          );
-          return { ...r, data, delta };
+          const shown = await presentRevision(deps, req, s, r.itemId, r);
+          const { id: _id, ...data } = shown.data;
+          return { ...shown, data };
         }),
       );
       return { data: shown, meta: { total, limit: page.limit, offset: page.offset } };
