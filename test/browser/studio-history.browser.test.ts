@@ -85,7 +85,10 @@ describe.runIf(browserAvailable())('the studio history screens in a browser', ()
   };
   const itemAt = (id: string, tab: string) => `/s/main/items/articles/${id}?tab=${tab}`;
   /** The texts of a row's cells. */
-  const cells = (row: Locator) => row.locator('th, td').allTextContents();
+  const cells = async (row: Locator) => {
+    await row.locator('th, td').first().waitFor();
+    return row.locator('th, td').allTextContents();
+  };
 
   it('shows the revision timeline with its field diff, reverts after a confirmation, and audits it', async () => {
     const { context, page, violations } = await open(itemAt(ids.reverted, 'history'));

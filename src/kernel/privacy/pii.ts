@@ -1,9 +1,9 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { unwrapKey, wrapKey } from '../crypto/key-wrap.ts';
 import type { Keyring } from '../crypto/keyring.ts';
-import { asSystem } from '../tenancy/site.ts';
-import type { Db } from '../db/database.ts';
+import { asSystem, withSystem } from '../tenancy/site.ts';
+import type { Db, DB } from '../db/database.ts';
 import { defineError } from '../http/errors.ts';
 
 /** Personal data as stored in an event: `pii:<base64(iv | ciphertext | tag)>`, sealed with the subject's key. */
@@ -98,7 +98,13 @@ export async function unseal(db: Db, ring: Keyring, subjectId: string, sealed: S
   const raw = Buffer.from(sealed.slice(PREFIX.length), 'base64');
   const d = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
   d.setAuthTag(raw.subarray(raw.length - 16));
-  return Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8');
+  try {
+    return Buffer.concat([d.update(raw.subarray(12, raw.length - 16)), d.final()]).toString('utf8');
+  } catch {
+    // Sealed under a key of theirs that was destroyed since (a later one was made after a shred that was not for
+    // good): as unreadable as the destroyed key's values are.
+    return null;
+  }
 }
 
 /** Erasure: the subject's sealed data in the log becomes unreadable for good. */
@@ -107,17 +113,21 @@ export async function shred(db: Db, subjectId: string): Promise<void> {
 }
 
 /**
-/**
  * Erasure of a person: their key is destroyed and replaced by the mark that no key may be made for them again.
- * Idempotent; answers once the mark is there (a key created concurrently before the mark is destroyed with it).
+ * Idempotent; a key created concurrently before the mark is destroyed with it.
  */
 export async function shredForGood(db: Db, subjectId: string): Promise<void> {
+  // The key's deletion and the mark commit together. As two statements on a pooled connection (each its own
+  // transaction there) a seal between them made a fresh key, under which values sealed with the old one no longer
+  // opened while the erasure went on. A seal that got in first (the person had no key yet) is undone by the loop.
+  const erase = async (db: Db) => {
+    await sql`delete from subject_keys where subject_id = ${subjectId} and length(key) > 0`.execute(db);
+    await sql`insert into subject_keys (subject_id, key, key_id) values (${subjectId}, ${ERASED}, null)
+              on conflict (subject_id) do nothing`.execute(db);
+  };
   for (;;) {
-    await asSystem(db, async (db) => {
-      await sql`delete from subject_keys where subject_id = ${subjectId} and length(key) > 0`.execute(db);
-      await sql`insert into subject_keys (subject_id, key, key_id) values (${subjectId}, ${ERASED}, null)
-                on conflict (subject_id) do nothing`.execute(db);
-    });
+    if (db.isTransaction) await asSystem(db, erase);
+    else await withSystem(db as Kysely<DB>, erase);
     const r = await asSystem(db, (db) =>
       sql<{ n: number }>`select length(key)::int as n from subject_keys where subject_id = ${subjectId}`.execute(db),
     );
