@@ -3,6 +3,7 @@
  * save sends (only what changed), and where the API's errors go (their field paths).
  */
 import type { ApiErrorEntry } from './api/client.ts';
+import { fileIdOf, FILES_COLLECTION } from './files.ts';
 
 /** A field as `GET /fields/:collection` answers it (the parts the editor uses). */
 export interface FieldInfo {
@@ -28,10 +29,26 @@ export interface RelationInfo {
 }
 
 export type Control =
-  'text' | 'textarea' | 'number' | 'boolean' | 'date' | 'time' | 'datetime' | 'json' | 'select' | 'm2o' | 'list';
+  | 'text'
+  | 'textarea'
+  | 'number'
+  | 'boolean'
+  | 'date'
+  | 'time'
+  | 'datetime'
+  | 'json'
+  | 'select'
+  | 'm2o'
+  | 'file'
+  | 'list';
 
-/** The control of a field: its relation first, then its interface, then its value type. */
+/**
+ * The control of a field: its relation first, then its interface, then its value type. A file field is an m2o to
+ * the files collection: the API checks, expands and delivers file references through that relation only, so an
+ * interface name (`file`, `image`) on a field without it gets no upload.
+ */
 export function controlOf(f: FieldInfo, relation?: RelationInfo): Control {
+  if (relation?.kind === 'm2o' && relation.target === FILES_COLLECTION) return 'file';
   if (relation?.kind === 'm2o' && relation.target) return 'm2o';
   if (relation && (relation.kind === 'o2m' || relation.kind === 'm2m' || relation.kind === 'm2a')) return 'list';
   if (f.interface === 'textarea' || f.interface === 'markdown' || f.interface === 'wysiwyg') return 'textarea';
@@ -71,6 +88,7 @@ const pad = (n: number) => String(n).padStart(2, '0');
 export function toInput(control: Control, value: unknown): FormValue {
   if (control === 'boolean') return value === true;
   if (value === null || value === undefined) return '';
+  if (control === 'file') return fileIdOf(value);
   if (control === 'json' || control === 'list') return JSON.stringify(value, null, 2);
   if (control === 'datetime' && typeof value === 'string') {
     const d = new Date(value);

@@ -6,6 +6,7 @@ interface Sent {
   method: string;
   headers: Headers;
   body: unknown;
+  raw: RequestInit['body'];
 }
 
 const json = (status: number, body: unknown) =>
@@ -29,6 +30,7 @@ function service(answer: (s: Sent, calls: Sent[]) => Response | Promise<Response
       method: init.method ?? 'GET',
       headers: new Headers(init.headers),
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
+      raw: init.body,
     };
     calls.push(sent);
     return answer(sent, calls);
@@ -160,5 +162,49 @@ describe('the studio API client', () => {
     const err = (await api.get('/x').catch((e: unknown) => e)) as ApiError;
     expect(err.status).toBe(502);
     expect(err.code).toBe('HTTP_502');
+  });
+
+  it('uploads a form as multipart (the boundary left to the browser) with the token and the site', async () => {
+    const { api, calls } = service((s) =>
+      s.url === '/api/v1/auth/login' ? json(200, session('t1')) : json(201, { data: { id: 'f1' } }),
+    );
+    await api.login('a@b.c', 'pw');
+    const form = new FormData();
+    form.append('file', new Blob(['png'], { type: 'image/png' }), 'a.png');
+    expect((await api.upload('/files', form, { site: 'main' })).data).toEqual({ id: 'f1' });
+    const sent = calls[1]!;
+    expect(sent.method).toBe('POST');
+    expect(sent.url).toBe('/api/v1/files');
+    expect(sent.raw).toBe(form);
+    expect(sent.headers.get('content-type')).toBeNull();
+    expect(sent.headers.get('authorization')).toBe('Bearer t1');
+    expect(sent.headers.get('x-svc-site')).toBe('main');
+  });
+
+  it("answers an upload's refusal as the API's error (413, 415)", async () => {
+    const { api } = service(() =>
+      json(413, { errors: [{ code: 'UPLOAD_TOO_LARGE', message: 'the upload exceeds the limit', path: ['body'] }] }),
+    );
+    const err = (await api.upload('/files', new FormData()).catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect([err.status, err.code, err.message]).toEqual([413, 'UPLOAD_TOO_LARGE', 'the upload exceeds the limit']);
+  });
+
+  it('reads bytes as a Blob after one refresh, asking for an image', async () => {
+    const { api, calls } = service((s) => {
+      if (s.url === '/api/v1/auth/login') return json(200, session('old'));
+      if (s.url === '/api/v1/auth/refresh') return json(200, session('new'));
+      return s.headers.get('authorization') === 'Bearer new'
+        ? new Response(new Uint8Array([1, 2, 3]), { headers: { 'content-type': 'image/png' } })
+        : unauthorized();
+    });
+    await api.login('a@b.c', 'pw');
+    const blob = await api.blob('/assets/f1', { site: 'main', query: { width: 160, fit: 'inside' } });
+    expect(blob.type).toBe('image/png');
+    expect([...new Uint8Array(await blob.arrayBuffer())]).toEqual([1, 2, 3]);
+    const last = calls.at(-1)!;
+    expect(last.url).toBe('/api/v1/assets/f1?width=160&fit=inside');
+    expect(last.headers.get('accept')).toMatch(/^image\/\*/);
+    expect(last.headers.get('x-svc-site')).toBe('main');
   });
 });

@@ -30,6 +30,26 @@ describe('the item form', () => {
     expect(controlOf(field({ field: 'a', type: 'json' }))).toBe('json');
   });
 
+  it('gives an m2o to the files collection the file control, and only that', () => {
+    const m2o = (target: string) => ({ id: 'r', kind: 'm2o' as const, collection: 'p', field: 'cover', target });
+    expect(controlOf(field({ field: 'cover', type: 'string' }), m2o('files'))).toBe('file');
+    expect(controlOf(field({ field: 'cover', type: 'string' }), m2o('filesets'))).toBe('m2o');
+    expect(controlOf(field({ field: 'cover', type: 'uuid', interface: 'image' }))).toBe('text');
+  });
+
+  it('holds a file field as the file id, whether the API answers the id or the file expanded', () => {
+    expect(toInput('file', 'f1')).toBe('f1');
+    expect(toInput('file', { id: 'f1', filename: 'a.png' })).toBe('f1');
+    expect(toInput('file', null)).toBe('');
+    expect(fromInput('file', 'f1')).toEqual({ value: 'f1' });
+    // Removing the file sends null; a new item without one sends nothing.
+    const fields = [field({ field: 'cover', type: 'string' })];
+    expect(changesOf(fields, { cover: 'file' }, { cover: 'f1' }, { cover: '' }, false).changes).toEqual({
+      cover: null,
+    });
+    expect(changesOf(fields, { cover: 'file' }, {}, { cover: '' }, true).changes).toEqual({});
+  });
+
   it('converts values to the control and back', () => {
     expect(fromInput('number', '12')).toEqual({ value: 12 });
     expect(fromInput('number', '12x')).toEqual({ value: '12x' });

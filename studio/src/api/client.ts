@@ -127,12 +127,41 @@ export class ApiClient {
     path: string,
     options: RequestOptions = {},
   ): Promise<Envelope<T, M>> {
+    const res = await this.#send(method, path, options);
+    return (res.status === 204 ? { data: null } : await res.json()) as Envelope<T, M>;
+  }
+
+  /** A GET of bytes (a file's asset) as a Blob, with the same token, site and refresh as every call. */
+  async blob(path: string, options: Omit<RequestOptions, 'body'> = {}): Promise<Blob> {
+    const headers = { accept: 'image/*, */*;q=0.8', ...options.headers };
+    return (await this.#send('GET', path, { ...options, headers })).blob();
+  }
+
+  /** A `multipart/form-data` POST (the browser writes its boundary); the answer is the API's envelope. */
+  upload<T, M = Record<string, unknown>>(
+    path: string,
+    form: FormData,
+    options: Omit<RequestOptions, 'body'> = {},
+  ): Promise<Envelope<T, M>> {
+    return this.request<T, M>('POST', path, { ...options, body: form });
+  }
+
+  get<T, M = Record<string, unknown>>(path: string, options?: RequestOptions): Promise<Envelope<T, M>> {
+    return this.request<T, M>('GET', path, options);
+  }
+
+  /** Sends a call and answers its response when it is a success; its error envelope as an ApiError otherwise. */
+  async #send(method: string, path: string, options: RequestOptions): Promise<Response> {
+    const form = options.body instanceof FormData;
     const send = () =>
       this.fetchFn(`${API}${path}${queryString(options.query)}`, {
         method,
         credentials: 'same-origin',
-        headers: withExtra(this.#headers({ site: options.site, json: options.body !== undefined }), options.headers),
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        headers: withExtra(
+          this.#headers({ site: options.site, json: options.body !== undefined && !form }),
+          options.headers,
+        ),
+        body: options.body === undefined ? undefined : form ? (options.body as FormData) : JSON.stringify(options.body),
       });
     const hadToken = this.#token !== null;
     let res = await send();
@@ -141,11 +170,7 @@ export class ApiClient {
       res = await send();
     }
     if (!res.ok) throw await errorOf(res);
-    return (res.status === 204 ? { data: null } : await res.json()) as Envelope<T, M>;
-  }
-
-  get<T, M = Record<string, unknown>>(path: string, options?: RequestOptions): Promise<Envelope<T, M>> {
-    return this.request<T, M>('GET', path, options);
+    return res;
   }
 
   /** One refresh at a time: callers arriving meanwhile wait for the same answer. */

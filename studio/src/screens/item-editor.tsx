@@ -37,6 +37,7 @@ import { showValue } from '../items-table.ts';
 import { can } from '../nav.ts';
 import { useApi, usePermissions } from '../session.tsx';
 import { ErrorNotice } from './errors.tsx';
+import { FileField } from './file-field.tsx';
 import { ItemHistoryLinks } from './history-links.tsx';
 
 type Item = Record<string, unknown>;
@@ -450,6 +451,19 @@ function FieldControl({
           target={relation!.target!}
           common={common}
           value={text}
+          onChange={(v) => onChange(v)}
+        />
+      );
+    case 'file':
+      return (
+        <FileField
+          site={site}
+          label={label}
+          value={text}
+          required={f.required}
+          error={error}
+          disabled={disabled}
+          description={common.description}
           onChange={(v) => onChange(v)}
         />
       );
