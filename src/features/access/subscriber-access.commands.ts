@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
 import { accessDecider, type AccessCommand, type AccessState } from './access.decider.ts';
 import type { AccessCtx } from './access.commands.ts';
 import { NoSubscriberGrant } from './access.errors.ts';
@@ -34,7 +34,7 @@ export function subscriberGrants(s: AccessState): SubscriberGrant[] {
 }
 
 const onAccess = (siteId: string, command: (s: AccessState) => AccessCommand | null) =>
-  ({ decider: accessDecider, streamId: accessStream(siteId), command }) as unknown as StreamCommand;
+  streamCommand({ decider: accessDecider, streamId: accessStream(siteId), command });
 
 /** Grants subscribers read on a collection, replacing its grant whole in one append. */
 export async function grantSubscriberAccess(

@@ -4,7 +4,7 @@ import type { AddressHasher } from './address-hash.ts';
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { DomainEvent, EventMetadata } from '../../kernel/es/event.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommand, handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
 import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
@@ -97,11 +97,11 @@ export async function provisionExternalUser(
   if (!input.email) throw new ExternalEmailRequired();
   const userId = newId();
   const steps = [
-    {
+    streamCommand({
       decider: identityDecider,
       streamId: externalIdentityStream(input.issuerId, input.subject),
       command: { type: 'ClaimExternalIdentity', data: { userId, issuerId: input.issuerId, now } },
-    } as StreamCommand,
+    }),
     ...(await newIdentityCommands(
       { db, store, addresses: deps.addresses, config: deps.config, clock: { now: () => deps.now } },
       { userId, email: input.email, status: 'active' },

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import type { StreamCommand } from '../../kernel/es/handle-command.ts';
+import { streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { seal } from '../../kernel/privacy/pii.ts';
 import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';
@@ -45,22 +45,22 @@ export async function newIdentityCommands(
     },
   };
   return [
-    {
+    streamCommand({
       decider: emailClaimDecider,
       streamId: emailClaimStream(deps.addresses.hash(input.email)),
       command: { type: 'ClaimEmail', data: { userId, now } },
-    },
-    { decider: userDecider, streamId: userStream(userId), command: register },
+    }),
+    streamCommand({ decider: userDecider, streamId: userStream(userId), command: register }),
     ...(membership
       ? [
-          {
+          streamCommand({
             decider: userDecider,
             streamId: userStream(userId),
-            command: { type: 'GrantSiteRole', data: { userId, ...membership, now } } satisfies UserCommand,
-          },
+            command: { type: 'GrantSiteRole', data: { userId, ...membership, now } },
+          }),
         ]
       : []),
-  ] as unknown as StreamCommand[];
+  ];
 }
 
 async function sealedHash(

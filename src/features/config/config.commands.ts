@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import { handleCommands, readState, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommands, readState, streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { DomainError, type ErrorObject } from '../../kernel/http/errors.ts';
 import { VersionConflict } from '../../kernel/http/kernel.errors.ts';
@@ -247,12 +247,14 @@ async function apply(
   const now = ctx.now.toISOString();
   const commands: StreamCommand<unknown, unknown, DomainEvent>[] = [];
   // The schema stream is pinned at the version the plan was made from, even when only webhooks or settings change.
-  commands.push({
-    decider: schemaDecider as StreamCommand['decider'],
-    streamId: schemaStream(ctx.siteId),
-    command: p.steps.length ? { type: 'ApplyPlan', data: { steps: p.steps, summary, now } } : null,
-    expectedVersion: version,
-  });
+  commands.push(
+    streamCommand({
+      decider: schemaDecider,
+      streamId: schemaStream(ctx.siteId),
+      command: p.steps.length ? { type: 'ApplyPlan', data: { steps: p.steps, summary, now } } : null,
+      expectedVersion: version,
+    }),
+  );
   const allowPrivate = deps.config.SVC_WEBHOOK_ALLOW_PRIVATE;
   const hooks = await webhookConfigCommand(
     deps.db,
@@ -266,11 +268,13 @@ async function apply(
   if (hooks) commands.push(hooks.command);
   if (p.settings.length) {
     const settings = Object.fromEntries(p.settings.map((s) => [s.key, s.value])) as SiteSettings;
-    commands.push({
-      decider: siteDecider as StreamCommand['decider'],
-      streamId: siteStream(ctx.siteId),
-      command: { type: 'UpdateSite', data: { siteId: ctx.siteId, settings, now } },
-    });
+    commands.push(
+      streamCommand({
+        decider: siteDecider,
+        streamId: siteStream(ctx.siteId),
+        command: { type: 'UpdateSite', data: { siteId: ctx.siteId, settings, now } },
+      }),
+    );
   }
   const results = await handleCommands(deps.store, commands, { metadata: ctx.metadata });
   if (hooks) await shredDeletedSecrets(deps.db, results[1]!.events);

@@ -1,6 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import type { DomainEvent } from '../../kernel/es/event.ts';
-import { handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
@@ -16,15 +15,14 @@ type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata'>;
 type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;
 type Sources = { jwksUri?: string | null; discoveryUrl?: string | null };
 
-const cmd = <S, C, E extends DomainEvent>(c: StreamCommand<S, C, E>) => c as unknown as StreamCommand;
 const claim = (siteId: string, issuerId: string, iss: string, now: string) =>
-  cmd({
+  streamCommand({
     decider: issuerClaimDecider,
     streamId: issuerClaimStream(siteId, iss),
     command: { type: 'ClaimIssuer', data: { issuerId, iss, now } },
   });
 const release = (siteId: string, issuerId: string, iss: string, now: string) =>
-  cmd({
+  streamCommand({
     decider: issuerClaimDecider,
     streamId: issuerClaimStream(siteId, iss),
     command: { type: 'ReleaseIssuer', data: { issuerId, now } },
@@ -61,7 +59,7 @@ export async function registerIssuer(deps: Deps, ctx: Ctx, config: TrustedIssuer
   const { siteId } = ctx;
   const issuerId = newId();
   const now = ctx.now.toISOString();
-  const register = cmd({
+  const register = streamCommand({
     decider: issuerDecider,
     streamId: issuerStream(siteId, issuerId),
     command: { type: 'RegisterIssuer', data: { issuerId, siteId, config, now } },
@@ -80,7 +78,7 @@ export async function updateIssuer(deps: Deps, ctx: Ctx, input: { issuerId: stri
   const before = await currentIssuer(deps, siteId, issuerId);
   const now = ctx.now.toISOString();
   const next = patch.issuer ?? before.issuer;
-  const update = cmd({
+  const update = streamCommand({
     decider: issuerDecider,
     streamId: issuerStream(siteId, issuerId),
     command: { type: 'UpdateIssuer', data: { issuerId, siteId, patch, expectedIssuer: before.issuer, now } },
@@ -96,7 +94,7 @@ export async function removeIssuer(deps: Pick<AppDeps, 'db' | 'store'>, ctx: Ctx
   const { issuerId } = input;
   const before = await currentIssuer(deps, siteId, issuerId);
   const now = ctx.now.toISOString();
-  const remove = cmd({
+  const remove = streamCommand({
     decider: issuerDecider,
     streamId: issuerStream(siteId, issuerId),
     command: { type: 'RemoveIssuer', data: { issuerId, siteId, expectedIssuer: before.issuer, now } },

@@ -3,7 +3,7 @@ import { itemDocumentsProjector } from '../../../projections/item-documents/inde
 import { itemRevisionsProjector } from '../../../projections/item-revisions/index.ts';
 import { itemVersionsProjector } from '../../../projections/item-versions/index.ts';
 import { itemsRoutes } from './http/items.routes.ts';
-import type { StreamCommand } from '../../kernel/es/handle-command.ts';
+import { streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from './item.events.ts';
@@ -56,7 +56,7 @@ export function itemUpdateCommand(
   at: { now: string; by: string },
 ): StreamCommand {
   const fields = [...(schema.fields.get(target.collection)?.values() ?? [])];
-  return {
+  return streamCommand({
     decider: itemDecider,
     streamId: itemStream(siteId, target.collection, target.id),
     command: {
@@ -71,5 +71,5 @@ export function itemUpdateCommand(
         changes: target.changes,
       },
     },
-  } as unknown as StreamCommand;
+  });
 }

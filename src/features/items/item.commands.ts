@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
-import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommand, handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -88,12 +88,14 @@ export function sendItemCommands(
 ) {
   return handleCommands(
     deps.store,
-    targets.map((t) => ({
-      decider: itemDecider as StreamCommand['decider'],
-      streamId: itemStream(ctx.siteId, t.collection, t.id),
-      command: (current: ItemState) => t.make(dataFor(ctx, schema, t.collection, t.id), current),
-      fresh: t.fresh,
-    })),
+    targets.map((t) =>
+      streamCommand({
+        decider: itemDecider,
+        streamId: itemStream(ctx.siteId, t.collection, t.id),
+        command: (current: ItemState) => t.make(dataFor(ctx, schema, t.collection, t.id), current),
+        fresh: t.fresh,
+      }),
+    ),
     { metadata: ctx.metadata, check },
   );
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
-import { handleCommand, handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommand, handleCommands, streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { AlreadyPublished, EmptyRelease, ReleaseItemNotFound, ReleaseNotFound } from './release.errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
@@ -143,7 +143,7 @@ async function refused(callers: Caller[] | null, check: (caller: Caller) => Prom
 }
 
 const releaseCommand = (siteId: string, releaseId: string, command: ReleaseCommand): StreamCommand =>
-  ({ decider: releaseDecider, streamId: releaseStream(siteId, releaseId), command }) as unknown as StreamCommand;
+  streamCommand({ decider: releaseDecider, streamId: releaseStream(siteId, releaseId), command });
 const outcome = (i: ReleaseItem, o: Outcome['outcome'], reason?: string | null): Outcome => ({
   collection: i.collection,
   itemId: i.itemId,

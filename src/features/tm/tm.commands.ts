@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
-import type { DomainEvent } from '../../kernel/es/event.ts';
-import { handleCommand, handleCommands, readState, type StreamCommand } from '../../kernel/es/handle-command.ts';
+
+import { handleCommand, handleCommands, readState, streamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { entryIdsByKey, entryKeyString } from '../../../projections/tm/index.ts';
@@ -151,15 +151,14 @@ async function importChunk(deps: Deps, ctx: Ctx, inputs: readonly EntryInput[]):
   const commands = [...byKey].map(([k, { input, key }]) => {
     const known = live.get(k);
     const entryId = known ?? tmEntryId(site, key.sourceLang, key.targetLang, key.normalised);
-    const c: StreamCommand<TmEntryState, UpsertTmEntry, TmEntryEvent> = {
+    return streamCommand<TmEntryState, UpsertTmEntry, TmEntryEvent>({
       decider: tmEntryDecider,
       streamId: tmEntryStream(site, entryId),
       // A derived stream whose entry was edited to another source is left alone (counted as skipped).
       command: (state) => (holds(state, key.normalised) ? upsertCommand(ctx, entryId, input) : null),
       // Not in the read model: most likely a new stream (a deleted entry's stream is found by the append's check).
       fresh: !known,
-    };
-    return c as unknown as StreamCommand<unknown, unknown, DomainEvent>;
+    });
   });
   const results = await handleCommands(deps.store, commands, { metadata: ctx.metadata });
   const counts: ImportCounts = { imported: 0, updated: 0, skipped: inputs.length - byKey.size };

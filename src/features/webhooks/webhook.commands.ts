@@ -1,8 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Db } from '../../kernel/db/database.ts';
-import type { DomainEvent } from '../../kernel/es/event.ts';
+
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { handleCommand, readState, type StreamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommand, readState, streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
@@ -152,12 +152,14 @@ export async function webhookConfigCommand(
     const cmd: ChangeWebhooks = { type: 'ChangeWebhooks', data };
     return webhooksDecider.decide(cmd, state).length ? cmd : null;
   };
-  const streamCommand: StreamCommand<WebhooksState, ChangeWebhooks, WebhookEvent> = {
-    decider: webhooksDecider,
-    streamId: webhooksStream(siteId),
-    command,
+  return {
+    command: streamCommand<WebhooksState, ChangeWebhooks, WebhookEvent>({
+      decider: webhooksDecider,
+      streamId: webhooksStream(siteId),
+      command,
+    }),
+    secrets,
   };
-  return { command: streamCommand as unknown as StreamCommand<unknown, unknown, DomainEvent>, secrets };
 }
 
 /** After a configuration apply: the keys of the secrets of the webhooks it deleted are shredded. */

@@ -296,6 +296,13 @@ export interface StreamCommand<S = unknown, C = unknown, E extends DomainEvent =
   expectedVersion?: number;
 }
 
+/**
+ * One stream's command, checked against its own decider, as a member of a batch of several deciders: the one place
+ * where its types are erased (as `defineProjector` erases a projector's events).
+ */
+export const streamCommand = <S, C, E extends DomainEvent>(c: StreamCommand<S, C, E>): StreamCommand =>
+  c as unknown as StreamCommand;
+
 interface Loaded {
   decider: Decider<unknown, unknown, DomainEvent>;
   state: unknown;

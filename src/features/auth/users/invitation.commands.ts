@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../../deps.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
-import { handleCommands, type StreamCommand } from '../../../kernel/es/handle-command.ts';
+import { handleCommands, streamCommand } from '../../../kernel/es/handle-command.ts';
 import type { Later } from '../../../kernel/http/after-answer.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
@@ -44,11 +44,11 @@ interface Invitation {
 export const needsPassword = (u: UserRow) => u.status === 'invited' || !u.passwordHash;
 
 const inviteCommand = (userId: string, data: Omit<Extract<UserCommand, { type: 'InviteToSite' }>['data'], 'userId'>) =>
-  ({
+  streamCommand({
     decider: userDecider,
     streamId: userStream(userId),
-    command: { type: 'InviteToSite', data: { userId, ...data } } satisfies UserCommand,
-  }) as unknown as StreamCommand;
+    command: { type: 'InviteToSite', data: { userId, ...data } },
+  });
 
 /**
  * Invites an address to a site with a role. A new address gets an identity in state `invited`; an
