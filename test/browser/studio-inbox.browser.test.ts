@@ -94,7 +94,7 @@ describe.runIf(browserAvailable())('the studio inbox in a browser', () => {
     // It came over the stream: the page was never reloaded (the sign-in form never came back).
     expect(await page.getByRole('heading', { name: 'Sign in to the studio' }).count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Mark ““Spring launch” was published” handled' }).click();
+    await page.getByRole('button', { name: 'Mark handled: “Spring launch” was published' }).click();
     await list.getByText('handled', { exact: true }).waitFor();
     await page.getByTestId('inbox-badge').waitFor({ state: 'detached' });
     const inbox = await t.call({ method: 'GET', url: '/api/v1/notifications', as: admin, site: 'main' });
