@@ -7,6 +7,7 @@ import { setNonce } from 'get-nonce';
 import { ApiClient } from './api/client.ts';
 import { App } from './app.tsx';
 import { ApiContext } from './session.tsx';
+import { cssVariablesResolver, theme } from './theme.ts';
 
 // The service's CSP allows styles only from here or with this page's nonce; Mantine writes its CSS variables into a
 // <style> at run time, so it gets the nonce the shell's own <script> carries (the browser keeps it readable as the
@@ -22,7 +23,12 @@ const queries = new QueryClient({
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider getStyleNonce={nonce ? () => nonce : undefined} defaultColorScheme="light">
+    <MantineProvider
+      theme={theme}
+      cssVariablesResolver={cssVariablesResolver}
+      getStyleNonce={nonce ? () => nonce : undefined}
+      defaultColorScheme="light"
+    >
       <QueryClientProvider client={queries}>
         <ApiContext value={api}>
           <App />

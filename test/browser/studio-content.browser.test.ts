@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
+import type { TestApp } from '../setup/app.ts';
 import { createUser } from '../setup/users.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { browserAvailable } from './browser.ts';
+import {
+  expectNoSeriousA11yViolations,
+  openSignedIn,
+  pick,
+  shot,
+  startStudio,
+  type StudioRun,
+} from './support/studio.ts';
 
 const ADMIN_PATH = '/content-studio';
 const EDITOR = { email: 'content-editor@example.com', password: 'Content-editor-2025!' };
@@ -16,9 +21,8 @@ const EDITOR = { email: 'content-editor@example.com', password: 'Content-editor-
  * by the conflict dialog with both versions. Not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio content screens in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
-  let browser: Browser;
-  let studio: string;
   let admin: string;
   let editorToken: string;
   let editorId: string;
@@ -31,16 +35,8 @@ describe.runIf(browserAvailable())('the studio content screens in a browser', ()
   };
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp(), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH);
+    ({ t, admin } = run);
     await api('POST', '/api/v1/collections', { name: 'authors' });
     await api('POST', '/api/v1/fields/authors', { field: 'name', type: 'string' });
     authorId = (await api('POST', '/api/v1/items/authors', { name: 'Ada Lovelace' })).data.id;
@@ -65,34 +61,11 @@ describe.runIf(browserAvailable())('the studio content screens in a browser', ()
       await api('POST', '/api/v1/items/articles', { title, views });
     editorToken = await createUser(t, EDITOR.email, EDITOR.password, { main: 'editor' });
     editorId = (await api('GET', '/api/v1/auth/me', undefined, editorToken)).data.id;
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => run?.close());
 
-  /** A fresh browser profile signed in as the editor, on `hash`, collecting CSP reports and page errors. */
-  const open = async (hash: string): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(`${studio}#${hash}`);
-    await page.getByLabel('Email').fill(EDITOR.email);
-    await page.getByLabel(/^Password/).fill(EDITOR.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, violations };
-  };
-  const pick = async (page: Page, input: ReturnType<Page['getByRole']>, option: string | RegExp) => {
-    await input.click();
-    await page.getByRole('option', { name: option }).click();
-  };
+  /** A fresh profile signed in as the editor, on `hash`. */
+  const open = (hash: string) => openSignedIn(run.browser, `${run.studio}#${hash}`, EDITOR);
 
   it('creates an item through the form (a field error first) and the editor is its revision author', async () => {
     const { context, page, violations } = await open('/s/main/collections/articles');
@@ -114,6 +87,8 @@ describe.runIf(browserAvailable())('the studio content screens in a browser', ()
     await views.fill('7');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: /^articles: / }).waitFor();
+    await expectNoSeriousA11yViolations(page, 'the item editor');
+    await shot(page, 'item-editor');
     const id = decodeURIComponent(/\/items\/([^/?]+)$/.exec(page.url())![1]!);
 
     const item = (await api('GET', `/api/v1/items/articles/${id}`)).data;
@@ -138,6 +113,8 @@ describe.runIf(browserAvailable())('the studio content screens in a browser', ()
     await page.getByRole('button', { name: 'Apply filter' }).click();
     // Bravo 5, Charlie 9, Delta 3 and the item the form created (7).
     await page.getByText('4 items').waitFor();
+    await expectNoSeriousA11yViolations(page, 'the items table with its filter');
+    await shot(page, 'items-table');
     expect(await table.getByText('Alpha').count()).toBe(0);
 
     // Sort by title: ascending, then descending.

@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { ManualClock } from '../../src/kernel/clock.ts';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { ADMIN, type TestApp } from '../setup/app.ts';
+import { browserAvailable } from './browser.ts';
+import {
+  cells,
+  expectNoSeriousA11yViolations,
+  openSignedIn,
+  shot,
+  startStudio,
+  type StudioRun,
+} from './support/studio.ts';
 
 const ADMIN_PATH = '/studio-history';
 const HOUR = 3_600_000;
@@ -19,8 +24,8 @@ const local = (at: Date) => at.toISOString().slice(0, 19);
  * with main diverged), the item's audit trail, and not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio history screens in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
-  let browser: Browser;
   let studio: string;
   let admin: string;
   let adminId: string;
@@ -36,16 +41,8 @@ describe.runIf(browserAvailable())('the studio history screens in a browser', ()
   };
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp({ clock }), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH, { clock });
+    ({ t, studio, admin } = run);
     adminId = (await t.call({ method: 'GET', url: '/api/v1/auth/me', as: admin })).json().data.id as string;
     await api('POST', '/api/v1/collections', { name: 'articles', versioning: true });
     await api('POST', '/api/v1/fields/articles', { field: 'title', type: 'string' });
@@ -58,37 +55,12 @@ describe.runIf(browserAvailable())('the studio history screens in a browser', ()
     await api('PATCH', `/api/v1/items/articles/${ids.reverted}`, { title: 'New title' });
     await api('PATCH', `/api/v1/items/articles/${ids.travelled}`, { title: 'Right now' });
     clock.advance(HOUR);
-
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => run?.close());
 
   /** A fresh profile (in UTC), signed in as the site's admin, at a studio address. */
-  const open = async (hash: string): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext({ timezoneId: 'UTC' });
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(`${studio}#${hash}`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel(/^Password/).fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, violations };
-  };
+  const open = (hash: string) => openSignedIn(run.browser, `${studio}#${hash}`, ADMIN);
   const itemAt = (id: string, tab: string) => `/s/main/items/articles/${id}?tab=${tab}`;
-  /** The texts of a row's cells. */
-  const cells = async (row: Locator) => {
-    await row.locator('th, td').first().waitFor();
-    return row.locator('th, td').allTextContents();
-  };
 
   it('shows the revision timeline with its field diff, reverts after a confirmation, and audits it', async () => {
     const { context, page, violations } = await open(itemAt(ids.reverted, 'history'));
@@ -114,6 +86,8 @@ describe.runIf(browserAvailable())('the studio history screens in a browser', ()
     const third = page.getByRole('table', { name: 'Changes of revision 3' });
     expect(await cells(third.getByRole('row', { name: /title/ }))).toEqual(['title', 'New title', 'Old title']);
     expect(await page.getByText('Revision 3: revert').count()).toBe(1);
+    await expectNoSeriousA11yViolations(page, 'the revision history');
+    await shot(page, 'revision-history');
 
     // The service has it, written by the one signed in.
     expect((await api('GET', `/api/v1/items/articles/${ids.reverted}`)).data.title).toBe('Old title');
@@ -189,6 +163,8 @@ describe.runIf(browserAvailable())('the studio history screens in a browser', ()
     expect(await cells(title)).toEqual(['title differs', 'Main title', 'Draft title']);
     expect(await title.getAttribute('data-differs')).toBe('true');
     expect(await compare.getByRole('row', { name: /^body/ }).getAttribute('data-differs')).toBe('false');
+    await expectNoSeriousA11yViolations(page, 'the versions compared');
+    await shot(page, 'versions-compare');
     expect((await api('GET', `/api/v1/items/articles/${ids.versioned}`)).data.title).toBe('Main title');
 
     // Main moves on: the version says so, and the promote tells that main had diverged.

@@ -1,11 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { NOTIFICATION_PRODUCER } from '../../src/features/notifications/notifications.producers.ts';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
+import { ADMIN, type TestApp } from '../setup/app.ts';
 import { createUser } from '../setup/users.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { browserAvailable } from './browser.ts';
+import {
+  expectNoSeriousA11yViolations,
+  nav,
+  openStudio,
+  shot,
+  signIn,
+  startStudio,
+  type StudioRun,
+} from './support/studio.ts';
 
 const ADMIN_PATH = '/studio-inbox';
 const VIEWER = { email: 'viewer@example.com', password: 'Only-reading-2025!' };
@@ -17,8 +23,8 @@ const VIEWER = { email: 'viewer@example.com', password: 'Only-reading-2025!' };
  * their writes; with the network throttled through the DevTools protocol the screens show a loader while they wait.
  */
 describe.runIf(browserAvailable())('the studio inbox in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
-  let browser: Browser;
   let studio: string;
   let admin: string;
   let viewerToken: string;
@@ -30,46 +36,16 @@ describe.runIf(browserAvailable())('the studio inbox in a browser', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp(), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH);
+    ({ t, studio, admin } = run);
     await ok('POST', '/api/v1/collections', { name: 'articles' });
     await ok('POST', '/api/v1/fields/articles', { field: 'title', type: 'string' });
     await ok('POST', '/api/v1/items/articles', { id: 'a1', title: 'First light', status: 'draft' });
     viewerToken = await createUser(t, VIEWER.email, VIEWER.password, { main: 'viewer' });
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => run?.close());
 
-  const open = async (hash = ''): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(studio + hash);
-    return { context, page, violations };
-  };
-  const signIn = async (page: Page, who: { email: string; password: string }) => {
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel(/^Password/).fill(who.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
-  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
+  const open = (hash = '') => openStudio(run.browser, studio + hash);
 
   it('shows a notification raised through the API live, with the badge, and marks it handled', async () => {
     const { context, page, violations } = await open('#/s/main/inbox');
@@ -91,10 +67,12 @@ describe.runIf(browserAvailable())('the studio inbox in a browser', () => {
     const list = page.getByRole('list', { name: 'Notifications' });
     await list.getByText('“Spring launch” was published').waitFor();
     await nav(page).getByTestId('inbox-badge').getByText('1').waitFor();
+    await expectNoSeriousA11yViolations(page, 'the inbox');
+    await shot(page, 'inbox');
     // It came over the stream: the page was never reloaded (the sign-in form never came back).
     expect(await page.getByRole('heading', { name: 'Sign in to the studio' }).count()).toBe(0);
 
-    await page.getByRole('button', { name: 'Mark ““Spring launch” was published” handled' }).click();
+    await page.getByRole('button', { name: 'Mark handled: “Spring launch” was published' }).click();
     await list.getByText('handled', { exact: true }).waitFor();
     await page.getByTestId('inbox-badge').waitFor({ state: 'detached' });
     const inbox = await t.call({ method: 'GET', url: '/api/v1/notifications', as: admin, site: 'main' });
@@ -123,6 +101,7 @@ describe.runIf(browserAvailable())('the studio inbox in a browser', () => {
     await page.getByLabel('title').waitFor();
     await page.getByLabel('title').and(page.locator('[disabled]')).waitFor();
     expect(await page.getByLabel('title').inputValue()).toBe('First light');
+    await expectNoSeriousA11yViolations(page, "a viewer's item");
     for (const name of ['Save', 'Create', 'Duplicate', 'Delete'])
       expect(await page.getByRole('button', { name, exact: true }).count()).toBe(0);
 

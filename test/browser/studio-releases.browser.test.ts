@@ -1,9 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { ADMIN, type TestApp } from '../setup/app.ts';
+import { browserAvailable } from './browser.ts';
+import {
+  cells,
+  expectNoSeriousA11yViolations,
+  nav,
+  openSignedIn,
+  pick,
+  shot,
+  startStudio,
+  type StudioRun,
+} from './support/studio.ts';
 
 const ADMIN_PATH = '/studio-releases';
 
@@ -15,9 +22,8 @@ const ADMIN_PATH = '/studio-releases';
  * not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio releases and pages screens in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
-  let browser: Browser;
-  let studio: string;
   let admin: string;
   const ids = { pinned: '', gone: '', shown: '' };
 
@@ -30,59 +36,22 @@ describe.runIf(browserAvailable())('the studio releases and pages screens in a b
   };
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp(), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH);
+    ({ t, admin } = run);
     await api('POST', '/api/v1/collections', { name: 'posts' });
     await api('POST', '/api/v1/fields/posts', { field: 'title', type: 'string' });
     ids.pinned = (await api('POST', '/api/v1/items/posts', { title: 'First words' })).data.id;
     await api('PATCH', `/api/v1/items/posts/${ids.pinned}`, { title: 'Later words' });
     ids.gone = (await api('POST', '/api/v1/items/posts', { title: 'Soon gone' })).data.id;
     ids.shown = (await api('POST', '/api/v1/items/posts', { title: 'On the page', status: 'published' })).data.id;
-
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => run?.close());
 
-  const open = async (hash: string): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext({ timezoneId: 'UTC' });
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(`${studio}#${hash}`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel(/^Password/).fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, violations };
-  };
-  const pick = async (page: Page, input: Locator, option: string | RegExp) => {
-    await input.click();
-    await page.getByRole('option', { name: option }).click();
-  };
-  const cells = async (row: Locator) => {
-    await row.locator('th, td').first().waitFor();
-    return row.locator('th, td').allTextContents();
-  };
+  const open = (hash: string) => openSignedIn(run.browser, `${run.studio}#${hash}`, ADMIN);
 
   it('composes a release (a pinned revision), schedules it in a window, publishes it and shows the outcomes', async () => {
     const { context, page, violations } = await open('/s/main');
-    const nav = page.getByRole('navigation', { name: 'Main navigation' });
-    await nav.getByRole('link', { name: 'Releases' }).click();
+    await nav(page).getByRole('link', { name: 'Releases' }).click();
     await page.getByText('No releases.').waitFor();
     await page.getByRole('textbox', { name: 'Name' }).fill('Spring launch');
     await pick(page, page.getByRole('textbox', { name: 'Atomicity' }), 'Best effort');
@@ -138,6 +107,8 @@ describe.runIf(browserAvailable())('the studio releases and pages screens in a b
     expect(await cells(outcomes.getByRole('row').nth(1))).toEqual(['posts', ids.pinned, 'published', '']);
     expect(await cells(outcomes.getByRole('row').nth(2))).toEqual(['posts', ids.gone, 'failed', 'ITEM_DELETED']);
     expect(await page.getByRole('form', { name: 'Add an item' }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page, 'a published release');
+    await shot(page, 'release-outcomes');
     expect((await api('GET', `/api/v1/items/posts/${ids.pinned}`)).data).toMatchObject({
       status: 'published',
       title: 'First words',
@@ -158,13 +129,14 @@ describe.runIf(browserAvailable())('the studio releases and pages screens in a b
         new Date(stored.publishAt as string).toLocaleString('en-US', { timeZone: 'UTC' }),
         '2 items',
       ]);
+    await expectNoSeriousA11yViolations(page, 'the releases list');
     expect(violations).toEqual([]);
     await context.close();
   });
 
   it('creates a page (layout errors at their paths first) and its preview link delivers it', async () => {
     const { context, page, violations } = await open('/s/main');
-    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Pages' }).click();
+    await nav(page).getByRole('link', { name: 'Pages' }).click();
     await page.getByText('No pages.').waitFor();
     await page.getByRole('link', { name: 'New page' }).click();
     await page.getByRole('heading', { name: 'New page' }).waitFor();
@@ -200,6 +172,7 @@ describe.runIf(browserAvailable())('the studio releases and pages screens in a b
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'Page Spring news' }).waitFor();
     expect(await page.getByRole('list', { name: 'Problems in the layout' }).count()).toBe(0);
+    await expectNoSeriousA11yViolations(page, 'the page editor');
 
     const link = page.getByRole('link', { name: 'Preview the delivered page' });
     expect(await link.getAttribute('href')).toBe('/api/v1/deliver/page/main/news/spring');

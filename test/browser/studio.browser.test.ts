@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { ManualClock } from '../../src/kernel/clock.ts';
 import { codeAt } from '../../src/features/auth/tfa/totp.ts';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
+import type { TestApp } from '../setup/app.ts';
 import { createUser } from '../setup/users.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { browserAvailable } from './browser.ts';
+import {
+  expectNoSeriousA11yViolations,
+  nav,
+  openStudio,
+  shot,
+  signIn,
+  startStudio,
+  type StudioRun,
+} from './support/studio.ts';
 
 const ADMIN_PATH = '/my-studio';
 const TOTP_USER = { email: 'second-factor@example.com', password: 'Second-factor-2025!' };
@@ -21,6 +28,7 @@ const KEY = Buffer.alloc(32, 5).toString('base64');
  * site, and not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
   let browser: Browser;
   let studio: string;
@@ -29,16 +37,9 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
   const clock = new ManualClock(new Date());
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp({ env: { ENCRYPTION_KEY: KEY }, clock }), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    const admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH, { env: { ENCRYPTION_KEY: KEY }, clock });
+    ({ t, browser, studio } = run);
+    const admin = run.admin;
     const ok = async (url: string, payload: object, as = admin) => {
       const res = await t.call({ method: 'POST', url, as, site: 'main', payload });
       expect(res.statusCode, `${url}: ${res.body}`).toBeLessThan(300);
@@ -66,34 +67,10 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     recoveryCodes = (await ok('/api/v1/me/tfa/confirm', { code: codeAt(secret, clock.now().getTime()) }, token))
       .recoveryCodes;
     clock.advance(30_000);
-
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  afterAll(() => run?.close());
 
-  /** A fresh browser profile on the studio, collecting what the console reports about the CSP. */
-  const open = async (): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(studio);
-    return { context, page, violations };
-  };
-  const signIn = async (page: Page, who: { email: string; password: string }) => {
-    await page.getByLabel('Email').fill(who.email);
-    await page.getByLabel(/^Password/).fill(who.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-  };
-  const nav = (page: Page) => page.getByRole('navigation', { name: 'Main navigation' });
+  const open = () => openStudio(browser, studio);
 
   it('signs in without TOTP, keeps the session across a reload and ends it on sign-out', async () => {
     const { context, page, violations } = await open();
@@ -104,6 +81,8 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
         calls.push({ path: url.pathname, site: r.headers()['x-svc-site'], bearer: 'authorization' in r.headers() });
     });
     await page.getByRole('heading', { name: 'Sign in to the studio' }).waitFor();
+    await expectNoSeriousA11yViolations(page, 'the sign-in screen');
+    await shot(page, 'sign-in');
     await signIn(page, EDITOR);
 
     // One membership: straight into the site, with the navigation the permissions allow.
@@ -149,6 +128,7 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     const { context, page, violations } = await open();
     await signIn(page, TWO_SITES);
     await page.getByRole('heading', { name: 'Choose a site' }).waitFor();
+    await expectNoSeriousA11yViolations(page, 'the site picker');
     await page.getByRole('link', { name: /^second/ }).click();
     await nav(page).getByRole('link', { name: 'notes' }).click();
     await page.getByRole('table', { name: 'Items of notes' }).getByText('Only in the second site').waitFor();
@@ -167,6 +147,7 @@ describe.runIf(browserAvailable())('the studio in a browser', () => {
     const { context, page, violations } = await open();
     await signIn(page, TOTP_USER);
     await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
+    await expectNoSeriousA11yViolations(page, 'the TOTP screen');
 
     await page.getByLabel('Authentication code').fill('000000');
     await page.getByRole('button', { name: 'Verify' }).click();

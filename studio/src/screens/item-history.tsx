@@ -15,6 +15,8 @@ export function ItemHistory(ref: ItemRef) {
   const queries = useQueryClient();
   const [page, setPage] = useState(1);
   const [reverting, setReverting] = useState<Revision | null>(null);
+  // The version the dialog asks about, kept while it closes, so it never shows (or is named by) an empty title.
+  const [asked, setAsked] = useState(0);
   const [reverted, setReverted] = useState<number | null>(null);
   // One revision more than the page shows: the oldest one shown needs the one before it for its diff.
   const list = useQuery({
@@ -94,7 +96,7 @@ export function ItemHistory(ref: ItemRef) {
                               </Text>
                             </Table.Td>
                             <Table.Td>
-                              <Text size="sm" c="green.9">
+                              <Text size="sm" c="teal.9">
                                 {showField(c.after)}
                               </Text>
                             </Table.Td>
@@ -105,7 +107,14 @@ export function ItemHistory(ref: ItemRef) {
                   )}
                   {r.version !== latest && r.committed && (
                     <Group>
-                      <Button size="xs" variant="light" onClick={() => setReverting(r)}>
+                      <Button
+                        size="xs"
+                        variant="light"
+                        onClick={() => {
+                          setReverting(r);
+                          setAsked(r.version);
+                        }}
+                      >
                         {t('history.revert', { version: r.version })}
                       </Button>
                     </Group>
@@ -134,10 +143,10 @@ export function ItemHistory(ref: ItemRef) {
           setReverting(null);
           revert.reset();
         }}
-        title={reverting ? t('history.revertTitle', { version: reverting.version }) : ''}
+        title={t('history.revertTitle', { version: asked })}
       >
         <Stack>
-          <Text size="sm">{reverting && t('history.revertBody', { version: reverting.version })}</Text>
+          <Text size="sm">{t('history.revertBody', { version: asked })}</Text>
           {revert.isError && <ErrorNotice error={revert.error} />}
           <Group justify="flex-end">
             <Button variant="default" onClick={() => setReverting(null)}>

@@ -1,4 +1,16 @@
-import { AppShell, Badge, Burger, Button, Group, Loader, NavLink, Select, Text, Title } from '@mantine/core';
+import {
+  AppShell,
+  Badge,
+  Burger,
+  Button,
+  Group,
+  Loader,
+  NavLink,
+  Select,
+  Text,
+  Title,
+  VisuallyHidden,
+} from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { Link, Outlet, useNavigate, useParams } from '@tanstack/react-router';
 import { t } from '../i18n/en.ts';
@@ -123,11 +135,16 @@ function InboxLink({ site }: { site: string }) {
   const { unhandled } = useLiveInbox();
   return (
     <NavLink
-      label={t('nav.inbox')}
-      aria-label={unhandled > 0 ? `${t('nav.inbox')}, ${t('nav.inboxUnhandled', { count: unhandled })}` : undefined}
+      // The count's meaning is read with the name; the badge only shows the number (visible text stays in the name).
+      label={
+        <>
+          {t('nav.inbox')}
+          {unhandled > 0 && <VisuallyHidden>, {t('nav.inboxUnhandled', { count: unhandled })}</VisuallyHidden>}
+        </>
+      }
       rightSection={
         unhandled > 0 ? (
-          <Badge size="sm" circle={unhandled < 10} data-testid="inbox-badge">
+          <Badge size="sm" circle={unhandled < 10} data-testid="inbox-badge" aria-hidden>
             {unhandled}
           </Badge>
         ) : null
