@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { SERVER_BUILD } from './server-build.ts';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -20,14 +22,14 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts `src/main.ts` (or the node arguments `args`, such as a compiled entry) as a child process and waits until
- * /health answers, at most `startupMs` (a loaded two-core machine can take more than the default minute to start the
- * embedded database).
+ * Starts the compiled server (test/setup/global.ts builds it; or the node arguments `args`) as a child process and
+ * waits until /health answers, at most `startupMs` (a loaded two-core machine can take more than the default minute
+ * to start the embedded database).
  */
 export async function startServer(
   env: Record<string, string>,
   startupMs = 60_000,
-  args = ['--import', 'tsx', 'src/main.ts'],
+  args = ['--enable-source-maps', path.join(SERVER_BUILD, 'main.mjs')],
 ): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, args, {
