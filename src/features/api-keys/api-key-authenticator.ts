@@ -4,7 +4,8 @@ import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { findApiKeyCredential, touchApiKey, type ApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import { InvalidApiKey, OriginNotAllowed } from './api-key.errors.ts';
-import { API_KEY_EVENT_TYPES } from './api-key.events.ts';
+import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from './api-key.events.ts';
+import { onEvents } from '../../kernel/es/on-events.ts';
 import { API_KEY_PREFIX, parseApiKey, secretMatches } from './api-key.secrets.ts';
 
 const CACHE_MS = 10_000;
@@ -21,11 +22,10 @@ export function apiKeyAuthenticator(db: Db, store: EventStore, clock: Clock): Au
   const touched = new Map<string, number>();
   // Bumped on every invalidation: a lookup that raced one does not cache what it read before it.
   let epoch = 0;
-  store.onAppended((events) => {
+  onEvents<ApiKeyEvent>(store, API_KEY_EVENT_TYPES, (events) => {
     for (const e of events) {
-      if (!(API_KEY_EVENT_TYPES as readonly string[]).includes(e.type)) continue;
       epoch++;
-      cache.delete((e.data as { keyId: string }).keyId);
+      cache.delete(e.data.keyId);
     }
   });
   const remember = <V>(m: Map<string, V>, k: string, v: V) => {

@@ -2,19 +2,23 @@ import type { Actor, Authenticator } from '../../kernel/auth/actor.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
+import { onEvents } from '../../kernel/es/on-events.ts';
 import { findUserForToken, type UserRow } from '../../../projections/users/index.ts';
 import type { AccessClaims, TokenService } from './tokens.ts';
 import { StaleAccessToken } from './auth.errors.ts';
+import type { SessionRevoked } from './session.events.ts';
+import type { UserEvent } from './user.events.ts';
 
 const MAX_ENTRIES = 10_000;
 /** Events after which a cached user (or one of its sessions) is stale. */
-const USER_CHANGES = new Set([
+const USER_CHANGES = [
   'UserTokensRevoked',
   'UserSiteRoleGranted',
   'UserSiteRoleRevoked',
   'UserEmailVerified',
   'UserPasswordChanged',
-]);
+] as const satisfies readonly UserEvent['type'][];
+type UserChange = Extract<UserEvent, { type: (typeof USER_CHANGES)[number] }>;
 
 /**
  * The actor of an active user's credential: the account's roles (only on `sites` when given), its token version,
@@ -59,13 +63,11 @@ export function internalAuthenticator(db: Db, tokens: TokenService, store: Event
   const users = new Map<string, CachedUser>();
   // Bumped on every invalidation: a lookup that raced one does not cache what it read before it.
   let epoch = 0;
-  store.onAppended((events) => {
+  onEvents<UserChange | SessionRevoked>(store, [...USER_CHANGES, 'SessionRevoked'], (events) => {
     for (const e of events) {
-      if (USER_CHANGES.has(e.type) || e.type === 'SessionRevoked') epoch++;
-      const data = e.data as { userId?: string; sessionId?: string };
-      if (USER_CHANGES.has(e.type) && data.userId) users.delete(data.userId);
-      if (e.type === 'SessionRevoked' && data.sessionId)
-        for (const u of users.values()) u.sessions.delete(data.sessionId);
+      epoch++;
+      if (e.type === 'SessionRevoked') for (const u of users.values()) u.sessions.delete(e.data.sessionId);
+      else users.delete(e.data.userId);
     }
   });
   const bounded = <K, V>(m: Map<K, V>, k: K, v: V) => {

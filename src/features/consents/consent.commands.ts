@@ -14,6 +14,7 @@ import {
   type ConsentType,
   type RestrictionEvent,
 } from './consent.events.ts';
+import { domainEvent } from '../../kernel/es/on-events.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
 
@@ -49,7 +50,7 @@ export async function consentAt(
   if (!asOf) return (await readState(deps.store, consentDecider, stream)).state;
   let state = consentDecider.initialState();
   for await (const e of deps.store.readStream<ConsentEvent>(stream, { until: asOf }))
-    state = consentDecider.evolve(state, { type: e.type, data: e.data } as ConsentEvent);
+    state = consentDecider.evolve(state, domainEvent(e));
   return state;
 }
 

@@ -3,8 +3,9 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { mediaDecider, type MediaState } from './media.decider.ts';
-import { mediaStream, type MediaDeleted, type MediaStored, type StoredMedia } from './media.events.ts';
+import { mediaStream, type StoredMedia } from './media.events.ts';
 import type { ReceivedUpload, UploadRefused } from './upload-receive.ts';
+import { firstOfType } from '../../kernel/es/on-events.ts';
 
 type Deps = Pick<AppDeps, 'store' | 'storage'>;
 
@@ -65,7 +66,7 @@ export async function storeMedia(deps: Deps, ctx: CommandContext, input: { key: 
     { type: 'StoreMedia', data },
     ctx,
   );
-  const stored = res.events.find((e) => e.type === 'MediaStored')?.data as MediaStored['data'] | undefined;
+  const stored = firstOfType(res.events, 'MediaStored')?.data;
   const replaced = stored?.replaced ?? null;
   if (replaced && replaced.objectKey !== media.objectKey) await removeObject(deps.storage, ctx.siteId, key, replaced);
   return res;
@@ -81,7 +82,7 @@ export async function deleteMedia(deps: Deps, ctx: CommandContext, key: string):
     { type: 'DeleteMedia', data },
     ctx,
   );
-  const deleted = res.events.find((e) => e.type === 'MediaDeleted')?.data as MediaDeleted['data'] | undefined;
+  const deleted = firstOfType(res.events, 'MediaDeleted')?.data;
   if (deleted) await removeObject(deps.storage, ctx.siteId, key, deleted);
 }
 

@@ -8,8 +8,9 @@ import { newId } from '../../kernel/ids.ts';
 import type { FlowRecord } from '../../../projections/flows/index.ts';
 import { DEFINITION_KEYS, flowDecider, type FlowCommand, type FlowEntry, type FlowState } from './flow.decider.ts';
 import { FlowNotFound } from './flow.errors.ts';
-import { flowStream, type FlowDefinition, type FlowEvent, type FlowUpdated } from './flow.events.ts';
+import { flowStream, type FlowDefinition, type FlowEvent } from './flow.events.ts';
 import { checkRequestTargets } from './flow.targets.ts';
+import { domainEvent } from '../../kernel/es/on-events.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor' | 'expectedVersion'>;
 type Deps = Pick<AppDeps, 'store' | 'config'>;
@@ -102,7 +103,7 @@ export async function flowAt(
   let version = 0;
   for await (const e of store.readStream<FlowEvent>(flowStream(siteId, flowId), opts)) {
     if (Date.parse(e.data.at) > until) break;
-    state = flowDecider.evolve(state, { type: e.type, data: e.data } as FlowEvent);
+    state = flowDecider.evolve(state, domainEvent(e));
     version = e.streamVersion;
   }
   return state.status === 'present' ? flowRecordOf(state.flow, version) : null;
@@ -135,15 +136,12 @@ export async function flowRevisions(
   const all: FlowRevision[] = [];
   let state: FlowState = flowDecider.initialState();
   for await (const e of store.readStream<FlowEvent>(flowStream(siteId, flowId))) {
-    state = flowDecider.evolve(state, { type: e.type, data: e.data } as FlowEvent);
+    state = flowDecider.evolve(state, domainEvent(e));
     // A schedule's firing is the worker's bookkeeping, not a save.
     if (state.status === 'absent' || e.type === 'FlowScheduleAdvanced') continue;
+    const event = domainEvent(e);
     const changed =
-      e.type === 'FlowUpdated'
-        ? (e.data as FlowUpdated['data']).changed
-        : e.type === 'FlowCreated'
-          ? [...DEFINITION_KEYS]
-          : [];
+      event.type === 'FlowUpdated' ? event.data.changed : event.type === 'FlowCreated' ? [...DEFINITION_KEYS] : [];
     all.push({
       version: e.streamVersion,
       action: ACTIONS.get(e.type)!,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
-import { handleCommand, handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
+import { handleCommand, handleCommands, streamCommand, type CommandResult } from '../../kernel/es/handle-command.ts';
+import { firstOfType } from '../../kernel/es/on-events.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -10,7 +11,7 @@ import type { CollectionRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
 import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts';
 import { IntegerIdRequired, InvalidItemId, InvalidNewItems } from './item.errors.ts';
-import { itemStream, type ItemValues } from './item.events.ts';
+import { itemStream, type ItemEvent, type ItemValues } from './item.events.ts';
 import { sealValues, withNullFields } from './item.present.ts';
 import { sealPersonalValues } from './personal-fields.ts';
 import { fieldsOf, type CollectionSchema } from './item.reads.ts';
@@ -85,7 +86,8 @@ export function sendItemCommands(
   schema: SiteSchema,
   targets: ItemTarget[],
   check?: AppendCheck,
-) {
+): Promise<CommandResult<ItemState, ItemEvent>[]> {
+  // Every command of the batch is the item decider's: its results are items' states and events.
   return handleCommands(
     deps.store,
     targets.map((t) =>
@@ -97,7 +99,7 @@ export function sendItemCommands(
       }),
     ),
     { metadata: ctx.metadata, check },
-  );
+  ) as Promise<CommandResult<ItemState, ItemEvent>[]>;
 }
 
 /**
@@ -150,7 +152,7 @@ export async function createItems(
     check,
   );
   const records = written.map((w, i) => {
-    const e = w.events[0]!.data as { values: Record<string, unknown>; at: string; by: string };
+    const e = firstOfType(w.events, 'ItemCreated')!.data;
     const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
     return withNullFields(s, { ...e.values, id: items[i]!.id, ...audit });
   });

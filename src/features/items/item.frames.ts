@@ -1,4 +1,4 @@
-import type { FrameSource } from '../../kernel/realtime/relay.ts';
+import { defineFrameSource } from '../../kernel/realtime/relay.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent } from './item.events.ts';
 
 /** An item change as the relay carries it: which item, and what happened to it (never its values). */
@@ -27,13 +27,17 @@ const EVENT = new Map<ItemEvent['type'], ItemFrameData['event'] | null>([
  * The live frames of item changes: the realtime slice reads each changed item as each subscriber (rights and
  * filter), so the frame itself carries only its address.
  */
-export const itemFrames: FrameSource = {
+export const itemFrames = defineFrameSource<ItemEvent>({
   types: ITEM_EVENT_TYPES,
   frame: (e) => {
-    const event = EVENT.get(e.type as ItemEvent['type']);
+    const event = EVENT.get(e.type);
     if (!event) return null;
-    const d = e.data as ItemEvent['data'];
-    const data: ItemFrameData = { collection: d.collection, id: d.id, event, purged: e.type === 'ItemPurged' };
+    const data: ItemFrameData = {
+      collection: e.data.collection,
+      id: e.data.id,
+      event,
+      purged: e.type === 'ItemPurged',
+    };
     return { type: 'item', data };
   },
-};
+});

@@ -1,4 +1,4 @@
-import type { FrameSource } from '../../kernel/realtime/relay.ts';
+import { defineFrameSource } from '../../kernel/realtime/relay.ts';
 import {
   payloadOf,
   type NotificationPayload,
@@ -14,11 +14,10 @@ export interface NotificationFrameData {
 }
 
 /** The live frames of raised notifications: the realtime slice sends each to the connections of its recipients. */
-export const notificationFrames: FrameSource = {
+export const notificationFrames = defineFrameSource<NotificationRaised>({
   types: ['NotificationRaised'],
   frame: (e) => {
-    const d = e.data as NotificationRaised['data'];
-    const data: NotificationFrameData = { recipient: d.recipient, payload: payloadOf(d) };
+    const data: NotificationFrameData = { recipient: e.data.recipient, payload: payloadOf(e.data) };
     return { type: 'notification', data };
   },
-};
+});

@@ -1,9 +1,10 @@
 import type { StoredEvent } from '../../kernel/es/event.ts';
+import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { LocalCache } from '../../kernel/cache/local-cache.ts';
 import type { SharedCache } from '../../kernel/cache/shared-cache.ts';
 import { jitteredTtlMs } from '../../kernel/cache/ttl.ts';
-import { ITEM_EVENT_TYPES } from '../items/item.events.ts';
-import { SCHEMA_EVENT_TYPES } from '../schema/schema.events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent } from '../items/item.events.ts';
+import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../schema/schema.events.ts';
 import type { PageEvent } from './page.events.ts';
 
 /** A delivered page as sent: the body, its ETag, and what it was made of (for invalidation). */
@@ -37,6 +38,8 @@ const PER_SITE = 1000;
 const negKey = (site: string, slug: string) => `deliver:neg:${site}:${slug}`;
 const ITEM_TYPES = new Set<string>(ITEM_EVENT_TYPES);
 const SCHEMA_TYPES = new Set<string>(SCHEMA_EVENT_TYPES);
+type Heard = StoredEventOf<ItemEvent | PageEvent | SchemaEvent>;
+const isItemEvent = (e: Heard): e is StoredEventOf<ItemEvent> => ITEM_TYPES.has(e.type);
 
 /**
  * The delivery API's caches. Negative markers (unknown slugs) live in the shared cache, so a page created on any
@@ -147,16 +150,14 @@ export class DeliveryCache {
       if (!inv) bySite.set(site, (inv = { site, slugs: [], pageIds: [], items: [] }));
       return inv;
     };
-    for (const e of events) {
-      if (ITEM_TYPES.has(e.type)) {
-        const d = e.data as { collection: string; id: string };
-        of(e.siteId).items!.push(`${d.collection}/${d.id}`);
-      } else if (SCHEMA_TYPES.has(e.type)) of(e.siteId).all = true;
-      else if (e.type === 'PageCreated' || e.type === 'PageUpdated' || e.type === 'PageDeleted') {
+    // Only the types below are looked at; the others pass by whatever they are.
+    for (const e of events as readonly Heard[]) {
+      if (e.type === 'PageCreated' || e.type === 'PageUpdated' || e.type === 'PageDeleted') {
         const inv = of(e.siteId);
-        inv.pageIds!.push((e.data as { pageId: string }).pageId);
-        inv.slugs!.push(...pageSlugs(e as unknown as PageEvent));
-      }
+        inv.pageIds!.push(e.data.pageId);
+        inv.slugs!.push(...pageSlugs(e));
+      } else if (isItemEvent(e)) of(e.siteId).items!.push(`${e.data.collection}/${e.data.id}`);
+      else if (SCHEMA_TYPES.has(e.type)) of(e.siteId).all = true;
     }
     for (const inv of bySite.values()) void this.invalidate(inv).catch(() => undefined);
   }

@@ -5,6 +5,7 @@ import type { SchemaEvent } from './schema.events.ts';
 import { schemaStream } from './schema.events.ts';
 import { isSystemCollection } from './system-collections.types.ts';
 import type { CollectionDef, FieldDef, RelationDef } from './schema.types.ts';
+import { domainEvent } from '../../kernel/es/on-events.ts';
 
 /** One live collection of a snapshot, with its fields in their order. */
 export interface SnapshotCollection {
@@ -61,7 +62,7 @@ export async function schemaSnapshot(
   let state = schemaDecider.initialState();
   let version = 0;
   for await (const e of store.readStream<SchemaEvent>(schemaStream(siteId), { until: asOf })) {
-    state = schemaDecider.evolve(state, { type: e.type, data: e.data } as SchemaEvent);
+    state = schemaDecider.evolve(state, domainEvent(e));
     version = e.streamVersion;
   }
   return { ...snapshotOf(state, version), state };

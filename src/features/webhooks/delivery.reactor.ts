@@ -8,6 +8,7 @@ import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
 import { matches, outgoing, SOURCE_EVENT_TYPES, type Outgoing, type SourceEvent } from './webhook-payload.ts';
 import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
 import { deliveryIdOf, deliveryStream, webhooksStream, type WebhookEvent } from './webhook.events.ts';
+import { domainEvent } from '../../kernel/es/on-events.ts';
 
 export const WEBHOOK_DISPATCHER = 'webhook-dispatcher';
 
@@ -41,7 +42,7 @@ function forWebhook(payload: Outgoing['payload'], collections: readonly string[]
 async function webhooksAt(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<WebhooksState> {
   let state = webhooksDecider.initialState();
   for await (const x of deps.store.readStream<WebhookEvent>(webhooksStream(e.siteId), { until: e.createdAt }))
-    state = webhooksDecider.evolve(state, { type: x.type, data: x.data } as WebhookEvent);
+    state = webhooksDecider.evolve(state, domainEvent(x));
   return state;
 }
 

@@ -19,6 +19,8 @@ import { InvalidWebhookUrl, WebhookNotFound } from './webhook.errors.ts';
 import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
 import { webhooksStream, type WebhookDefinition, type WebhookEvent } from './webhook.events.ts';
 import { generateSecret, type WebhookConfig, type WebhookCreate, type WebhookPatch } from './webhook.schema.ts';
+import { ofType, domainEvent } from '../../kernel/es/on-events.ts';
+import type { StoredEvent } from '../../kernel/es/event.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
 type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;
@@ -36,7 +38,7 @@ export async function siteWebhooks(store: EventStore, siteId: string, asOf?: Dat
   if (!asOf) return (await readState(store, webhooksDecider, webhooksStream(siteId))).state;
   let state = webhooksDecider.initialState();
   for await (const e of store.readStream<WebhookEvent>(webhooksStream(siteId), { until: asOf }))
-    state = webhooksDecider.evolve(state, { type: e.type, data: e.data } as WebhookEvent);
+    state = webhooksDecider.evolve(state, domainEvent(e));
   return state;
 }
 
@@ -163,6 +165,7 @@ export async function webhookConfigCommand(
 }
 
 /** After a configuration apply: the keys of the secrets of the webhooks it deleted are shredded. */
-export async function shredDeletedSecrets(db: Db, events: readonly { type: string; data: unknown }[]): Promise<void> {
-  for (const e of events) if (e.type === 'WebhookDeleted') await shred(db, (e.data as { webhookId: string }).webhookId);
+export async function shredDeletedSecrets(db: Db, events: readonly StoredEvent[]): Promise<void> {
+  for (const e of ofType(events as readonly StoredEvent<WebhookEvent>[], 'WebhookDeleted'))
+    await shred(db, e.data.webhookId);
 }

@@ -1,7 +1,8 @@
 import type { LockSession } from '../db/lock-session.ts';
 import type { Logger } from 'pino';
 import { LeaderLock } from '../db/leader-lock.ts';
-import type { StoredEvent } from '../es/event.ts';
+import type { DomainEvent, StoredEvent } from '../es/event.ts';
+import type { StoredEventOf } from '../es/projector.ts';
 import type { EventStore, GlobalLog, GlobalPosition } from '../es/event-store.ts';
 import type { RealtimeHub, RelayFrame } from './hub.ts';
 
@@ -9,6 +10,18 @@ import type { RealtimeHub, RelayFrame } from './hub.ts';
 export interface FrameSource {
   types: readonly string[];
   frame(e: StoredEvent): { type: string; data: unknown } | null;
+}
+
+/**
+ * Declares a frame source over the events `E` (given explicitly): `frame` is handed only events of the types it
+ * names, each typed as its own event, as `defineProjector` does for `apply`.
+ */
+export function defineFrameSource<E extends DomainEvent = never>(spec: {
+  types: readonly E['type'][];
+  frame: (e: StoredEventOf<E>) => { type: string; data: unknown } | null;
+}): FrameSource {
+  // The relay calls `frame` only with events whose type `types` names (byType below), which are E's events.
+  return { types: spec.types, frame: spec.frame as FrameSource['frame'] };
 }
 
 export interface RelayOptions {

@@ -24,9 +24,9 @@ export function triggerInput(e: StoredEventOf<TriggerEvent>): { event: string; c
     const input = { event, releaseId: e.data.releaseId, status: e.data.status, items, at: e.data.at };
     return { event, collections: [...new Set(items.map((i) => i.collection))], input };
   }
-  const d = e.data as { collection: string; id: string; at: string; values?: unknown; changes?: unknown };
+  const d = e.data;
   // Values as the log holds them: a personal value stays sealed (item.read reads it as the runAs role may).
-  const data = d.changes ?? d.values ?? null;
+  const data = ('changes' in d ? d.changes : undefined) ?? ('values' in d ? d.values : undefined) ?? null;
   const fields = data && typeof data === 'object' ? Object.keys(data).sort() : [];
   const input = { event, collection: d.collection, id: d.id, fields, data, at: d.at };
   return { event, collections: [d.collection], input };

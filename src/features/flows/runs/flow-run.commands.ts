@@ -16,6 +16,7 @@ import { budgetError, budgetOf, startInTree, type TreePlace } from './flow-budge
 import { siteBudgetError, siteRootRefusal } from './flow-site-budget.ts';
 import { runOpener, sealRunEvents } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState, type RunState } from './flow-run.state.ts';
+import { domainEvent } from '../../../kernel/es/on-events.ts';
 
 /**
  * The metadata of a run's events and of what its steps write: the flow acts, correlated by the root run of its tree
@@ -129,7 +130,7 @@ export async function loadRun(
   let version = 0;
   const open = await runOpener(deps, siteId, runId);
   for await (const e of deps.store.readStream<FlowRunEvent>(flowRunStream(siteId, runId))) {
-    state = evolveRun(state, open({ type: e.type, data: e.data } as FlowRunEvent));
+    state = evolveRun(state, open(domainEvent(e)));
     version = e.streamVersion;
   }
   return { state, version };

@@ -12,9 +12,10 @@ import {
   writtenRecord,
   type CollectionSchema,
 } from '../../items/index.ts';
-import { itemStream, type ItemCreated } from '../../items/item.events.ts';
+import { itemStream, type ItemEvent } from '../../items/item.events.ts';
 import type { DataChain } from '../flow-template.ts';
 import type { StepContext, StepResult } from './flow-run.ops.ts';
+import { isOfType } from '../../../kernel/es/on-events.ts';
 
 type Handler = (c: StepContext, o: Record<string, unknown>, chain: DataChain) => Promise<StepResult>;
 
@@ -42,9 +43,9 @@ export function stepItemId(primaryKeyType: string, runId: string, nodeId: string
 }
 
 /** The event of the item's stream this step wrote before, if any (its causation names the step). */
-async function writtenBefore(c: StepContext, s: CollectionSchema, id: string): Promise<StoredEvent | null> {
+async function writtenBefore(c: StepContext, s: CollectionSchema, id: string): Promise<StoredEvent<ItemEvent> | null> {
   const cause = stepCause(c.runId, c.nodeId);
-  for await (const e of c.deps.store.readStream(itemStream(c.siteId, s.collection.name, id)))
+  for await (const e of c.deps.store.readStream<ItemEvent>(itemStream(c.siteId, s.collection.name, id)))
     if (e.metadata.causationId === cause) return e;
   return null;
 }
@@ -69,8 +70,8 @@ export const itemHandlers = {
     const items = await guard.authorizeCreate(c.principal, s, [id === undefined ? body : { ...body, id }], false);
     if (c.dryRun) return resolve({ wouldHave: 'created an item', collection: o.collection, values: items[0]?.values });
     const before = await writtenBefore(c, s, items[0]!.id);
-    if (before?.type === 'ItemCreated') {
-      const e = before.data as ItemCreated['data'];
+    if (before && isOfType(before, 'ItemCreated')) {
+      const e = before.data;
       const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
       return resolve(withNullFields(s, { ...e.values, id: e.id, ...audit }));
     }

@@ -7,6 +7,7 @@ import { flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
 import { startRun } from './flow-run.commands.ts';
 import { runOpener } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState } from './flow-run.state.ts';
+import { domainEvent } from '../../../kernel/es/on-events.ts';
 
 /**
  * Re-runs an ended run from one of its steps (by default the one that failed the run, else its first) with the
@@ -32,7 +33,7 @@ export async function retryRun(
   // The recorded values opened with the run's key (null once a subject it concerns was erased).
   const open = await runOpener(deps, input.siteId, input.runId);
   for await (const e of deps.store.readStream<FlowRunEvent>(flowRunStream(input.siteId, input.runId))) {
-    const event = open({ type: e.type, data: e.data } as FlowRunEvent);
+    const event = open(domainEvent(e));
     state = evolveRun(state, event);
     if (event.type === 'FlowStepCompleted') carried.push([event.data.nodeId, event.data.output]);
     if (event.type === 'FlowStepFailed' && event.data.final)
