@@ -45,6 +45,13 @@ module.exports = {
       to: { path: '^projections/([^/]+)/', pathNot: ['^projections/$1/', '^projections/[^/]+/index\\.ts$'] },
     },
     {
+      name: 'kernel-no-cycles',
+      comment: 'The kernel is layered: no module of it leans on another that leans back, not even for a type.',
+      severity: 'error',
+      from: { path: '^src/kernel/', pathNot: notTest },
+      to: { path: '^src/kernel/', circular: true },
+    },
+    {
       name: 'no-cycles',
       comment: 'A cycle makes load order matter and the slices inseparable.',
       severity: 'error',

@@ -70,3 +70,22 @@ export function actorRef(actor: Actor | null): ActorRef {
     ? { type: actor.type, id: actor.id, onBehalfOf: actor.impersonator }
     : { type: actor.type, id: actor.id };
 }
+
+/**
+ * Every site's system roles, from the most rights to the fewest: an API key or an issuer's role mapping ranks by this
+ * order. Defined here only.
+ */
+export const SYSTEM_ROLES = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
+export type SystemRole = (typeof SYSTEM_ROLES)[number];
+
+/** The roles that administer a site: every right on it, and its administration routes. Defined here only. */
+export const SITE_ADMIN_ROLES: ReadonlySet<string> = new Set<SystemRole>(['admin', 'site_admin']);
+
+/**
+ * Who acts on which site: the two things a request is decorated with. Permission checks take this, not the whole
+ * request, so a process manager (release publishing, the scheduler) can ask them for the person behind it.
+ */
+export interface Principal {
+  actor: Actor | null;
+  site: { id: string } | null;
+}

@@ -1,19 +1,10 @@
-import type { Principal } from '../http/access.ts';
-import { roleOn, type Actor } from './actor.ts';
+import { roleOn, SITE_ADMIN_ROLES, SYSTEM_ROLES, type Actor, type Principal, type SystemRole } from './actor.ts';
 import { FieldNotWritable } from '../http/kernel.errors.ts';
 
 /** What a permission rule grants on a resource (spec "Permission rule"). */
 export type Action = 'create' | 'read' | 'update' | 'delete' | 'share';
 
-/**
- * Every site's system roles, from the most rights to the fewest: an API key or an issuer's role mapping ranks by this
- * order. Defined here only.
- */
-export const SYSTEM_ROLES = ['admin', 'site_admin', 'editor', 'viewer', 'subscriber', 'public'] as const;
-export type SystemRole = (typeof SYSTEM_ROLES)[number];
-
-/** The roles that administer a site: every right on it, and its administration routes. Defined here only. */
-export const SITE_ADMIN_ROLES: ReadonlySet<string> = new Set<SystemRole>(['admin', 'site_admin']);
+export { SITE_ADMIN_ROLES, SYSTEM_ROLES, type SystemRole };
 
 /**
  * Resources that rules name beside the site's collections: files (`media`, as the spec says), pages and the

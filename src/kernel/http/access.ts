@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { roleOn, type Actor, type AuthContext } from '../auth/actor.ts';
-import { SITE_ADMIN_ROLES } from '../auth/authorizer.ts';
+import { roleOn, SITE_ADMIN_ROLES, type Actor, type AuthContext, type Principal } from '../auth/actor.ts';
 import { siteFromRequest, SITE_ID_PATTERN } from '../tenancy/site.ts';
 import {
   AdministratorsOnly,
@@ -84,14 +83,7 @@ function bearer(req: FastifyRequest): string | null {
   return m[1]!;
 }
 
-/**
- * Who acts on which site: the two things a request is decorated with. Permission checks take this, not the whole
- * request, so a process manager (release publishing, the scheduler) can ask them for the person behind it.
- */
-export interface Principal {
-  actor: Actor | null;
-  site: { id: string } | null;
-}
+export type { Principal };
 
 /** The active site of a site-scoped route (set by installAccess). */
 export function siteOf(req: Principal): string {
