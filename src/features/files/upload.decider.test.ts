@@ -59,10 +59,10 @@ describe('Upload', () => {
   });
 
   describe.each([
-    ['registered', [authorized, received, registered]],
-    ['refused', [authorized, refused]],
-    ['expired', [authorized, expired]],
-  ])('when %s', (_phase, past) => {
+    { phase: 'registered', past: [authorized, received, registered] },
+    { phase: 'refused', past: [authorized, refused] },
+    { phase: 'expired', past: [authorized, expired] },
+  ])('when $phase', ({ past }) => {
     it('rejects a second authorization with CONFLICT', () => given(past).when(authorize).thenThrows('CONFLICT'));
     it('rejects bytes with CONFLICT', () => given(past).when(receive).thenThrows('CONFLICT'));
     it('rejects a register with CONFLICT', () => given(past).when(register).thenThrows('CONFLICT'));

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationCommand } from './git.decider.ts';
-import type { GitDeliveryReceived, GitIntegrationEvent } from './git.events.ts';
+import type { GitDeliveryReceived, GitIntegrationCreated, GitIntegrationEvent } from './git.events.ts';
 
 const given = deciderSpec(gitIntegrationDecider);
 const t1 = '2026-03-01T10:00:00.000Z';
@@ -19,10 +19,10 @@ const definition = {
   token: 'pii:dG9rZW4',
   webhookSecret: 'pii:c2VjcmV0',
 };
-const created: GitIntegrationEvent = { type: 'GitIntegrationCreated', data: { ...definition, at: t1, by: 'u1' } };
-const create: GitIntegrationCommand = { type: 'CreateIntegration', data: created.data as never };
+const created: GitIntegrationCreated = { type: 'GitIntegrationCreated', data: { ...definition, at: t1, by: 'u1' } };
+const create: GitIntegrationCommand = { type: 'CreateIntegration', data: created.data };
 const app = { appId: '12', installationId: '34' };
-const createdAsApp: GitIntegrationEvent = {
+const createdAsApp: GitIntegrationCreated = {
   type: 'GitIntegrationCreated',
   data: { ...definition, authMethod: 'app', token: null, app, appKey: 'pii:a2V5', at: t1, by: 'u1' },
 };
@@ -126,7 +126,7 @@ describe('GitIntegration', () => {
   });
 
   const commandArb: fc.Arbitrary<GitIntegrationCommand> = fc.oneof(
-    fc.constantFrom(create, { ...create, data: createdAsApp.data } as GitIntegrationCommand, del),
+    fc.constantFrom<GitIntegrationCommand>(create, { type: 'CreateIntegration', data: createdAsApp.data }, del),
     fc
       .record(
         {
