@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import { consentDecider, type SetConsent } from './consent.decider.ts';
-import type { ConsentEvent } from './consent.events.ts';
+import { consentDecider, restrictionDecider, type SetConsent, type SetRestriction } from './consent.decider.ts';
+import type { ConsentEvent, RestrictionEvent } from './consent.events.ts';
 
 const given = deciderSpec(consentDecider);
 const t1 = '2026-03-01T10:00:00.000Z';
@@ -117,4 +117,33 @@ describe('Consent', () => {
         }
       }),
     ));
+});
+
+describe('Restriction of processing', () => {
+  const givenRestriction = deciderSpec(restrictionDecider);
+  const restrict = (restricted: boolean, reason: string | null = null): SetRestriction => ({
+    type: 'SetRestriction',
+    data: { userId: 'u1', restricted, reason, now: t2 },
+  });
+  const restricted = (reason: string | null): RestrictionEvent => ({
+    type: 'ProcessingRestricted',
+    data: { userId: 'u1', reason, at: t2 },
+  });
+  const lifted: RestrictionEvent = { type: 'ProcessingRestrictionLifted', data: { userId: 'u1', at: t2 } };
+
+  it('restricts processing with a reason', () =>
+    givenRestriction([]).when(restrict(true, 'contested accuracy')).then([restricted('contested accuracy')]));
+  it('restricts again without a new event for the same reason', () =>
+    givenRestriction([restricted('contested accuracy')]).when(restrict(true, 'contested accuracy')).then([]));
+  it('records a changed reason', () =>
+    givenRestriction([restricted('contested accuracy')]).when(restrict(true, null)).then([restricted(null)]));
+  it('lifts a restriction', () => givenRestriction([restricted(null)]).when(restrict(false)).then([lifted]));
+  it('lifts without a new event when nothing is restricted', () =>
+    givenRestriction([restricted(null), lifted]).when(restrict(false)).then([]));
+  it('evolve forgets the reason once lifted', () =>
+    expect(fold(restrictionDecider, [restricted('objection'), lifted])).toEqual({
+      restricted: false,
+      reason: null,
+      updatedAt: t2,
+    }));
 });
