@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import { notificationDecider, type RaiseNotification } from './notifications.decider.ts';
+import {
+  inboxDecider,
+  notificationDecider,
+  type HandleNotifications,
+  type RaiseNotification,
+} from './notifications.decider.ts';
 import type { NotificationRaised } from './notifications.events.ts';
 
 const given = deciderSpec(notificationDecider);
@@ -48,8 +53,26 @@ describe('Notification', () => {
           notificationDecider,
           titles.map((title) => raise({ title })),
         );
-        expect(events).toEqual([{ ...raised, data: { ...raised.data, title: titles[0] } }]);
+        expect(events).toEqual([{ ...raised, data: { ...raised.data, title: titles[0]! } }]);
         expect(state).toEqual({ raised: true });
       }),
     ));
+});
+
+describe('Inbox', () => {
+  const givenInbox = deciderSpec(inboxDecider);
+  const handle = (notificationIds: string[], handled = true): HandleNotifications => ({
+    type: 'HandleNotifications',
+    data: { userId: 'u1', notificationIds, handled, now },
+  });
+
+  it('records a marking once per notification', () =>
+    givenInbox([])
+      .when(handle(['n1', 'n2', 'n1']))
+      .then([{ type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1', 'n2'], handled: true, at: now } }]));
+  it('records an unmarking', () =>
+    givenInbox([])
+      .when(handle(['n1'], false))
+      .then([{ type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1'], handled: false, at: now } }]));
+  it('records nothing for no notifications', () => givenInbox([]).when(handle([])).then([]));
 });
