@@ -12,13 +12,21 @@ const claimed = (userId: string): EmailClaimed => ({ type: 'EmailClaimed', data:
 
 describe('EmailClaim', () => {
   describe('when the address is free', () => {
-    it('claims it for the user', () => given([]).when(claim('u1')).then([claimed('u1')]));
+    it('claims it for the user', () =>
+      given([])
+        .when(claim('u1'))
+        .then([claimed('u1')]));
   });
 
   describe('when the address is claimed', () => {
-    it('refuses another user with CONFLICT', () => given([claimed('u1')]).when(claim('u2')).thenThrows('CONFLICT'));
+    it('refuses another user with CONFLICT', () =>
+      given([claimed('u1')])
+        .when(claim('u2'))
+        .thenThrows('CONFLICT'));
     it('refuses the same user again with CONFLICT', () =>
-      given([claimed('u1')]).when(claim('u1')).thenThrows('CONFLICT'));
+      given([claimed('u1')])
+        .when(claim('u1'))
+        .thenThrows('CONFLICT'));
   });
 
   it('evolve keeps the claimant', () => expect(fold(emailClaimDecider, [claimed('u1')])).toEqual({ userId: 'u1' }));

@@ -132,14 +132,25 @@ describe('Restriction of processing', () => {
   const lifted: RestrictionEvent = { type: 'ProcessingRestrictionLifted', data: { userId: 'u1', at: t2 } };
 
   it('restricts processing with a reason', () =>
-    givenRestriction([]).when(restrict(true, 'contested accuracy')).then([restricted('contested accuracy')]));
+    givenRestriction([])
+      .when(restrict(true, 'contested accuracy'))
+      .then([restricted('contested accuracy')]));
   it('restricts again without a new event for the same reason', () =>
-    givenRestriction([restricted('contested accuracy')]).when(restrict(true, 'contested accuracy')).then([]));
+    givenRestriction([restricted('contested accuracy')])
+      .when(restrict(true, 'contested accuracy'))
+      .then([]));
   it('records a changed reason', () =>
-    givenRestriction([restricted('contested accuracy')]).when(restrict(true, null)).then([restricted(null)]));
-  it('lifts a restriction', () => givenRestriction([restricted(null)]).when(restrict(false)).then([lifted]));
+    givenRestriction([restricted('contested accuracy')])
+      .when(restrict(true, null))
+      .then([restricted(null)]));
+  it('lifts a restriction', () =>
+    givenRestriction([restricted(null)])
+      .when(restrict(false))
+      .then([lifted]));
   it('lifts without a new event when nothing is restricted', () =>
-    givenRestriction([restricted(null), lifted]).when(restrict(false)).then([]));
+    givenRestriction([restricted(null), lifted])
+      .when(restrict(false))
+      .then([]));
   it('evolve forgets the reason once lifted', () =>
     expect(fold(restrictionDecider, [restricted('objection'), lifted])).toEqual({
       restricted: false,

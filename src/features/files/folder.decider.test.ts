@@ -32,38 +32,71 @@ const tree = [created('photos', 'Photos'), created('y2026', '2026', 'photos'), c
 
 describe('Folders', () => {
   describe('CreateFolder', () => {
-    it('creates a folder at the top', () => given([]).when(create('photos', 'Photos')).then([created('photos', 'Photos')]));
+    it('creates a folder at the top', () =>
+      given([])
+        .when(create('photos', 'Photos'))
+        .then([created('photos', 'Photos')]));
     it('creates a folder under a parent', () =>
-      given(tree).when(create('y2025', '2025', 'photos')).then([created('y2025', '2025', 'photos')]));
+      given(tree)
+        .when(create('y2025', '2025', 'photos'))
+        .then([created('y2025', '2025', 'photos')]));
     it('rejects an unknown parent with VALIDATION_FAILED', () =>
-      given(tree).when(create('x', 'X', 'nowhere')).thenThrows('VALIDATION_FAILED'));
+      given(tree)
+        .when(create('x', 'X', 'nowhere'))
+        .thenThrows('VALIDATION_FAILED'));
     it('rejects a name taken under the same parent with CONFLICT', () =>
-      given(tree).when(create('x', '2026', 'photos')).thenThrows('CONFLICT'));
+      given(tree)
+        .when(create('x', '2026', 'photos'))
+        .thenThrows('CONFLICT'));
     it('rejects a name taken at the top with CONFLICT', () =>
       given(tree).when(create('x', 'Docs')).thenThrows('CONFLICT'));
     it('allows a name taken under another parent', () =>
-      given(tree).when(create('x', '2026', 'docs')).then([created('x', '2026', 'docs')]));
-    it('treats names as case sensitive', () => given(tree).when(create('x', 'docs')).then([created('x', 'docs')]));
+      given(tree)
+        .when(create('x', '2026', 'docs'))
+        .then([created('x', '2026', 'docs')]));
+    it('treats names as case sensitive', () =>
+      given(tree)
+        .when(create('x', 'docs'))
+        .then([created('x', 'docs')]));
   });
 
   describe('ChangeFolder', () => {
-    it('renames a folder', () => given(tree).when(change('docs', { name: 'Papers' })).then([changed('docs', { name: 'Papers' })]));
+    it('renames a folder', () =>
+      given(tree)
+        .when(change('docs', { name: 'Papers' }))
+        .then([changed('docs', { name: 'Papers' })]));
     it('moves a folder under another', () =>
-      given(tree).when(change('docs', { parent: 'y2026' })).then([changed('docs', { parent: 'y2026' })]));
+      given(tree)
+        .when(change('docs', { parent: 'y2026' }))
+        .then([changed('docs', { parent: 'y2026' })]));
     it('moves a folder to the top', () =>
-      given(tree).when(change('y2026', { parent: null })).then([changed('y2026', { parent: null })]));
+      given(tree)
+        .when(change('y2026', { parent: null }))
+        .then([changed('y2026', { parent: null })]));
     it('records a change that keeps the name and the parent', () =>
-      given(tree).when(change('docs', { name: 'Docs' })).then([changed('docs', { name: 'Docs' })]));
+      given(tree)
+        .when(change('docs', { name: 'Docs' }))
+        .then([changed('docs', { name: 'Docs' })]));
     it('rejects an unknown folder with NOT_FOUND', () =>
-      given(tree).when(change('nowhere', { name: 'X' })).thenThrows('NOT_FOUND'));
+      given(tree)
+        .when(change('nowhere', { name: 'X' }))
+        .thenThrows('NOT_FOUND'));
     it('rejects an unknown parent with VALIDATION_FAILED', () =>
-      given(tree).when(change('docs', { parent: 'nowhere' })).thenThrows('VALIDATION_FAILED'));
+      given(tree)
+        .when(change('docs', { parent: 'nowhere' }))
+        .thenThrows('VALIDATION_FAILED'));
     it('rejects a move under itself with VALIDATION_FAILED', () =>
-      given(tree).when(change('photos', { parent: 'photos' })).thenThrows('VALIDATION_FAILED'));
+      given(tree)
+        .when(change('photos', { parent: 'photos' }))
+        .thenThrows('VALIDATION_FAILED'));
     it('rejects a move under its own child with VALIDATION_FAILED', () =>
-      given(tree).when(change('photos', { parent: 'y2026' })).thenThrows('VALIDATION_FAILED'));
+      given(tree)
+        .when(change('photos', { parent: 'y2026' }))
+        .thenThrows('VALIDATION_FAILED'));
     it('rejects a rename to a sibling name with CONFLICT', () =>
-      given(tree).when(change('docs', { name: 'Photos' })).thenThrows('CONFLICT'));
+      given(tree)
+        .when(change('docs', { name: 'Photos' }))
+        .thenThrows('CONFLICT'));
     it('rejects a move next to a folder of the same name with CONFLICT', () =>
       given([...tree, created('d2', '2026', 'docs')])
         .when(change('d2', { parent: 'photos' }))
@@ -71,28 +104,39 @@ describe('Folders', () => {
   });
 
   describe('DeleteFolder', () => {
-    it('deletes an empty folder', () => given(tree).when(del('docs')).then([deleted('docs')]));
+    it('deletes an empty folder', () =>
+      given(tree)
+        .when(del('docs'))
+        .then([deleted('docs')]));
     it('rejects an unknown folder with NOT_FOUND', () => given(tree).when(del('nowhere')).thenThrows('NOT_FOUND'));
     it('rejects a deleted folder with NOT_FOUND', () =>
-      given([...tree, deleted('docs')]).when(del('docs')).thenThrows('NOT_FOUND'));
+      given([...tree, deleted('docs')])
+        .when(del('docs'))
+        .thenThrows('NOT_FOUND'));
     it('rejects a folder holding folders with CONFLICT', () => given(tree).when(del('photos')).thenThrows('CONFLICT'));
     it('deletes a folder once its children moved out', () =>
-      given([...tree, changed('y2026', { parent: null })]).when(del('photos')).then([deleted('photos')]));
+      given([...tree, changed('y2026', { parent: null })])
+        .when(del('photos'))
+        .then([deleted('photos')]));
   });
 
   describe('evolve', () => {
     it('stamps creation and the last change', () =>
-      expect(fold(folderDecider, [...tree, changed('docs', { name: 'Papers', parent: 'photos' })]).get('docs')).toEqual({
-        id: 'docs',
-        name: 'Papers',
-        parent: 'photos',
-        createdAt: t1,
-        createdBy: 'u1',
-        updatedAt: t2,
-        updatedBy: 'u2',
-      }));
+      expect(fold(folderDecider, [...tree, changed('docs', { name: 'Papers', parent: 'photos' })]).get('docs')).toEqual(
+        {
+          id: 'docs',
+          name: 'Papers',
+          parent: 'photos',
+          createdAt: t1,
+          createdBy: 'u1',
+          updatedAt: t2,
+          updatedBy: 'u2',
+        },
+      ));
     it('frees a deleted folder’s name', () =>
-      given([...tree, deleted('docs')]).when(create('d2', 'Docs')).then([created('d2', 'Docs')]));
+      given([...tree, deleted('docs')])
+        .when(create('d2', 'Docs'))
+        .then([created('d2', 'Docs')]));
   });
 
   // Ids are new on create (the command mints them); changes and deletes aim at the first few of them.
@@ -100,10 +144,16 @@ describe('Folders', () => {
   const parentArb = fc.constantFrom<string | null>(null, 'f0', 'f1', 'f2', 'f3');
   const nameArb = fc.constantFrom('x', 'y');
   const stepArb = fc.oneof(
-    fc.tuple(nameArb, parentArb).map(([name, parent]) => (i: number) => create(`f${i}`, name, parent)),
-    fc
-      .record({ id: idArb, name: nameArb, parent: parentArb }, { requiredKeys: ['id'] })
-      .map(({ id, ...over }) => () => change(id, over)),
+    fc.tuple(nameArb, parentArb).map(
+      ([name, parent]) =>
+        (i: number) =>
+          create(`f${i}`, name, parent),
+    ),
+    fc.record({ id: idArb, name: nameArb, parent: parentArb }, { requiredKeys: ['id'] }).map(
+      ({ id, ...over }) =>
+        () =>
+          change(id, over),
+    ),
     idArb.map((id) => () => del(id)),
   );
   const commandsArb = fc.array(stepArb, { maxLength: 30 }).map((steps) => steps.map((step, i) => step(i)));

@@ -31,14 +31,20 @@ describe('PullRequest', () => {
     at,
     ...over,
   });
-  const observe = (...args: Parameters<typeof pr>): ObservePullRequest => ({ type: 'ObservePullRequest', data: pr(...args) });
+  const observe = (...args: Parameters<typeof pr>): ObservePullRequest => ({
+    type: 'ObservePullRequest',
+    data: pr(...args),
+  });
   const observed = (...args: Parameters<typeof pr>): GitPullRequestObserved => ({
     type: 'GitPullRequestObserved',
     data: pr(...args),
   });
   const merged = { state: 'merged' as const, action: 'closed' };
 
-  it('records the first observation', () => given([]).when(observe('d1', minute(0))).then([observed('d1', minute(0))]));
+  it('records the first observation', () =>
+    given([])
+      .when(observe('d1', minute(0)))
+      .then([observed('d1', minute(0))]));
   it('records a newer observation', () =>
     given([observed('d1', minute(0))])
       .when(observe('d2', minute(5), merged))
@@ -100,7 +106,10 @@ describe('CiRun', () => {
     data: run(...args),
     branch: 'main',
   });
-  const observed = (...args: Parameters<typeof run>): GitCiRunObserved => ({ type: 'GitCiRunObserved', data: run(...args) });
+  const observed = (...args: Parameters<typeof run>): GitCiRunObserved => ({
+    type: 'GitCiRunObserved',
+    data: run(...args),
+  });
   const failed = (ref: string, severity: 'warning' | 'critical'): GitCiFailed => ({
     type: 'git_ci_failed',
     data: {
@@ -117,7 +126,9 @@ describe('CiRun', () => {
   });
 
   it('records a run that is not failing', () =>
-    given([]).when(observe('d1', 'running', minute(0))).then([observed('d1', 'running', minute(0))]));
+    given([])
+      .when(observe('d1', 'running', minute(0)))
+      .then([observed('d1', 'running', minute(0))]));
   it('reports a failure on the integration’s branch as critical', () =>
     given([observed('d1', 'running', minute(0))])
       .when(observe('d2', 'failure', minute(1)))

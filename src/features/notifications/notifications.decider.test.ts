@@ -34,7 +34,10 @@ describe('Notification', () => {
       given([])
         .when(raise({ recipient: { type: 'user', id: 'u1' }, kind: 'approval', severity: 'info' }))
         .then([
-          { ...raised, data: { ...raised.data, recipient: { type: 'user', id: 'u1' }, kind: 'approval', severity: 'info' } },
+          {
+            ...raised,
+            data: { ...raised.data, recipient: { type: 'user', id: 'u1' }, kind: 'approval', severity: 'info' },
+          },
         ]));
   });
 
@@ -69,10 +72,14 @@ describe('Inbox', () => {
   it('records a marking once per notification', () =>
     givenInbox([])
       .when(handle(['n1', 'n2', 'n1']))
-      .then([{ type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1', 'n2'], handled: true, at: now } }]));
+      .then([
+        { type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1', 'n2'], handled: true, at: now } },
+      ]));
   it('records an unmarking', () =>
     givenInbox([])
       .when(handle(['n1'], false))
-      .then([{ type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1'], handled: false, at: now } }]));
+      .then([
+        { type: 'NotificationsHandled', data: { userId: 'u1', notificationIds: ['n1'], handled: false, at: now } },
+      ]));
   it('records nothing for no notifications', () => givenInbox([]).when(handle([])).then([]));
 });

@@ -35,9 +35,11 @@ const two = [created('p1', 'thumb'), created('p2', 'hero')];
 
 describe('TransformPresets', () => {
   describe('CreatePreset', () => {
-    it('creates a preset', () => given([]).when(create('p1', 'thumb')).then([created('p1', 'thumb')]));
-    it('rejects a key the site has with CONFLICT', () =>
-      given(two).when(create('p3', 'thumb')).thenThrows('CONFLICT'));
+    it('creates a preset', () =>
+      given([])
+        .when(create('p1', 'thumb'))
+        .then([created('p1', 'thumb')]));
+    it('rejects a key the site has with CONFLICT', () => given(two).when(create('p3', 'thumb')).thenThrows('CONFLICT'));
     it('allows the key of a deleted preset', () =>
       given([...two, deleted('p1')])
         .when(create('p3', 'thumb'))
@@ -72,7 +74,10 @@ describe('TransformPresets', () => {
   });
 
   describe('DeletePreset', () => {
-    it('deletes a preset', () => given(two).when(del('p1')).then([deleted('p1')]));
+    it('deletes a preset', () =>
+      given(two)
+        .when(del('p1'))
+        .then([deleted('p1')]));
     it('rejects an unknown preset with NOT_FOUND', () => given(two).when(del('p9')).thenThrows('NOT_FOUND'));
     it('rejects a second delete with NOT_FOUND', () =>
       given([...two, deleted('p1')])
@@ -97,9 +102,11 @@ describe('TransformPresets', () => {
   const keyArb = fc.constantFrom('thumb', 'hero', 'small');
   const stepArb = fc.oneof(
     keyArb.map((key) => (i: number) => create(`p${i}`, key)),
-    fc
-      .record({ id: idArb, key: keyArb, name: fc.constant('Renamed') }, { requiredKeys: ['id'] })
-      .map(({ id, ...changes }) => () => update(id, changes)),
+    fc.record({ id: idArb, key: keyArb, name: fc.constant('Renamed') }, { requiredKeys: ['id'] }).map(
+      ({ id, ...changes }) =>
+        () =>
+          update(id, changes),
+    ),
     idArb.map((id) => () => del(id)),
   );
   const commandsArb = fc.array(stepArb, { maxLength: 30 }).map((steps) => steps.map((step, i) => step(i)));
