@@ -56,6 +56,8 @@ describe('Upload', () => {
     it('rejects bytes again with CONFLICT', () => given(past).when(receive).thenThrows('CONFLICT'));
     it('registers the file', () => given(past).when(register).then([registered]));
     it('expires when never registered', () => given(past).when(expire).then([expired]));
+    it('rejects a refusal of another request on the used address with CONFLICT, keeping these bytes', () =>
+      given(past).when(refuse).thenThrows('CONFLICT'));
   });
 
   describe.each([
@@ -68,6 +70,9 @@ describe('Upload', () => {
     it('rejects a register with CONFLICT', () => given(past).when(register).thenThrows('CONFLICT'));
     it('stays as it ended when the sweep comes', () => given(past).when(expire).then([]));
   });
+
+  it('rejects a refusal of another request once the file is registered with CONFLICT', () =>
+    given([authorized, received, registered]).when(refuse).thenThrows('CONFLICT'));
 
   describe('evolve', () => {
     it('keeps what the guard found in the bytes and the file they became', () =>
@@ -99,8 +104,11 @@ describe('Upload', () => {
         expect(types.filter((t) => t === 'UploadAuthorized').length).toBeLessThanOrEqual(1);
         expect(types.filter((t) => t === 'UploadReceived').length).toBeLessThanOrEqual(1);
         expect(types.filter((t) => t === 'UploadRegistered').length).toBeLessThanOrEqual(1);
-        const end = types.findIndex((t) => t === 'UploadRegistered' || t === 'UploadExpired');
-        if (end >= 0) expect(types.slice(end + 1).filter((t) => t !== 'UploadRefused')).toEqual([]);
+        // Nothing after a registration (another request's refusal included); after an expiry, only refusals.
+        const registeredAt = types.indexOf('UploadRegistered');
+        if (registeredAt >= 0) expect(types.slice(registeredAt + 1)).toEqual([]);
+        const expiredAt = types.indexOf('UploadExpired');
+        if (expiredAt >= 0) expect(types.slice(expiredAt + 1).filter((t) => t !== 'UploadRefused')).toEqual([]);
       }),
     ));
 });

@@ -81,6 +81,9 @@ export const uploadDecider: Decider<UploadState, UploadCommand, UploadEvent> = {
       }
       case 'RefuseUpload': {
         const { now, ...data } = cmd.data;
+        // Another request's bytes passed on this address first: its upload stands, this one found it used.
+        if (s.phase === 'received' || s.phase === 'registered')
+          throw new UploadAlreadyUsed({ uploadId: data.uploadId });
         return [{ type: 'UploadRefused', data: { ...data, at: now } }];
       }
       case 'ExpireUpload':
