@@ -79,6 +79,18 @@ describe('GitIntegration', () => {
       given([created])
         .when(update({ changes: { baseUrl: enterprise, token: 'pii:bmV3' } }))
         .then([updated({ baseUrl: enterprise, token: 'pii:bmV3' })]));
+    it('drops the old host’s renewal when only a new token comes with the change', () =>
+      given([created, updated({ refreshToken: 'pii:cmVm', tokenExpiresAt: t2 })])
+        .when(update({ changes: { baseUrl: enterprise, token: 'pii:bmV3' } }))
+        .then([updated({ baseUrl: enterprise, token: 'pii:bmV3', refreshToken: null, tokenExpiresAt: null })]));
+    it('keeps a renewal given with the new token', () =>
+      given([created, updated({ refreshToken: 'pii:cmVm', tokenExpiresAt: t2 })])
+        .when(
+          update({
+            changes: { baseUrl: enterprise, token: 'pii:bmV3', refreshToken: 'pii:bmV3cg==', tokenExpiresAt: t2 },
+          }),
+        )
+        .then([updated({ baseUrl: enterprise, token: 'pii:bmV3', refreshToken: 'pii:bmV3cg==', tokenExpiresAt: t2 })]));
     it('drops the stored app and its key', () =>
       given([createdAsApp])
         .when(update({ changes: { baseUrl: enterprise } }))

@@ -80,6 +80,10 @@ export const gitIntegrationDecider: Decider<GitIntegrationState, GitIntegrationC
             changes.token = null;
             changes.refreshToken = null;
             changes.tokenExpiresAt = null;
+          } else if (changes.token !== undefined && changes.refreshToken === undefined && s.refreshToken) {
+            // A new token for the new host: the old host's renewal does not come with it.
+            changes.refreshToken = null;
+            if (changes.tokenExpiresAt === undefined) changes.tokenExpiresAt = null;
           }
           if (changes.appKey === undefined && s.appKey) {
             changes.app = null;
