@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ADMIN, createTestApp, type TestApp } from '../setup/app.ts';
-import { browserAvailable, launchChromium } from './browser.ts';
+import { ADMIN, type TestApp } from '../setup/app.ts';
+import { browserAvailable } from './browser.ts';
+import { expectNoSeriousA11yViolations, openSignedIn, startStudio, type StudioRun } from './support/studio.ts';
 
 const ADMIN_PATH = '/studio-files';
 
@@ -20,9 +18,8 @@ const ADMIN_PATH = '/studio-files';
  * and not one CSP violation.
  */
 describe.runIf(browserAvailable())('the studio file fields in a browser', () => {
+  let run: StudioRun;
   let t: TestApp;
-  let browser: Browser;
-  let studio: string;
   let admin: string;
   let dir: string;
   const files = { red: '', noise: '', fake: '' };
@@ -36,16 +33,8 @@ describe.runIf(browserAvailable())('the studio file fields in a browser', () => 
   const fileCount = async () => ((await api('GET', '/api/v1/files')).data as unknown as unknown[]).length;
 
   beforeAll(async () => {
-    if (!existsSync('studio/dist/index.html'))
-      throw new Error('studio/dist is not built: run node scripts/build-studio.mjs');
-    [t, browser] = await Promise.all([createTestApp(), launchChromium()]);
-    const setup = await t.call({
-      method: 'POST',
-      url: '/api/v1/setup/complete',
-      payload: { siteId: 'main', siteName: 'Main', adminPath: ADMIN_PATH, ...ADMIN },
-    });
-    expect(setup.statusCode, setup.body).toBe(201);
-    admin = setup.json().data.token as string;
+    run = await startStudio(ADMIN_PATH);
+    ({ t, admin } = run);
     await api('POST', '/api/v1/collections', { name: 'posts' });
     await api('POST', '/api/v1/fields/posts', { field: 'title', type: 'string' });
     await api('POST', '/api/v1/fields/posts', { field: 'cover', type: 'string', interface: 'image' });
@@ -63,32 +52,14 @@ describe.runIf(browserAvailable())('the studio file fields in a browser', () => 
       .toFile(files.noise);
     files.fake = join(dir, 'notes.png');
     await writeFile(files.fake, 'not an image at all\n');
-
-    await t.app.listen({ host: '127.0.0.1', port: 0 });
-    studio = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}${ADMIN_PATH}/`;
   });
   afterAll(async () => {
-    await browser?.close();
-    await t?.close();
+    await run?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
   /** A fresh browser profile signed in as the admin, on `hash`, collecting CSP reports and page errors. */
-  const open = async (hash: string): Promise<{ context: BrowserContext; page: Page; violations: string[] }> => {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const violations: string[] = [];
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
-    });
-    page.on('pageerror', (e) => violations.push(`page error: ${e.message}`));
-    await page.goto(`${studio}#${hash}`);
-    await page.getByLabel('Email').fill(ADMIN.email);
-    await page.getByLabel(/^Password/).fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    return { context, page, violations };
-  };
+  const open = (hash: string) => openSignedIn(run.browser, `${run.studio}#${hash}`, ADMIN);
 
   it('uploads an image, previews it transformed, saves its id in the item, and removes it again', async () => {
     const post = (await api('POST', '/api/v1/items/posts', { title: 'Red square' })).data.id;
@@ -151,6 +122,8 @@ describe.runIf(browserAvailable())('the studio file fields in a browser', () => 
       expect(await cover.getAttribute('aria-describedby')).toContain(await refusal.locator('..').getAttribute('id'));
       await page.getByText('No file.').waitFor();
 
+      await expectNoSeriousA11yViolations(page, 'item editor, a refused upload');
+
       await cover.setInputFiles(files.fake);
       await refusal.filter({ hasText: 'UPLOAD_TYPE_MISMATCH' }).waitFor();
       await page.getByText('No file.').waitFor();
@@ -160,6 +133,7 @@ describe.runIf(browserAvailable())('the studio file fields in a browser', () => 
       await page.getByRole('img', { name: 'red.png' }).waitFor();
       expect(await refusal.count()).toBe(0);
       expect(await cover.getAttribute('aria-invalid')).toBeNull();
+      await expectNoSeriousA11yViolations(page, 'item editor, a file with its preview');
       expect(await fileCount()).toBe(before + 1);
       await page.getByRole('textbox', { name: 'title' }).fill('Created with a cover');
       await page.getByRole('button', { name: 'Create' }).click();
