@@ -14,6 +14,44 @@ module.exports = {
       to: { path: '^(src/features|projections)/' },
     },
     {
+      name: 'kernel-is-the-core',
+      comment: 'The kernel holds ports and the core; the platform and the adapters build on it, never the reverse.',
+      severity: 'error',
+      from: { path: '^src/kernel/', pathNot: notTest },
+      to: { path: '^src/(platform|adapters)/' },
+    },
+    {
+      name: 'platform-is-feature-agnostic',
+      comment: 'The shared services (HTTP edge plugins, crypto, personal data, projection runtime) serve every slice.',
+      severity: 'error',
+      from: { path: '^src/platform/', pathNot: notTest },
+      to: { path: '^(src/features|projections|src/adapters)/' },
+    },
+    {
+      name: 'adapters-import-no-slice',
+      comment: 'An adapter implements a port over one technology; it knows no slice and no read model.',
+      severity: 'error',
+      from: { path: '^src/adapters/', pathNot: notTest },
+      to: { path: '^(src/features|projections)/' },
+    },
+    {
+      name: 'adapters-chosen-by-the-composition-root',
+      comment: 'Only the composition root picks adapters (src/adapters/load.ts, loaded with a dynamic import).',
+      severity: 'error',
+      from: { path: '^(src|projections)/', pathNot: [notTest, '^src/adapters/', '^src/(runtime|main|cli)\\.ts$'] },
+      to: { path: '^src/adapters/' },
+    },
+    {
+      name: 'sdks-behind-adapters',
+      comment: 'The clients of optional services load with their adapter only, so an unconfigured one is never loaded.',
+      severity: 'error',
+      from: { pathNot: [notTest, '^src/adapters/', '^(test|bench|scripts)/'] },
+      to: {
+        path: 'node_modules/(ioredis|@aws-sdk/client-s3|@eventstore/db-client|nodemailer|@electric-sql/pglite|pg)/',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
       name: 'slices-meet-at-their-surface',
       comment: 'A slice uses another only through its index.ts (commands, queries, types) or its events.',
       severity: 'error',
@@ -61,7 +99,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|bench|scratch|\\.data)/' },
+    exclude: { path: '^(bench|scratch|\\.data)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
 import { features } from '../src/features/index.ts';
 import { ARGON2_OPTIONS } from '../src/features/auth/passwords.ts';
-import { createDatabase } from '../src/kernel/db/create-db.ts';
+import { createDatabase } from '../src/adapters/db/create-db.ts';
 import type { AuthContext } from '../src/kernel/auth/actor.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { buildApp } from '../src/app.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { createDatabase } from '../src/kernel/db/create-db.ts';
+import { createDatabase } from '../src/adapters/db/create-db.ts';
 import { startServer, type ServerProcess } from '../test/support/server-process.ts';
 import { BENCH_ADMIN, benchServer } from './server.ts';
 

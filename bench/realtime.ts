@@ -1,4 +1,4 @@
-import { generateVapidKeys } from '../src/kernel/push/vapid.ts';
+import { generateVapidKeys } from '../src/platform/push/vapid.ts';
 import WebSocket from 'ws';
 import { newBrowser, startPushService } from '../test/support/push-service.ts';
 import { openSse } from '../test/support/realtime-client.ts';

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { loadConfig } from '../src/config.ts';
-import { createDatabase } from '../src/kernel/db/create-db.ts';
+import { createDatabase } from '../src/adapters/db/create-db.ts';
 import { startRuntime } from '../src/runtime.ts';
 import { buildApp } from '../src/app.ts';
 import { runSetup } from '../src/features/setup/run-setup.process.ts';

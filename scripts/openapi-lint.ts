@@ -5,7 +5,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createDatabase } from '../src/kernel/db/create-db.ts';
+import { createDatabase } from '../src/adapters/db/create-db.ts';
 import { startRuntime } from '../src/runtime.ts';
 
 /**

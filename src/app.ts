@@ -10,22 +10,22 @@ import { installAccess } from './kernel/http/access.ts';
 import fastifyStatic from '@fastify/static';
 import { installErrorHandling } from './kernel/http/error-handler.ts';
 import { installFlowTree } from './kernel/http/flow-tree.ts';
-import { edgeServerOptions, installEdge } from './kernel/http/edge.ts';
+import { edgeServerOptions, installEdge } from './platform/http/edge.ts';
 import { givenId } from './kernel/http/request-ids.ts';
-import { installPressureLimiter } from './kernel/http/pressure.ts';
+import { installPressureLimiter } from './platform/http/pressure.ts';
 import { guardedValidatorCompiler } from './kernel/http/validation.ts';
-import { installMetrics } from './kernel/http/metrics.ts';
+import { installMetrics } from './platform/http/metrics.ts';
 import {
   installOpenApiRoutes,
   openApiTransform,
   openApiTransformObject,
   securitySchemes,
-} from './kernel/http/openapi.ts';
-import { installDeprecation } from './kernel/http/deprecation.ts';
-import { installCors } from './kernel/http/cors.ts';
+} from './platform/http/openapi.ts';
+import { installDeprecation } from './platform/http/deprecation.ts';
+import { installCors } from './platform/http/cors.ts';
 import { corsPolicy } from './cors-policy.ts';
-import { installCompression } from './kernel/http/compression.ts';
-import { installApiThrottle } from './kernel/rate-limit/api-throttle.ts';
+import { installCompression } from './platform/http/compression.ts';
+import { installApiThrottle } from './platform/rate-limit/api-throttle.ts';
 import type { Actor, AuthContext } from './kernel/auth/actor.ts';
 import cookie from '@fastify/cookie';
 import { firstInstanceAdmin } from '../projections/users/index.ts';

@@ -25,10 +25,11 @@ async function projections(args: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const [{ default: pino }, { loadConfig }, { databaseFromConfig, startRuntime }] = await Promise.all([
+  const [{ default: pino }, { loadConfig }, { startRuntime }, { databaseFromConfig }] = await Promise.all([
     import('pino'),
     import('./config.ts'),
     import('./runtime.ts'),
+    import('./adapters/load.ts'),
   ]);
   const config = loadConfig();
   const log = pino({ level: 'warn' });

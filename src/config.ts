@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { loadKeyring, type Keyring } from './kernel/crypto/keyring.ts';
-import { readVapid, type Vapid } from './kernel/push/vapid.ts';
+import { readVapid, type Vapid } from './platform/push/vapid.ts';
 import { RETENTION_MAX_DAYS, RETENTION_MIN_DAYS } from './kernel/retention.ts';
-import { parseOriginList } from './kernel/http/cors-origins.ts';
+import { parseOriginList } from './platform/http/cors-origins.ts';
 
 const bool = (d: boolean) =>
   z

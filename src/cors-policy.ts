@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { API_KEY_EVENT_TYPES, publishableKeyId, publishableKeyOrigins } from './features/api-keys/index.ts';
 import { SITE_EVENT_TYPES, siteCorsSettings } from './features/sites/index.ts';
-import { OriginList } from './kernel/http/cors-origins.ts';
-import { buildCorsIndex, cachedCorsIndex, type CorsPolicy } from './kernel/http/cors.ts';
+import { OriginList } from './platform/http/cors-origins.ts';
+import { buildCorsIndex, cachedCorsIndex, type CorsPolicy } from './platform/http/cors.ts';
 
 /** Another node's change to a site's origins or a publishable key reaches this node's index within this time. */
 const INDEX_TTL_MS = 10_000;

@@ -2,10 +2,10 @@ import type { Kysely } from 'kysely';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from './config.ts';
 import type { Clock } from './kernel/clock.ts';
-import type { Database } from './kernel/db/create-db.ts';
+import type { Database } from './kernel/db/database.ts';
 import type { DB } from './kernel/db/database.ts';
 import type { EventStore } from './kernel/es/event-store.ts';
-import type { ProjectionEngine } from './kernel/es/projection-engine.ts';
+import type { ProjectionEngine } from './platform/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
 import type { Reactor } from './kernel/es/reactor.ts';
 import type { TokenService } from './features/auth/tokens.ts';
@@ -16,9 +16,10 @@ import type { SchemaReader } from '../projections/item-documents/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 import type { RetentionKind } from './kernel/retention.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';
-import type { PersonalDataPart } from './kernel/privacy/personal-data.ts';
-import type { RealtimeHub } from './kernel/realtime/hub.ts';
-import type { FrameSource, Relay } from './kernel/realtime/relay.ts';
+import type { SharedCaches } from './kernel/cache/shared-cache.ts';
+import type { PersonalDataPart } from './platform/privacy/personal-data.ts';
+import type { RealtimeHub } from './platform/realtime/hub.ts';
+import type { FrameSource, Relay } from './platform/realtime/relay.ts';
 import type { AfterAnswer } from './kernel/after-answer.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
@@ -38,6 +39,8 @@ export interface AppDeps {
   schemas: SchemaReader;
   /** Files' bytes: the disk under SVC_DATA_DIR/files, or S3-compatible object storage (S3_*). */
   storage: ObjectStorage;
+  /** Caches shared by the nodes (Redis with REDIS_URL, else in-process): open one per use, close it with the app. */
+  sharedCache: SharedCaches;
   /** Counts requests per key (in-process, or shared in Redis). */
   limiter: RateLimiter;
   /** This node's realtime rooms (`hub`) and the relay that feeds them from the log. */

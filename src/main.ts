@@ -4,7 +4,8 @@ import { buildApp } from './app.ts';
 import { loadConfig } from './config.ts';
 import { bootstrap } from './bootstrap.ts';
 import { runPrimary } from './cluster.ts';
-import { databaseFromConfig, startRuntime } from './runtime.ts';
+import { databaseFromConfig } from './adapters/load.ts';
+import { startRuntime } from './runtime.ts';
 
 /** config → database → runtime (projections, workers) → bootstrap → HTTP; SIGTERM drains and closes. */
 async function main(): Promise<void> {

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
@@ -7,37 +6,34 @@ import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
 import { createAuthorizer } from './features/access/index.ts';
 import { schemaReader } from '../projections/item-documents/index.ts';
-import { startLeaderLoop } from './kernel/leader-loop.ts';
+import { startLeaderLoop } from './platform/leader-loop.ts';
 import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
-import { checkPoolSize, createDatabase, type Database } from './kernel/db/create-db.ts';
-import type { DB } from './kernel/db/database.ts';
-import { migrate } from './kernel/db/migrate.ts';
+import type { Database, DB } from './kernel/db/database.ts';
+import {
+  eventStoreFromConfig,
+  limiterFromConfig,
+  mailFromConfig,
+  sharedCachesFromConfig,
+  storageFromConfig,
+  versionChannelFromConfig,
+} from './adapters/load.ts';
+import { migrate } from './platform/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
-import { instanceSecret } from './kernel/crypto/instance-secrets.ts';
-import { catchUpOnce, projectionState, startAsyncProjections } from './kernel/es/async-projections.ts';
-import { placeReactors, startReactors, type ReactorRunner } from './kernel/es/reactor-runner.ts';
-import { EsdbEventStore } from './kernel/es/esdb-event-store.ts';
+import { instanceSecret } from './platform/crypto/instance-secrets.ts';
+import { catchUpOnce, projectionState, startAsyncProjections } from './platform/es/async-projections.ts';
+import { placeReactors, startReactors, type ReactorRunner } from './platform/es/reactor-runner.ts';
 import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
-import { PgEventStore } from './kernel/es/pg-event-store.ts';
-import { ProjectedStore } from './kernel/es/projected-store.ts';
-import { singleNode, VersionCachedStore } from './kernel/es/version-cache.ts';
-import { PgVersionChannel } from './kernel/db/version-channel.ts';
-import { ProjectionEngine } from './kernel/es/projection-engine.ts';
-import { reconcileProjectionSource } from './kernel/es/projection-source.ts';
-import { ProjectionSubscription } from './kernel/es/projection-subscription.ts';
+import { ProjectedStore } from './platform/es/projected-store.ts';
+import { VersionCachedStore } from './platform/es/version-cache.ts';
+import { ProjectionEngine } from './platform/es/projection-engine.ts';
+import { reconcileProjectionSource } from './platform/es/projection-source.ts';
+import { ProjectionSubscription } from './platform/es/projection-subscription.ts';
 import type { ProjectionContext, Projector } from './kernel/es/projector.ts';
-import { MemoryRateLimiter, type RateLimiter } from './kernel/rate-limit/limiter.ts';
-import { RedisRateLimiter } from './kernel/rate-limit/redis-limiter.ts';
-import { startMailSender } from './kernel/mail/smtp-sender.ts';
-import { DiskObjectStorage } from './kernel/storage/disk-storage.ts';
-import { S3ObjectStorage } from './kernel/storage/s3-storage.ts';
-import type { ObjectStorage } from './kernel/storage/object-storage.ts';
-import { checkParts, type PersonalDataPart } from './kernel/privacy/personal-data.ts';
-import { createSharedCache } from './kernel/cache/redis-shared-cache.ts';
-import { RealtimeHub } from './kernel/realtime/hub.ts';
-import { startRelay } from './kernel/realtime/relay.ts';
-import { wrapSubjectKeys } from './kernel/privacy/subject-key-wrap.ts';
+import { checkParts, type PersonalDataPart } from './platform/privacy/personal-data.ts';
+import { RealtimeHub } from './platform/realtime/hub.ts';
+import { startRelay } from './platform/realtime/relay.ts';
+import { wrapSubjectKeys } from './platform/privacy/subject-key-wrap.ts';
 import { AfterAnswer } from './kernel/after-answer.ts';
 
 /** The streams every request reads the version of: a site's schema and its access model. */
@@ -46,34 +42,6 @@ const WATCHED = /^[^/]+\/(schema|access)\//;
 export interface Runtime {
   deps: AppDeps;
   stop(): Promise<void>;
-}
-
-/** Files go to S3-compatible storage when S3_BUCKET is set, else to the disk (SVC_FILES_DIR, SVC_DATA_DIR/files). */
-export function storageFromConfig(config: Config): ObjectStorage {
-  if (config.S3_BUCKET)
-    return new S3ObjectStorage({
-      endpoint: config.S3_ENDPOINT,
-      bucket: config.S3_BUCKET,
-      region: config.S3_REGION,
-      accessKeyId: config.S3_ACCESS_KEY_ID,
-      secretAccessKey: config.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: config.S3_FORCE_PATH_STYLE,
-      prefix: config.S3_PREFIX,
-    });
-  return new DiskObjectStorage(config.SVC_FILES_DIR ?? path.join(config.SVC_DATA_DIR, 'files'));
-}
-
-/** DATABASE_URL names the serving role; DATABASE_MIGRATION_URL, when set, the tables' owner. */
-export async function databaseFromConfig(config: Config): Promise<Database> {
-  if (config.DATABASE_URL) checkPoolSize(config.DATABASE_POOL_SIZE);
-  return config.DATABASE_URL
-    ? createDatabase({
-        kind: 'postgres',
-        url: config.DATABASE_URL,
-        ownerUrl: config.DATABASE_MIGRATION_URL,
-        poolSize: config.DATABASE_POOL_SIZE,
-      })
-    : createDatabase({ kind: 'pglite', dataDir: path.resolve(config.SVC_DATA_DIR) });
 }
 
 /**
@@ -107,18 +75,16 @@ export async function startRuntime(
   // Before any projector opens personal data (the rebuilds of engine.setup()): a missing instance key stops here.
   await prepareSubjectKeys(database.owner, config, log);
   const context: ProjectionContext = { keyring: config.keyring };
-  const projectors = allProjectors();
-  const logged = await eventStoreFromConfig(config, database, servingRole, log, context);
+  const logged = await logFromConfig(config, database, servingRole, log, context);
   const { events, subscription, engine } = logged;
-  const channel = database.kind === 'postgres' ? new PgVersionChannel(database.pool, log) : singleNode;
-  if (channel instanceof PgVersionChannel) await channel.start();
+  const channel = await versionChannelFromConfig(database, log);
   // The schema's and the access model's versions, which every request checks, from memory (DESIGN: decisions).
   const store = new VersionCachedStore(logged.store, channel, {
     watched: (streamId) => WATCHED.test(streamId),
     maxAgeMs: config.SVC_VERSION_CACHE_MS,
     log,
   });
-  const asyncProjectors = projectors.filter((p) => p.mode === 'async');
+  const asyncProjectors = allProjectors().filter((p) => p.mode === 'async');
   const worker = startAsyncProjections({
     db,
     events,
@@ -128,37 +94,68 @@ export async function startRuntime(
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
     context,
   });
-  if (config.NODE_ENV === 'production' && !config.JWT_SECRET && !config.keyring.activeKeyId)
-    log.warn(
-      'neither JWT_SECRET nor ENCRYPTION_KEY is set: the token signing key is kept in the database in clear; set one of them',
-    );
-  const secret = config.JWT_SECRET ?? (await persistedSecret(database.owner, 'jwt_secret', log, config));
-  const setupToken = config.SVC_REQUIRE_SETUP_TOKEN
-    ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url'))
-    : null;
-  if (setupToken && !config.SVC_SETUP_TOKEN)
-    log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
-  const limiter: RateLimiter = config.REDIS_URL
-    ? new RedisRateLimiter({
-        url: config.REDIS_URL,
-        prefix: `${config.REDIS_KEY_PREFIX}rl:`,
-        failClosed: config.SVC_RATE_LIMIT_FAIL_CLOSED,
-        log,
-      })
-    : new MemoryRateLimiter();
-  const mail = config.SMTP_URL
-    ? startMailSender({ db, url: config.SMTP_URL, from: config.SMTP_FROM, log, pollMs: config.SVC_MAIL_POLL_MS })
-    : null;
+  const io = await openIo(config, database, store, log);
+  let parts: PersonalDataPart[] | undefined;
+  const clock = opts.clock ?? systemClock;
+  const deps: AppDeps = {
+    config,
+    database,
+    db,
+    store,
+    engine,
+    clock,
+    tokens: new TokenService(await signingSecret(config, database, log), config.ACCESS_TOKEN_TTL_S),
+    addresses: new AddressHasher(await persistedSecret(database.owner, 'email_hash_key', log, config)),
+    limiter: io.limiter,
+    storage: io.storage,
+    sharedCache: io.sharedCache,
+    setupToken: setupTokenFromConfig(config, log),
+    realtime: { hub: io.hub, relay: io.relay },
+    afterAnswer: new AfterAnswer({ max: config.SVC_AFTER_ANSWER_MAX, log }),
+    flushMail: () => io.mail?.flush() ?? Promise.resolve(0),
+    stepUp: (userId) => stepUpError(deps, userId),
+    schemas: schemaReader(db, store),
+    authorizer: createAuthorizer({ store, clock, stepUp: (id) => stepUpError(deps, id) }),
+    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
+    drainReactors: (name) => background.reactors.drain(name),
+    retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
+    personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
+  };
+  const background = await startBackground(deps, events, opts.asyncWorker !== false, log);
+  return {
+    deps,
+    stop: async () => {
+      // The answers are sent (the app closed first); the work they promised ends before anything it uses stops.
+      await deps.afterAnswer.close();
+      await background.stop();
+      await io.relay.stop();
+      await io.hub.close();
+      await worker.stop();
+      await subscription?.stop();
+      await io.mail?.stop();
+      await io.limiter.close();
+      await io.storage.close();
+      await channel.close();
+      if (events.kind !== 'postgres') await events.close();
+    },
+  };
+}
+
+/** The adapters of the ports a request or the relay talks to, each loaded only when configured. */
+async function openIo(config: Config, database: Database, store: EventStore, log: Logger) {
+  const [limiter, storage, sharedCache, mail] = await Promise.all([
+    limiterFromConfig(config, log),
+    storageFromConfig(config),
+    sharedCachesFromConfig(config),
+    mailFromConfig(config, database, log),
+  ]);
   const hub = new RealtimeHub(
-    createSharedCache({
-      url: config.REDIS_URL,
-      prefix: `${config.REDIS_KEY_PREFIX}rt:`,
-      onError: (err) =>
-        log.warn(
-          { err },
-          "realtime: Redis unreachable; frames reach this node's own clients only (the inbox and the replay on reconnection cover the rest)",
-        ),
-    }),
+    sharedCache('rt:', (err) =>
+      log.warn(
+        { err },
+        "realtime: Redis unreachable; frames reach this node's own clients only (the inbox and the replay on reconnection cover the rest)",
+      ),
+    ),
     log,
   );
   const relay = startRelay({
@@ -169,30 +166,12 @@ export async function startRuntime(
     log,
     pollMs: config.SVC_REALTIME_POLL_MS,
   });
-  let parts: PersonalDataPart[] | undefined;
-  const deps: AppDeps = {
-    config,
-    database,
-    db,
-    store,
-    engine,
-    clock: opts.clock ?? systemClock,
-    tokens: new TokenService(secret, config.ACCESS_TOKEN_TTL_S),
-    addresses: new AddressHasher(await persistedSecret(database.owner, 'email_hash_key', log, config)),
-    limiter,
-    storage: storageFromConfig(config),
-    setupToken,
-    realtime: { hub, relay },
-    afterAnswer: new AfterAnswer({ max: config.SVC_AFTER_ANSWER_MAX, log }),
-    flushMail: () => mail?.flush() ?? Promise.resolve(0),
-    stepUp: (userId) => stepUpError(deps, userId),
-    schemas: schemaReader(db, store),
-    authorizer: createAuthorizer({ store, clock: opts.clock ?? systemClock, stepUp: (id) => stepUpError(deps, id) }),
-    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
-    drainReactors: (name) => reactors.drain(name),
-    retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
-    personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
-  };
+  return { limiter, storage, sharedCache, mail, hub, relay };
+}
+
+/** The reactors and the features' leader loops, which run beside requests (loops only with the async worker). */
+async function startBackground(deps: AppDeps, events: EventStore, poll: boolean, log: Logger) {
+  const { config, database, db } = deps;
   const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);
   await placeReactors(db, events, reactorList);
   // Reactors read the log itself (`events`), never waiting on projections; what they send goes through `store`.
@@ -203,32 +182,37 @@ export async function startRuntime(
     reactors: reactorList,
     log,
     pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
-    poll: opts.asyncWorker !== false,
+    poll,
   });
-  const loops =
-    opts.asyncWorker === false
-      ? []
-      : features
-          .flatMap((f) => f.loops?.(deps) ?? [])
-          .map((l) => startLeaderLoop({ ...l, locks: database.locks, log }));
+  const loops = poll
+    ? features.flatMap((f) => f.loops?.(deps) ?? []).map((l) => startLeaderLoop({ ...l, locks: database.locks, log }))
+    : [];
   return {
-    deps,
+    reactors,
     stop: async () => {
-      // The answers are sent (the app closed first); the work they promised ends before anything it uses stops.
-      await deps.afterAnswer.close();
       await Promise.all(loops.map((l) => l.stop()));
       await reactors.stop();
-      await relay.stop();
-      await hub.close();
-      await worker.stop();
-      await subscription?.stop();
-      await mail?.stop();
-      await limiter.close();
-      await deps.storage.close();
-      await channel.close();
-      if (events.kind !== 'postgres') await events.close();
     },
   };
+}
+
+/** The token signing key: JWT_SECRET, else one generated once and kept in the database (sealed under a key). */
+async function signingSecret(config: Config, database: Database, log: Logger): Promise<string> {
+  if (config.NODE_ENV === 'production' && !config.JWT_SECRET && !config.keyring.activeKeyId)
+    log.warn(
+      'neither JWT_SECRET nor ENCRYPTION_KEY is set: the token signing key is kept in the database in clear; set one of them',
+    );
+  return config.JWT_SECRET ?? (await persistedSecret(database.owner, 'jwt_secret', log, config));
+}
+
+/** The token POST /setup/complete needs when SVC_REQUIRE_SETUP_TOKEN is on (told in the log when generated). */
+function setupTokenFromConfig(config: Config, log: Logger): string | null {
+  const setupToken = config.SVC_REQUIRE_SETUP_TOKEN
+    ? (config.SVC_SETUP_TOKEN ?? randomBytes(24).toString('base64url'))
+    : null;
+  if (setupToken && !config.SVC_SETUP_TOKEN)
+    log.warn({ setupToken }, 'setup token issued: send it as setupToken to POST /api/v1/setup/complete');
+  return setupToken;
 }
 
 /**
@@ -237,7 +221,7 @@ export async function startRuntime(
  * runs the inline projectors from a subscription, and appends wait until they are projected (read-your-writes).
  * `events` is the store itself, for readers of the log that must not wait on projections.
  */
-async function eventStoreFromConfig(
+async function logFromConfig(
   config: Config,
   database: Database,
   servingRole: string | null,
@@ -248,9 +232,7 @@ async function eventStoreFromConfig(
   const projectors = allProjectors();
   const inline = projectors.filter((p) => p.mode === 'inline');
   const mode = config.EVENTSTORE_URL ? 'subscription' : (config.SVC_PROJECTION_MODE ?? 'inline');
-  const events: EventStore = config.EVENTSTORE_URL
-    ? new EsdbEventStore(config.EVENTSTORE_URL, { prefix: config.EVENTSTORE_STREAM_PREFIX })
-    : new PgEventStore(db, mode === 'inline' ? inline : [], { context });
+  const events = await eventStoreFromConfig(config, database, mode === 'inline' ? inline : [], context);
   const source = await reconcileProjectionSource(database.owner, events, mode, inline);
   const engine = new ProjectionEngine(database.owner, projectors, {
     events,

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { TableName } from '../../src/kernel/es/projector.ts';
-import { later } from '../../src/kernel/db/site-scoped.ts';
+import { later } from '../../src/kernel/db/later.ts';
 
 /**
  * Counting the items that match a list query is the costly part of a page (it visits every match). Every change

@@ -1,6 +1,6 @@
 import { sql, type CompiledQuery, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
-import { later } from '../../src/kernel/db/site-scoped.ts';
+import { later } from '../../src/kernel/db/later.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
 import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
 import { bumpChanges, createCountTable } from './item-counts.ts';

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import { positiveTerms, searchQuery, searchText } from '../../src/kernel/db/text-search.ts';
+import { positiveTerms, searchQuery, searchText } from '../../src/platform/db/text-search.ts';
 import { isSearchable } from '../../src/features/schema/schema.types.ts';
 import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
 import { expandRecords, type DeepSpec } from './item-expand.ts';

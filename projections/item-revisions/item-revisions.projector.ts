@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
-import { later } from '../../src/kernel/db/site-scoped.ts';
+import { later } from '../../src/kernel/db/later.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent, type ItemValues } from '../../src/features/items/item.events.ts';
 

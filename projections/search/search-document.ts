@@ -1,5 +1,5 @@
 import { own } from '../../src/kernel/safe/keys.ts';
-import { searchText } from '../../src/kernel/db/text-search.ts';
+import { searchText } from '../../src/platform/db/text-search.ts';
 import { isSearchable, type FieldDef } from '../../src/features/schema/schema.types.ts';
 import type { SearchDocument, SearchWeight } from '../../src/features/search/search.types.ts';
 

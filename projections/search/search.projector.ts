@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../src/kernel/db/database.ts';
-import { later } from '../../src/kernel/db/site-scoped.ts';
-import { MAX_INDEXED_CHARS, exactVector, searchVector } from '../../src/kernel/db/text-search.ts';
+import { later } from '../../src/kernel/db/later.ts';
+import { MAX_INDEXED_CHARS, exactVector, searchVector } from '../../src/platform/db/text-search.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
 import { isSearchable, type FieldDef } from '../../src/features/schema/schema.types.ts';
 import type { ItemEvent } from '../../src/features/items/item.events.ts';

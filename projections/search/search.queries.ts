@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import { MARK_START, MARK_STOP, exactQuery, positiveTerms, searchQuery } from '../../src/kernel/db/text-search.ts';
+import { MARK_START, MARK_STOP, exactQuery, positiveTerms, searchQuery } from '../../src/platform/db/text-search.ts';
 import { readAsSite } from '../../src/kernel/tenancy/site.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../item-documents/index.ts';
 import {

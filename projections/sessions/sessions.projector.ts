@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { unseal } from '../../src/kernel/privacy/pii.ts';
+import { unseal } from '../../src/platform/privacy/pii.ts';
 import type { SessionEvent } from '../../src/features/auth/session.events.ts';
 import type { UserErased } from '../../src/features/auth/user.events.ts';
 

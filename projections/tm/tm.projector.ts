@@ -1,6 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { DB } from '../../src/kernel/db/database.ts';
-import { extensionSchema } from '../../src/kernel/db/migrate.ts';
+import { extensionSchema } from '../../src/platform/db/migrate.ts';
 import { defineProjector, type StoredEventOf } from '../../src/kernel/es/projector.ts';
 import {
   GLOSSARY_EVENT_TYPES,

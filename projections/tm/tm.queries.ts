@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
-import { extensionSchema } from '../../src/kernel/db/migrate.ts';
+import { extensionSchema } from '../../src/platform/db/migrate.ts';
 import { withSite } from '../../src/kernel/tenancy/site.ts';
 import type { EntrySource, TmEntryRecord } from '../../src/features/tm/tm.types.ts';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { unseal } from '../../src/kernel/privacy/pii.ts';
+import { unseal } from '../../src/platform/privacy/pii.ts';
 import type { UserEvent } from '../../src/features/auth/user.events.ts';
 
 /** Users (instance-wide, site `_system`) and their site memberships, unsealed for lookups. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Database } from '../../src/kernel/db/create-db.ts';
+import { createDatabase, type Database } from '../../src/adapters/db/create-db.ts';
 import { startServer, type ServerProcess } from '../support/server-process.ts';
 import { loginTo, processStore } from '../support/process-store.ts';
 

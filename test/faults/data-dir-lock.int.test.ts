@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockDataDir } from '../../src/kernel/db/data-dir-lock.ts';
+import { lockDataDir } from '../../src/adapters/db/data-dir-lock.ts';
 
 const run = promisify(execFile);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lock-'));

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { createTestApp, ADMIN, type TestApp } from '../setup/app.ts';
-import { CORS_EXPOSED_HEADERS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../../src/kernel/http/cors.ts';
+import { CORS_EXPOSED_HEADERS, CORS_METHODS, CORS_REQUEST_HEADERS } from '../../src/platform/http/cors.ts';
 
 /** The instance's credentialed origins, two sites' own origins, a publishable key's, and one nobody allows. */
 const ADMIN_UI = 'https://admin.example.net';

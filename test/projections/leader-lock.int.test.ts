@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { sql } from 'kysely';
-import { startAsyncProjections } from '../../src/kernel/es/async-projections.ts';
-import { startLeaderLoop } from '../../src/kernel/leader-loop.ts';
+import { startAsyncProjections } from '../../src/platform/es/async-projections.ts';
+import { startLeaderLoop } from '../../src/platform/leader-loop.ts';
 import { LeaderLock } from '../../src/kernel/db/leader-lock.ts';
-import { LockSession } from '../../src/kernel/db/lock-session.ts';
+import { PgLockSession } from '../../src/adapters/db/pg-lock-session.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';
 
@@ -31,7 +31,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
       pollMs: 20,
     };
     // The second node has a lock session of its own, as another process would.
-    const otherNode = new LockSession(t.deps.database.pool.options);
+    const otherNode = new PgLockSession(t.deps.database.pool.options);
     const a = startAsyncProjections(opts);
     await new Promise((r) => setTimeout(r, 200));
     const b = startAsyncProjections({ ...opts, locks: otherNode });
@@ -67,7 +67,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
       },
     });
     await new Promise((r) => setTimeout(r, 300));
-    const otherNode = new LockSession(pool.options);
+    const otherNode = new PgLockSession(pool.options);
     const other = new LeaderLock(otherNode, ':failing-loop');
     // Between two failed runs the lock is free: the other node takes it within a few tries.
     let took = false;

@@ -6,8 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createDatabase, type Database } from '../../src/kernel/db/create-db.ts';
-import { databaseFromConfig, startRuntime, type Runtime } from '../../src/runtime.ts';
+import { createDatabase, type Database } from '../../src/adapters/db/create-db.ts';
+import { databaseFromConfig } from '../../src/adapters/load.ts';
+import { startRuntime, type Runtime } from '../../src/runtime.ts';
 import { ADMIN } from '../setup/app.ts';
 
 const url = process.env.TEST_DATABASE_URL;

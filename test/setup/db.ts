@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createDatabase, type Database } from '../../src/kernel/db/create-db.ts';
-import { migrate } from '../../src/kernel/db/migrate.ts';
+import { createDatabase, type Database } from '../../src/adapters/db/create-db.ts';
+import { migrate } from '../../src/platform/db/migrate.ts';
 import { grantServing } from '../../src/kernel/db/row-security.ts';
 
 export const PGLITE_TEMPLATE = path.join(os.tmpdir(), 'svc-test-pglite-0.5.14.tar');

@@ -1,6 +1,6 @@
 import { handleCommand } from '../../src/kernel/es/handle-command.ts';
 import { newId } from '../../src/kernel/ids.ts';
-import { seal } from '../../src/kernel/privacy/pii.ts';
+import { seal } from '../../src/platform/privacy/pii.ts';
 import { hashPassword } from '../../src/features/auth/passwords.ts';
 import { userDecider } from '../../src/features/auth/user.decider.ts';
 import { userStream } from '../../src/features/auth/user.events.ts';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
-import type { PersonalDataPart, PartWriter } from '../../kernel/privacy/personal-data.ts';
-import { subjectOpener } from '../../kernel/privacy/pii.ts';
+import type { PersonalDataPart, PartWriter } from '../../platform/privacy/personal-data.ts';
+import { subjectOpener } from '../../platform/privacy/pii.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { subjectEvents, type SubjectEventQuery } from '../../../projections/event-log/index.ts';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { queueMail } from '../../kernel/mail/outbox.ts';
+import { queueMail } from '../../platform/mail/outbox.ts';
 import type { UserRow } from '../../../projections/users/index.ts';
 
 const VERIFY_TTL_S = 24 * 3600;

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
 import type { AddressHasher } from './address-hash.ts';
-import { enforceRate } from '../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../platform/rate-limit/enforce.ts';
 import type { RateLimiter, RateRule } from '../../kernel/rate-limit/limiter.ts';
 
 /**

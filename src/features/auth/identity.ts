@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';

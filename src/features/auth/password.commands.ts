@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 import { findUserByEmail, findUserById, type UserRow } from '../../../projections/users/index.ts';
 import { mailNothingToSend, mailPasswordReset } from './account-mails.ts';
 import { asUser } from './acting-user.ts';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import type { PersonalDataPart } from '../../kernel/privacy/personal-data.ts';
+import type { PersonalDataPart } from '../../platform/privacy/personal-data.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import { findUserById } from '../../../projections/users/index.ts';
 import { redactIp, sessionsOfUser } from '../../../projections/sessions/index.ts';

@@ -3,7 +3,7 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 import { findUserById, toProfile, type UserRow } from '../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../projections/sessions/index.ts';
 import { asUser } from './acting-user.ts';

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 
 /**
  * A login began a session: a refresh-token family. Generation 0 is the first refresh token; the token itself

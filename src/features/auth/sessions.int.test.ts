@@ -4,7 +4,7 @@ import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { ManualClock } from '../../kernel/clock.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
-import { PgEventStore } from '../../kernel/es/pg-event-store.ts';
+import { PgEventStore } from '../../adapters/event-store/pg-event-store.ts';
 import { allProjectors } from '../index.ts';
 import { sessionDecider } from './session.decider.ts';
 import { sessionStream } from './session.events.ts';

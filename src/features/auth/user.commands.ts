@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
 import { userStream } from './user.events.ts';
 

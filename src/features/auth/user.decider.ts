@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 import { dict, dictFrom, own } from '../../kernel/safe/keys.ts';
 import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
 import { AlreadyErased, ResetLinkSpent, UserExists, UserNotFound } from './auth.errors.ts';

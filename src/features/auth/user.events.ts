@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 
 /**
  * A user identity was created; personal data is sealed with the user's subject key. `status` is absent on

@@ -1,5 +1,12 @@
-import { DomainError, defineError, type ErrorObject } from '../../kernel/http/errors.ts';
+import { declareCodes, DomainError, defineError, type ErrorObject } from '../../kernel/http/errors.ts';
 import type { Diff, Operation } from './plan.ts';
+
+/** The planner's problem codes, answered in the `errors` of ManifestInvalid. */
+declareCodes({
+  UNSUPPORTED_MANIFEST_VERSION: 'unprocessable',
+  DANGLING_REFERENCE: 'unprocessable',
+  DUPLICATE_KEY: 'unprocessable',
+});
 
 /**
  * A manifest that cannot be planned: 422 with each problem's code (UNSUPPORTED_MANIFEST_VERSION, DANGLING_REFERENCE,

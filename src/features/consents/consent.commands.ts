@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { SubjectErased } from '../../kernel/privacy/pii.ts';
+import { SubjectErased } from '../../platform/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { userDecider, userStream } from '../auth/index.ts';
 import { restrictedAmong } from '../../../projections/consents/index.ts';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import type { PersonalDataPart } from '../../kernel/privacy/personal-data.ts';
+import type { PersonalDataPart } from '../../platform/privacy/personal-data.ts';
 import { consentAt, consentHistory, restrictionOf, type ConsentChange } from './consent.commands.ts';
 import { CONSENT_TYPES } from './consent.events.ts';
 

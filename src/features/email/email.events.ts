@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 
 /** Who put an address on the list: a site admin, or its owner through the unsubscribe link. */
 export type SuppressionSource = 'admin' | 'unsubscribe';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { queueMail } from '../../kernel/mail/outbox.ts';
+import { queueMail } from '../../platform/mail/outbox.ts';
 import { findUserByEmail } from '../../../projections/users/index.ts';
 import { restrictedPeople } from '../consents/index.ts';
 import { addressProblem } from './address.ts';

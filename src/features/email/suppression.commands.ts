@@ -3,7 +3,7 @@ import type { Db } from '../../kernel/db/database.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
-import { seal, shred, subjectOpener, type Sealed } from '../../kernel/privacy/pii.ts';
+import { seal, shred, subjectOpener, type Sealed } from '../../platform/privacy/pii.ts';
 import { addressHash, normaliseAddress } from './address.ts';
 import { suppressionStream, suppressionSubject, type SuppressionSource } from './email.events.ts';
 import { suppressionDecider, type SuppressionState } from './suppression.decider.ts';

@@ -1,5 +1,5 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 import { NotSuppressed } from './email.errors.ts';
 import type { SuppressionEvent, SuppressionSource } from './email.events.ts';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
-import { listOutbox } from '../../kernel/mail/outbox.ts';
+import { listOutbox } from '../../platform/mail/outbox.ts';
 import { isSuppressed, queueMarketingMail, shredSuppressedAddress } from './index.ts';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { shredForGood, subjectKeyFingerprint } from '../../kernel/privacy/pii.ts';
+import { shredForGood, subjectKeyFingerprint } from '../../platform/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';

@@ -8,7 +8,7 @@ import { tablesHolding } from '../../../test/support/table-scan.ts';
 /** Where the person could still be read: every text, JSON and byte column of every table. */
 const traces = (needles: string[]) => tablesHolding(t.deps.database.owner, needles);
 import { newId } from '../../kernel/ids.ts';
-import { shredForGood } from '../../kernel/privacy/pii.ts';
+import { shredForGood } from '../../platform/privacy/pii.ts';
 import { erasureStream } from './erasure.events.ts';
 import { resumeErasures } from './erasure.commands.ts';
 
@@ -192,7 +192,7 @@ describe('erasure by crypto-shredding', () => {
     const token = await createUser(t, email, PASSWORD, { main: 'viewer' });
     const id = (await ok('GET', '/api/v1/auth/me', token)).id;
     // As if the process died right after destroying the key: nothing else happened.
-    const { shred } = await import('../../kernel/privacy/pii.ts');
+    const { shred } = await import('../../platform/privacy/pii.ts');
     await shred(t.deps.db, id);
     const done = await ok('POST', '/api/v1/admin/erasure', admin, { userId: id, reason: 'again' });
     expect(done).toMatchObject({ completed: true, keyFingerprint: null });

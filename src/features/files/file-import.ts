@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { AppDeps } from '../../deps.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { OutboundError, outboundStream } from '../../kernel/net/outbound-http.ts';
+import { OutboundError, outboundStream } from '../../platform/net/outbound-http.ts';
 import { admitDeclared } from './upload-guard/inspect.ts';
 import { FormRefused, type FormFile } from './upload-form.ts';
 import { ImportRefused } from './upload-form.errors.ts';

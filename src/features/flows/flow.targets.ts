@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../deps.ts';
-import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
+import { savedUrlProblem } from '../../platform/net/saved-url.ts';
 import { FlowInvalid } from './flow.errors.ts';
 import type { FlowDefinition } from './flow.events.ts';
 

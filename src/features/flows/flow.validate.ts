@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { callerKeyProblem } from '../../kernel/safe/caller-key.ts';
+import { callerKeyProblem } from '../../platform/http/caller-key.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import { checkCron } from './flow-cron.ts';
 import { FLOW_LIMITS, graphProblem, NODE_ID_PATTERN, type GraphProblem } from './flow-graph.ts';

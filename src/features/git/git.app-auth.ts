@@ -1,7 +1,7 @@
 import { createHash, createPrivateKey } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { AppDeps } from '../../deps.ts';
-import { unseal } from '../../kernel/privacy/pii.ts';
+import { unseal } from '../../platform/privacy/pii.ts';
 import type { GitIntegrationState } from './git.decider.ts';
 import { githubInstallationToken } from './providers/index.ts';
 

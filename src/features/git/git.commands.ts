@@ -3,8 +3,8 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { previewBaseOf } from '../../kernel/tenancy/site.ts';
-import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
-import { seal, shred, unseal } from '../../kernel/privacy/pii.ts';
+import { savedUrlProblem } from '../../platform/net/saved-url.ts';
+import { seal, shred, unseal } from '../../platform/privacy/pii.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationState } from './git.decider.ts';
 import { GitAppMisplaced, GitBaseUrlRefused, GitIntegrationNotFound, IntegrationOnPreview } from './git.errors.ts';
 import {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 import type { CiRunSeen, CiSource, PullRequestSeen } from './git.observations.ts';
 
 export const GIT_PROVIDERS = ['github', 'gitlab'] as const;

@@ -1,6 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { inspectJson } from '../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../platform/http/input-guard.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { LayoutConfig, Slug } from '../pages/index.ts';
 

@@ -3,12 +3,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
-import { outboundRequest, OutboundError } from '../../kernel/net/outbound-http.ts';
+import { outboundRequest, OutboundError } from '../../platform/net/outbound-http.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { userActor } from '../auth/index.ts';
 import { integrationOf, storeOAuthTokens } from './git.commands.ts';
 import type { GitIntegrationState } from './git.decider.ts';
-import { unseal } from '../../kernel/privacy/pii.ts';
+import { unseal } from '../../platform/privacy/pii.ts';
 import { GitOAuthNeedsUser, GitOAuthNotConfigured, GitOAuthStateInvalid, GitProviderFailed } from './git.errors.ts';
 import type { GitProvider } from './git.events.ts';
 

@@ -1,5 +1,5 @@
 import { createLocalJWKSet, errors, type JSONWebKeySet, type JWTVerifyGetKey } from 'jose';
-import { outboundRequest, type OutboundOptions } from '../../kernel/net/outbound-http.ts';
+import { outboundRequest, type OutboundOptions } from '../../platform/net/outbound-http.ts';
 import type { TrustedIssuerRecord } from '../../../projections/trusted-issuers/index.ts';
 
 /** How often one issuer's keys may be fetched again (a token with an unknown `kid` asks for a refresh). */

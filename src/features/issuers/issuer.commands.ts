@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommands, streamCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
+import { savedUrlProblem } from '../../platform/net/saved-url.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findIssuer } from '../../../projections/trusted-issuers/index.ts';
 import { issuerClaimDecider } from './issuer-claim.decider.ts';

@@ -1,6 +1,6 @@
-import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
+import { envelopeKeyId, openValue, sealValue } from '../../platform/crypto/envelope.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
-import { personalSubject } from '../../kernel/privacy/pii.ts';
+import { personalSubject } from '../../platform/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
 import { relationIndex, type SiteSchema } from '../../../projections/item-documents/index.ts';

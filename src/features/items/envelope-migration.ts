@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
-import { envelopeKeyId, openValue, sealValue } from '../../kernel/crypto/envelope.ts';
+import { envelopeKeyId, openValue, sealValue } from '../../platform/crypto/envelope.ts';
 import { siteOf } from '../../kernel/http/access.ts';
 import { commandContext } from '../../kernel/http/command-meta.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';

@@ -5,7 +5,7 @@ import { firstOfType } from '../../kernel/es/on-events.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { callerKeyProblem } from '../../kernel/safe/caller-key.ts';
+import { callerKeyProblem } from '../../platform/http/caller-key.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import type { CollectionRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';

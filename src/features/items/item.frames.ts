@@ -1,4 +1,4 @@
-import { defineFrameSource } from '../../kernel/realtime/relay.ts';
+import { defineFrameSource } from '../../platform/realtime/relay.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent } from './item.events.ts';
 
 /** An item change as the relay carries it: which item, and what happened to it (never its values). */

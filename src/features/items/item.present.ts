@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { siteOf } from '../../kernel/http/access.ts';
 import { relationOn } from '../../../projections/item-documents/index.ts';
-import { personalSubject, openPersonal, subjectKeys } from '../../kernel/privacy/pii.ts';
+import { personalSubject, openPersonal, subjectKeys } from '../../platform/privacy/pii.ts';
 import { placeOf, revealRecords, sealItemValues } from './encrypted-fields.ts';
 import { erasedValueOf } from './personal-fields.ts';
 import type { ItemValues } from './item.events.ts';

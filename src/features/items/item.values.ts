@@ -1,6 +1,6 @@
 import { own } from '../../kernel/safe/keys.ts';
-import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
-import { personalSubject } from '../../kernel/privacy/pii.ts';
+import { envelopeKeyId } from '../../platform/crypto/envelope.ts';
+import { personalSubject } from '../../platform/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import type { FieldDef } from '../schema/index.ts';
 

@@ -1,10 +1,10 @@
 import type { AppDeps } from '../../deps.ts';
-import { envelopeKeyId } from '../../kernel/crypto/envelope.ts';
-import type { PersonalDataPart } from '../../kernel/privacy/personal-data.ts';
+import { envelopeKeyId } from '../../platform/crypto/envelope.ts';
+import type { PersonalDataPart } from '../../platform/privacy/personal-data.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { itemsCreatedBy, type ItemCursor } from '../../../projections/item-documents/index.ts';
 import { revisionsByActor } from '../../../projections/item-revisions/index.ts';
-import { openPersonal, personalSubject, subjectKeys } from '../../kernel/privacy/pii.ts';
+import { openPersonal, personalSubject, subjectKeys } from '../../platform/privacy/pii.ts';
 import { MASK, placeOf } from './encrypted-fields.ts';
 import type { ItemValues } from './item.events.ts';
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { ActorRef } from '../../kernel/es/event.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
-import { personalSubject, sealPersonal, subjectKeys } from '../../kernel/privacy/pii.ts';
+import { personalSubject, sealPersonal, subjectKeys } from '../../platform/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findItem, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';

@@ -1,4 +1,4 @@
-import { defineFrameSource } from '../../kernel/realtime/relay.ts';
+import { defineFrameSource } from '../../platform/realtime/relay.ts';
 import {
   payloadOf,
   type NotificationPayload,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { MemorySharedCache, type SharedCache } from '../../kernel/cache/shared-cache.ts';
-import { RedisSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
+import { RedisSharedCache } from '../../adapters/cache/redis-shared-cache.ts';
 import { DeliveryCache, type DeliveredPage } from './delivery-cache.ts';
 
 const ttl = { negativeS: 30, responseS: 60 };

@@ -1,8 +1,8 @@
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
-import { LocalCache } from '../../kernel/cache/local-cache.ts';
+import { LocalCache } from '../../platform/cache/local-cache.ts';
 import type { SharedCache } from '../../kernel/cache/shared-cache.ts';
-import { jitteredTtlMs } from '../../kernel/cache/ttl.ts';
+import { jitteredTtlMs } from '../../platform/cache/ttl.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent } from '../items/item.events.ts';
 import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../schema/schema.events.ts';
 import type { PageEvent } from './page.events.ts';

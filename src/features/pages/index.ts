@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
-import { createSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
 import { pagesProjector } from '../../../projections/pages/index.ts';
 import { DeliveryCache } from './delivery-cache.ts';
 import { cacheRoutes } from './http/cache.routes.ts';
@@ -15,11 +14,9 @@ export { LayoutConfig, Slug } from './page.layout.ts';
 /** One delivery cache per application: shared by the page writes, the delivery API and the purge. */
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   const c = deps.config;
-  const shared = createSharedCache({
-    url: c.REDIS_URL,
-    prefix: c.REDIS_KEY_PREFIX,
-    onError: (err) => app.log.warn({ err }, 'delivery cache: Redis unreachable; serving without the shared cache'),
-  });
+  const shared = deps.sharedCache('', (err) =>
+    app.log.warn({ err }, 'delivery cache: Redis unreachable; serving without the shared cache'),
+  );
   const delivery = new DeliveryCache(shared, {
     negativeS: c.SVC_NEGATIVE_CACHE_TTL,
     responseS: c.SVC_DELIVER_CACHE_TTL,

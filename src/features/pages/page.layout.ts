@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkCallerKey } from '../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../platform/http/caller-key.ts';
 
 /** Page slugs (spec "Page"): lower-case words joined by `/`, `_` or `-`, at most 200 characters. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:[/_-][a-z0-9]+)*$/;

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { inspectJson } from '../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../platform/http/input-guard.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import { findUserById } from '../../../projections/users/index.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OpenRecord } from '../../kernel/http/envelope.ts';
-import { checkCallerKey } from '../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../platform/http/caller-key.ts';
 import { PRESET_SCOPES } from './presets.events.ts';
 
 /** A collection name as the schema spells them. */

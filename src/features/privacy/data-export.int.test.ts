@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { readZip } from '../../../test/support/zip-reader.ts';
 import { ManualClock } from '../../kernel/clock.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 
 const clock = new ManualClock(new Date('2026-04-01T00:00:00Z'));
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';

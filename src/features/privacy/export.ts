@@ -6,7 +6,7 @@ import {
   writeExportDocument,
   type PersonalDataPart,
   type PersonalDataSubject,
-} from '../../kernel/privacy/personal-data.ts';
+} from '../../platform/privacy/personal-data.ts';
 
 export type ExportFormat = 'json' | 'zip';
 

@@ -6,7 +6,7 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import type { PersonalDataSubject } from '../../kernel/privacy/personal-data.ts';
+import type { PersonalDataSubject } from '../../platform/privacy/personal-data.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { exportsMadeBefore, exportsOfSubject, type KeptExport } from '../../../projections/sar-exports/index.ts';

@@ -1,4 +1,4 @@
-import { generateVapidKeys } from '../../kernel/push/vapid.ts';
+import { generateVapidKeys } from '../../platform/push/vapid.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient } from '../../../test/setup/api.ts';

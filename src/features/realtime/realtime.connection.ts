@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import type { RealtimeClient, RelayFrame } from '../../kernel/realtime/hub.ts';
+import type { RealtimeClient, RelayFrame } from '../../platform/realtime/hub.ts';
 import { roleOn } from '../../kernel/auth/actor.ts';
 import { previewBaseOf } from '../../kernel/tenancy/site.ts';
 import { userActor } from '../auth/index.ts';

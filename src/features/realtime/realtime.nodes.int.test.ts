@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import { Redis } from 'ioredis';
-import { RedisSharedCache } from '../../kernel/cache/redis-shared-cache.ts';
+import { RedisSharedCache } from '../../adapters/cache/redis-shared-cache.ts';
 import { MemorySharedCache } from '../../kernel/cache/shared-cache.ts';
 import { startRuntime, type Runtime } from '../../runtime.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';

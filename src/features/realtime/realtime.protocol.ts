@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { inspectJson } from '../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../platform/http/input-guard.ts';
 
 /**
  * The realtime frame protocol (the spec leaves it open; README "Realtime" documents it). Server frames, on SSE as

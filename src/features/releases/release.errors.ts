@@ -1,7 +1,10 @@
-import { defineError } from '../../kernel/http/errors.ts';
+import { declareCodes, defineError } from '../../kernel/http/errors.ts';
 
 type Release = { releaseId: string };
 type Item = { itemId: string; collection: string };
+
+/** An item of a publish that is deleted: its `blocked` code in the refused publish's answer. */
+declareCodes({ ITEM_DELETED: 'conflict' });
 
 /** The release does not exist (or was deleted). */
 export const ReleaseNotFound = defineError<Release>(

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { ManualClock } from '../../kernel/clock.ts';
-import { queueMail } from '../../kernel/mail/outbox.ts';
-import { MAIL_MAX_ATTEMPTS } from '../../kernel/mail/smtp-sender.ts';
+import { queueMail } from '../../platform/mail/outbox.ts';
+import { MAIL_MAX_ATTEMPTS } from '../../platform/mail/outbox.ts';
 import { withSystem } from '../../kernel/tenancy/site.ts';
 import { runRetentionEverywhere } from './index.ts';
 

@@ -1,5 +1,5 @@
-import { MAIL_MAX_ATTEMPTS } from '../../kernel/mail/smtp-sender.ts';
-import { pruneOutbox } from '../../kernel/mail/outbox.ts';
+import { MAIL_MAX_ATTEMPTS } from '../../platform/mail/outbox.ts';
+import { pruneOutbox } from '../../platform/mail/outbox.ts';
 import {
   RETENTION_KINDS,
   retentionEnvKey,

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { siteOf } from '../../kernel/http/access.ts';
-import { searchText } from '../../kernel/db/text-search.ts';
+import { searchText } from '../../platform/db/text-search.ts';
 import { pgSearchIndex } from '../../../projections/search/index.ts';
 import { itemGuard, itemReader } from '../items/index.ts';
 import { SearchQueryRequired, SearchQueryTooLong } from './search.errors.ts';

@@ -5,7 +5,7 @@ import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { seal } from '../../kernel/privacy/pii.ts';
+import { seal } from '../../platform/privacy/pii.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
 import { checkPassword, hashPassword } from '../auth/index.ts';
 import { emailClaimStream } from '../auth/user.events.ts';

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 
 /** First-run setup was claimed: it holds everything needed to finish it after a crash. */
 export type SetupStarted = DomainEvent<

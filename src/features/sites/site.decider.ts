@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { originPatternProblem } from '../../kernel/http/cors-origins.ts';
+import { originPatternProblem } from '../../platform/http/cors-origins.ts';
 import { CorsOriginInvalid, SiteExists, SiteNotFound } from './site.errors.ts';
 import type { SiteCors, SiteEvent, SiteSettings } from './site.events.ts';
 

@@ -6,7 +6,7 @@ import { handleCommand, readState, streamCommand, type StreamCommand } from '../
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
-import { seal, shred } from '../../kernel/privacy/pii.ts';
+import { seal, shred } from '../../platform/privacy/pii.ts';
 import type { WebhookRecord } from '../../../projections/webhooks/index.ts';
 import {
   definitionOf,
@@ -16,7 +16,7 @@ import {
   type WebhooksState,
 } from './webhook.decider.ts';
 import { InvalidWebhookUrl, WebhookNotFound } from './webhook.errors.ts';
-import { savedUrlProblem } from '../../kernel/net/saved-url.ts';
+import { savedUrlProblem } from '../../platform/net/saved-url.ts';
 import { webhooksStream, type WebhookDefinition, type WebhookEvent } from './webhook.events.ts';
 import { generateSecret, type WebhookConfig, type WebhookCreate, type WebhookPatch } from './webhook.schema.ts';
 import { ofType, domainEvent } from '../../kernel/es/on-events.ts';

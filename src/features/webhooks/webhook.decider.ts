@@ -1,5 +1,5 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 import {
   InvalidWebhookUrl,
   TooManyWebhooks,

@@ -1,5 +1,5 @@
 import type { DomainEvent } from '../../kernel/es/event.ts';
-import type { Sealed } from '../../kernel/privacy/pii.ts';
+import type { Sealed } from '../../platform/privacy/pii.ts';
 
 /** What a webhook may subscribe to: item changes and release publishes. */
 export const WEBHOOK_EVENT_NAMES = ['items.create', 'items.update', 'items.delete', 'release.published'] as const;

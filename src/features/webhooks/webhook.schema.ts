@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { checkUrl, OutboundError } from '../../kernel/net/outbound-http.ts';
+import { checkUrl, OutboundError } from '../../platform/net/outbound-http.ts';
 import { WEBHOOK_EVENT_NAMES } from './webhook.events.ts';
 
 /** A webhook as configuration (manifest): no id, no secret. */

@@ -90,3 +90,6 @@ export class MemorySharedCache implements SharedCache {
     for (const [k, e] of this.values) if (e.expiresAt <= now) this.values.delete(k);
   }
 }
+
+/** Opens a shared cache under a key prefix (after the deployment's REDIS_KEY_PREFIX); `onError` hears of outages. */
+export type SharedCaches = (prefix: string, onError: (err: unknown) => void) => SharedCache;

@@ -7,6 +7,8 @@ import {
   type RawBuilder,
   type Transaction,
 } from 'kysely';
+import type pg from 'pg';
+import type { LockSession } from './leader-lock.ts';
 
 export interface EventsTable {
   global_position: Generated<string>;
@@ -105,4 +107,25 @@ export type Defaulted<C> =
 /** `column || patch`: jsonb's shallow merge, which the query builder has no method for. */
 export function jsonbMerge<T>(column: Expression<T>, patch: object): RawBuilder<T> {
   return sql<T>`${column} || ${JSON.stringify(patch)}::jsonb`;
+}
+
+/** The database handle of a process (opened by `adapters/db/create-db.ts`): PGlite or PostgreSQL. */
+export interface Database {
+  /** The serving connection: requests, appends, projectors. */
+  db: Kysely<DB>;
+  /**
+   * The owner's connection: migrations and DDL (projection rebuilds). Instance-wide by default (`svc.site_id` is
+   * `_system` for its sessions). The same as `db` when one role both owns and serves.
+   */
+  owner: Kysely<DB>;
+  /** Whether a serving role distinct from the owner handles requests, so row-level security is a wall. */
+  separateRoles: boolean;
+  /** That serving role's name, which the owner grants every table to (null when one role owns and serves). */
+  servingRole: string | null;
+  kind: 'pglite' | 'postgres';
+  /** The serving pool under `db` (the version channel and the listening connection copy its settings). */
+  pool: pg.Pool;
+  /** The leader locks' own connection, outside `pool` (PostgreSQL only; PGlite is one process). */
+  locks: LockSession | null;
+  close(): Promise<void>;
 }

@@ -1,8 +1,18 @@
-import type { LockSession } from './lock-session.ts';
+/**
+ * The node's leader locks: session advisory locks held on one connection outside the request pool (PostgreSQL:
+ * `adapters/db/pg-lock-session.ts`). Each name is held at most once per node; `holds` says whether a lock taken under
+ * `generation` is still held (a broken connection drops every lock and moves the generation on).
+ */
+export interface LockSession {
+  tryLock(key: string): Promise<number | null>;
+  holds(key: string, generation: number): boolean;
+  unlock(key: string, generation: number): Promise<void>;
+  close(): Promise<void>;
+}
 
 /**
  * A session advisory lock: the leader of a loop. It lives on the node's lock session (one connection outside the
- * request pool, `lock-session.ts`), never on a pooled connection, so leaders cannot take the connections requests
+ * request pool, `LockSession`), never on a pooled connection, so leaders cannot take the connections requests
  * need. A failed run gives the lock up (another node may lead next); a broken lock connection loses every lock on
  * it, and each leader takes its lock anew on a fresh connection at its next tick.
  */

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/setup/db.ts';
 import { aggregateStream, type StreamStateCache } from './aggregate-stream.ts';
 import type { DomainEvent, EventMetadata, NewEvent } from './event.ts';
-import { PgEventStore } from './pg-event-store.ts';
+import { PgEventStore } from '../../adapters/event-store/pg-event-store.ts';
 
 type Added = DomainEvent<'Added', { n: number }>;
 

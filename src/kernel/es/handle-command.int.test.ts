@@ -5,7 +5,7 @@ import type { Decider } from './decider.ts';
 import type { DomainEvent } from './event.ts';
 import type { EventStore } from './event-store.ts';
 import { handleCommand, handleCommands } from './handle-command.ts';
-import { PgEventStore } from './pg-event-store.ts';
+import { PgEventStore } from '../../adapters/event-store/pg-event-store.ts';
 
 type Added = DomainEvent<'Added', { n: number }>;
 type Add = { type: 'Add'; n: number; max?: number };

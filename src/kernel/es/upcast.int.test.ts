@@ -3,12 +3,12 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/setup/db.ts';
 import { aggregateStream } from './aggregate-stream.ts';
-import { catchUpOnce } from './async-projections.ts';
+import { catchUpOnce } from '../../platform/es/async-projections.ts';
 import type { Decider } from './decider.ts';
 import type { EventMetadata, NewEvent } from './event.ts';
 import { handleCommand } from './handle-command.ts';
-import { PgEventStore } from './pg-event-store.ts';
-import { ProjectionEngine } from './projection-engine.ts';
+import { PgEventStore } from '../../adapters/event-store/pg-event-store.ts';
+import { ProjectionEngine } from '../../platform/es/projection-engine.ts';
 import type { Projector } from './projector.ts';
 import { Upcasters } from './upcast.ts';
 

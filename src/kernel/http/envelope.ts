@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ERROR_STATUS, type ErrorCode } from './errors.ts';
+import { errorCatalogue, kindStatus, type ErrorCode } from './errors.ts';
 
 /**
  * The spec's success envelope `{ data }`. Response schemas are also the serializer: a key the schema does not
@@ -51,14 +51,13 @@ export const ErrorObjectSchema = z.object({
 /** The spec's failure envelope; a few failures add top-level keys (e.g. `dependents` of DEPENDENT_RECORDS_EXIST). */
 export const ErrorEnvelope = z.looseObject({ errors: z.array(ErrorObjectSchema) });
 
-const CATALOGUE = Object.entries(ERROR_STATUS) as [ErrorCode, number][];
-
 /**
- * Codes that can arrive with a status: the catalogue's codes of that status, plus VALIDATION_FAILED on every 4xx
+ * Codes that can arrive with a status: the declared codes of that status, plus VALIDATION_FAILED on every 4xx
  * (it is the code of framework refusals such as 413 and of the 422 answers of issuers and releases).
  */
 export function codesWithStatus(status: number): ErrorCode[] {
-  const codes = new Set(CATALOGUE.filter(([, s]) => s === status).map(([c]) => c));
+  const { codes: catalogue } = errorCatalogue();
+  const codes = new Set([...catalogue].filter(([, kind]) => kindStatus(kind) === status).map(([c]) => c));
   if (status >= 400 && status < 500) codes.add('VALIDATION_FAILED');
   return [...codes].sort();
 }

@@ -36,8 +36,14 @@ export const KIND_STATUS: Readonly<Record<ErrorKind, number>> = {
   internal: 500,
 };
 
-/** Every error code of the spec with its kind (the spec's table of codes). */
-export const ERROR_KIND = {
+/** The status of a kind. */
+export const kindStatus = (kind: ErrorKind): number => own<number>(KIND_STATUS, kind) ?? 500;
+
+/**
+ * The kernel's codes: the spec's cross-cutting failures (any slice may answer them) and the kernel's own. A slice's
+ * codes are its own: it declares each with `defineError` in `<area>.errors.ts`, which enters it here.
+ */
+export const KERNEL_CODES = {
   PERMISSION_DENIED: 'forbidden',
   RECORD_NOT_FOUND: 'not_found',
   NOT_FOUND: 'not_found',
@@ -53,69 +59,42 @@ export const ERROR_KIND = {
   SKILL_DENIED: 'forbidden',
   HITL_REQUIRED: 'accepted',
   ENCRYPTION_NOT_CONFIGURED: 'unavailable',
-  TFA_KEY_UNAVAILABLE: 'conflict',
   ENCRYPTION_KEY_MISSING: 'unavailable',
-  ISSUER_ALREADY_EXISTS: 'conflict',
-  UNSUPPORTED_MANIFEST_VERSION: 'unprocessable',
-  DANGLING_REFERENCE: 'unprocessable',
-  DUPLICATE_KEY: 'unprocessable',
-  DESTRUCTIVE_BLOCKED: 'conflict',
-  DEPENDENT_RECORDS_EXIST: 'conflict',
-  FIELD_REQUIRED: 'conflict',
-  INVALID_TARGET: 'unprocessable',
-  EMPTY_RELEASE: 'unprocessable',
-  ALREADY_PUBLISHED: 'conflict',
-  RELEASE_IMMUTABLE: 'conflict',
-  ITEM_NOT_FOUND: 'not_found',
-  REVISION_STAGED: 'conflict',
-  ITEM_DELETED: 'conflict',
-  EDITORIAL_GATE_REQUIRED: 'conflict',
-  GRAPH_DANGLING_EDGE: 'invalid',
-  GRAPH_CYCLE: 'invalid',
-  GRAPH_NO_ENTRY: 'invalid',
-  GRAPH_UNKNOWN_OPERATION: 'invalid',
-  CRON_INVALID: 'invalid',
-  CRON_REQUIRED: 'invalid',
-  WEBHOOK_NOT_CONFIGURED: 'unauthenticated',
-  // A flow run tree's budget spent (README "Flows"): waiting does not refill it, so no 429.
-  BUDGET_EXCEEDED: 'conflict',
-  PUSH_NOT_CONFIGURED: 'not_found',
-  INVALID_SIGNATURE: 'unauthenticated',
-  SETUP_TOKEN_NOT_ISSUED: 'unavailable',
-  // The upload guard's refusals (the spec leaves their codes open; README "Upload guard" lists them).
-  UPLOAD_TOO_LARGE: 'too_large',
-  UPLOAD_TYPE_NOT_ALLOWED: 'unsupported_media',
-  UPLOAD_TYPE_MISMATCH: 'unsupported_media',
-  UPLOAD_EXECUTABLE: 'unprocessable',
-  UPLOAD_ACTIVE_CONTENT: 'unprocessable',
-  UPLOAD_EMBEDDED_PAYLOAD: 'unprocessable',
-  UPLOAD_MALFORMED: 'unprocessable',
-  UPLOAD_DIMENSIONS_EXCEEDED: 'unprocessable',
-  TRANSFORM_UNSUPPORTED: 'unprocessable',
-  TRANSFORM_SOURCE_TOO_LARGE: 'unprocessable',
-  // Translation memory (the spec leaves these open; README "Translation memory" lists them).
-  TRANSLATION_PROVIDER_UNAVAILABLE: 'unavailable',
-  TRANSLATION_PROVIDER_FAILED: 'bad_gateway',
-  TMX_INVALID: 'invalid',
-  TMX_TOO_LARGE: 'too_large',
-  // Git integration (the spec leaves these open; README "Git integration" lists them).
-  GIT_PROVIDER_FAILED: 'bad_gateway',
-  GIT_TOKEN_MISSING: 'conflict',
-  GIT_REF_NOT_FOUND: 'unprocessable',
-  GIT_INTENTS_INVALID: 'unprocessable',
-  GIT_OAUTH_NOT_CONFIGURED: 'unavailable',
-  GIT_OAUTH_STATE_INVALID: 'invalid',
-  // A site's CORS origins (README "Calling from a browser"): a pattern that is not an origin or a subdomain wildcard.
-  CORS_ORIGIN_INVALID: 'invalid',
   INTERNAL: 'internal',
 } as const satisfies Record<string, ErrorKind>;
 
-/** Each code's status, derived from its kind (the OpenAPI document lists the codes a status can carry). */
-export const ERROR_STATUS = Object.fromEntries(
-  Object.entries(ERROR_KIND).map(([code, kind]) => [code, own<number>(KIND_STATUS, kind)!]),
-) as { readonly [C in keyof typeof ERROR_KIND]: number };
+/** An error code: the kernel's, or one a slice declared. */
+export type ErrorCode = string;
 
-export type ErrorCode = keyof typeof ERROR_KIND;
+/** Each declared code with the kind its status is listed under (the kernel's kind for the kernel's codes). */
+const catalogue = new Map<string, ErrorKind>(Object.entries(KERNEL_CODES));
+/** Slice codes declared again with another kind: a code means one status (checked by a unit test). */
+const redeclared = new Set<string>();
+
+function declareCode(code: string, kind: ErrorKind): void {
+  const known = catalogue.get(code);
+  if (known !== undefined) {
+    if (known !== kind && !Object.hasOwn(KERNEL_CODES, code)) redeclared.add(code);
+    return;
+  }
+  catalogue.set(code, kind);
+}
+
+/**
+ * Codes a slice answers inside a failure's body rather than as a thrown error (the planner's list of problems):
+ * declared once in `<area>.errors.ts`, so the OpenAPI document lists them under their status.
+ */
+export function declareCodes(codes: Readonly<Record<string, ErrorKind>>): void {
+  for (const [code, kind] of Object.entries(codes)) declareCode(code, kind);
+}
+
+/**
+ * Every declared code with its kind. Slices declare their codes as their modules load, before any route registers,
+ * so the OpenAPI envelopes (built as routes register) list them all.
+ */
+export function errorCatalogue(): { codes: ReadonlyMap<string, ErrorKind>; redeclared: ReadonlySet<string> } {
+  return { codes: catalogue, redeclared };
+}
 
 export interface ErrorObject {
   code: ErrorCode;
@@ -157,8 +136,8 @@ export class DomainError extends ExpectedFailure {
   ) {
     super(message);
     this.name = 'DomainError';
-    const kind = options.kind ?? own<ErrorKind>(ERROR_KIND, code) ?? 'internal';
-    this.status = own<number>(KIND_STATUS, kind) ?? 500;
+    const kind = options.kind ?? catalogue.get(code) ?? 'internal';
+    this.status = kindStatus(kind);
   }
 
   toErrorObjects(): ErrorObject[] {
@@ -187,6 +166,7 @@ export function defineError<D = void>(
   message: (details: D) => string,
   options: (details: D) => Omit<NonNullable<ErrorOptions>, 'kind'> = () => ({}),
 ) {
+  declareCode(code, kind);
   return class extends DomainError {
     static readonly code = code;
     static readonly kind = kind;

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { roleOn } from '../../../kernel/auth/actor.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { listOutbox } from '../../../kernel/mail/outbox.ts';
+import { listOutbox } from '../../../platform/mail/outbox.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { findSessionOwner, liveSessions } from '../../../../projections/sessions/index.ts';
 import { dataEnvelope, listEnvelope, TotalMeta, wholeList } from '../../../kernel/http/envelope.ts';

@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { AppDeps } from '../../../deps.ts';
 import type { Principal } from '../../../kernel/http/access.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';
 import { authRules } from '../auth-limits.ts';
 import { AccountWhileImpersonating, NoAccount, UserGone, WrongPassword } from '../auth.errors.ts';

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../../deps.ts';
-import { sealValue } from '../../../kernel/crypto/envelope.ts';
+import { sealValue } from '../../../platform/crypto/envelope.ts';
 import { handleCommand } from '../../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { findUserById, type UserRow } from '../../../../projections/users/index.ts';

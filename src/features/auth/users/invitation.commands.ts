@@ -5,7 +5,7 @@ import type { Later } from '../../../kernel/http/after-answer.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { queueMail } from '../../../kernel/mail/outbox.ts';
+import { queueMail } from '../../../platform/mail/outbox.ts';
 import { own } from '../../../kernel/safe/keys.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserByEmail, findUserById, type UserRow } from '../../../../projections/users/index.ts';

@@ -24,7 +24,8 @@ const ManifestBody = z.unknown().meta({ description: 'A configuration manifest (
 /** Manifests of large schemas are larger than ordinary bodies. */
 const BODY_LIMIT = 32 * 1024 * 1024;
 const tags = ['config'];
-const FAILURES = { 409: errorEnvelope(409), 422: errorEnvelope(422) };
+/** Built as the routes register, once every slice has declared its codes. */
+const failures = () => ({ 409: errorEnvelope(409), 422: errorEnvelope(422) });
 
 /**
  * Configuration as code (spec "Schema administration", config rows): export a site's schema, webhooks and settings
@@ -74,7 +75,7 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
         summary: 'Plan a manifest against the site (dryRun=true), or apply it in one atomic append',
         querystring: ImportQuery,
         body: ManifestBody,
-        response: { 200: dataEnvelope(ImportResult), ...FAILURES },
+        response: { 200: dataEnvelope(ImportResult), ...failures() },
       },
     },
     async (req, reply) => {
@@ -99,7 +100,7 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
         summary: 'Compare a schema bundle (a manifest) with the current schema: the plan, nothing written',
         querystring: DiffQuery,
         body: ManifestBody,
-        response: { 200: dataEnvelope(ImportResult), ...FAILURES },
+        response: { 200: dataEnvelope(ImportResult), ...failures() },
       },
     },
     async (req, reply) => {
@@ -145,7 +146,7 @@ export const configRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
         params: CollectionParams,
         querystring: ApplyQuery,
         body: ManifestBody,
-        response: { 200: dataEnvelope(ImportResult), ...FAILURES },
+        response: { 200: dataEnvelope(ImportResult), ...failures() },
       },
     },
     async (req, reply) => {

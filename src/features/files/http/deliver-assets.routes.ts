@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite, SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { referencedByPublished } from '../../../../projections/item-documents/index.ts';
 import { readItem } from '../../items/index.ts';

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { commandContext, type CommandContext } from '../../../kernel/http/command-meta.ts';
 import { errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { RefusedInput } from '../../../kernel/http/kernel.errors.ts';
-import { openApiTransform } from '../../../kernel/http/openapi.ts';
+import { openApiTransform } from '../../../platform/http/openapi.ts';
 import { itemGuard, ItemsCreatedBody, present, type CollectionSchema } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { createFiles, recordUploadRefusal } from '../file-create.commands.ts';
@@ -27,7 +27,8 @@ const ImportBody = FileValues.extend({
   url: z.string().min(1).max(2048).meta({ format: 'uri', description: 'An http(s) address the service fetches' }),
   filename: z.string().min(1).max(255).optional(),
 }).strict();
-const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
+/** Built as the routes register, once every slice has declared its codes. */
+const uploadFailures = () => ({ 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) });
 const tags = ['files'];
 
 /** POST /api/v1/files documents both of its bodies: the JSON registration and the multipart upload. */
@@ -112,7 +113,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         summary: 'Create file records: register an uploaded file (JSON), or upload files (multipart/form-data)',
         // A multipart body is read by the handler as a stream (the parser leaves `body` unset).
         body: RegisterBody.nullish(),
-        response: { 201: ItemsCreatedBody, ...UPLOAD_FAILURES },
+        response: { 201: ItemsCreatedBody, ...uploadFailures() },
       },
     },
     async (req, reply) => {
@@ -139,7 +140,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         tags,
         summary: 'Create a file record from a file the service fetches from a URL',
         body: ImportBody,
-        response: { 201: ItemsCreatedBody, ...UPLOAD_FAILURES },
+        response: { 201: ItemsCreatedBody, ...uploadFailures() },
       },
     },
     async (req, reply) => {

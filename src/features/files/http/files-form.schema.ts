@@ -1,4 +1,4 @@
-import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../../platform/http/input-guard.ts';
 import { RefusedInput } from '../../../kernel/http/kernel.errors.ts';
 import { FORM_LIMITS } from '../upload-form.ts';
 import { MultipartFieldInvalid } from '../upload-form.errors.ts';

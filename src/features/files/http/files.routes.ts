@@ -72,7 +72,8 @@ const DerivativeParams = z.object({
   name: z.string().regex(/^[0-9a-f]{32}\.(jpg|png|webp|avif)$/, 'a derivative name'),
 });
 const Redirect = z.never().optional().meta({ description: 'Redirect to the transformed image (Location)' });
-const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
+/** Built as the routes register, once every slice has declared its codes. */
+const uploadFailures = () => ({ 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) });
 const tags = ['files'];
 /** A download name that tells nothing but the id and the extension the bytes were admitted with. */
 const neutralName = (id: string, filename: string) => {
@@ -102,7 +103,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         tags,
         summary: 'Get an address to upload a file to (a presigned PUT)',
         body: PresignBody,
-        response: { 201: dataEnvelope(UploadAddress, 'Created'), ...UPLOAD_FAILURES },
+        response: { 201: dataEnvelope(UploadAddress, 'Created'), ...uploadFailures() },
       },
     },
     async (req, reply) => {
@@ -127,7 +128,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
           summary: 'Upload the bytes of a file to its signed address (disk storage)',
           params: IdParams,
           querystring: SignedQuery,
-          response: { 200: dataEnvelope(Received), ...UPLOAD_FAILURES },
+          response: { 200: dataEnvelope(Received), ...uploadFailures() },
         },
       },
       async (req, reply) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 
 /** A media key: one path segment with an extension (the guard checks the extension against the type). */
 export const MediaKey = z

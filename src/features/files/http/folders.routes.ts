@@ -5,7 +5,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 import { itemGuard, itemReader } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { changeFolder, createFolder, deleteFolder, readFolders } from '../folder.commands.ts';

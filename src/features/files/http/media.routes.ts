@@ -25,7 +25,8 @@ const DerivativeParams = z.object({
   name: z.string().regex(/^[0-9a-f]{32}\.(jpg|png|webp|avif)$/, 'a derivative name'),
 });
 const Redirect = z.never().optional().meta({ description: 'Redirect to the transformed image (Location)' });
-const UPLOAD_FAILURES = { 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) };
+/** Built as the routes register, once every slice has declared its codes. */
+const uploadFailures = () => ({ 413: errorEnvelope(413), 415: errorEnvelope(415), 422: errorEnvelope(422) });
 
 const record = (key: string, s: Extract<MediaState, { exists: true }>) => ({
   key,
@@ -72,7 +73,7 @@ export const mediaRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         response: {
           200: dataEnvelope(MediaRecord, 'Replaced'),
           201: dataEnvelope(MediaRecord, 'Created'),
-          ...UPLOAD_FAILURES,
+          ...uploadFailures(),
         },
       },
     },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 
 /** The largest width or height a transform asks for or produces (spec "Limits": image dimension). */
 export const MAX_DIMENSION = 5000;

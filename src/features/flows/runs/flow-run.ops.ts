@@ -4,7 +4,7 @@ import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import type { Principal } from '../../../kernel/http/access.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { encodeFlowTree, FLOW_TREE_HEADER, FLOW_TREE_TTL_MS } from '../../../kernel/http/flow-tree.ts';
-import { outboundRequest, OutboundError } from '../../../kernel/net/outbound-http.ts';
+import { outboundRequest, OutboundError } from '../../../platform/net/outbound-http.ts';
 import { dictFrom } from '../../../kernel/safe/keys.ts';
 import { queueMarketingMail } from '../../email/index.ts';
 import { compileCondition } from '../flow-condition.ts';

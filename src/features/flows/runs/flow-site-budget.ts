@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../../deps.ts';
-import { rateHeaders } from '../../../kernel/rate-limit/enforce.ts';
+import { rateHeaders } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { countLiveRuns } from '../../../../projections/flow-runs/index.ts';
 import type { StepError } from './flow-run.events.ts';

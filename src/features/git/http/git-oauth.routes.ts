@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { authorizationUrl, completeAuthorization, OAUTH_COOKIE, STATE_TTL_S } from '../git.oauth.ts';
 import { GitOAuthStateInvalid } from '../git.errors.ts';
 import { IntegrationParams } from './git.schemas.ts';

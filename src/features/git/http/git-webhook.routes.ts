@@ -4,12 +4,12 @@ import type { AppDeps } from '../../../deps.ts';
 import type { ActorRef } from '../../../kernel/es/event.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../../platform/http/input-guard.ts';
 import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { recordDelivery, webhookSecretOf } from '../git.commands.ts';
 import { DeliveryIdMissing, DeliveryPayloadInvalid, InvalidSignature } from '../git.errors.ts';
 import { deliveryKey, GIT_PROVIDERS, type GitProvider } from '../git.events.ts';
-import { enforceRate } from '../../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { DELIVERY_HEADERS, deliveryHeader, verifyDelivery } from '../git.verify.ts';
 import { ReceiptAnswer, ReceiverParams } from './git.schemas.ts';
 

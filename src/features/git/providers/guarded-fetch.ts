@@ -1,4 +1,4 @@
-import { outboundRequest, OutboundError } from '../../../kernel/net/outbound-http.ts';
+import { outboundRequest, OutboundError } from '../../../platform/net/outbound-http.ts';
 import { GitProviderFailed } from '../git.errors.ts';
 
 /** A provider's answer at most: a tree listing of a large repository is big, a content file is capped far lower. */

@@ -1,5 +1,5 @@
 import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
-import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../../platform/http/input-guard.ts';
 import { dict, dictFrom, isForbiddenKey } from '../../../kernel/safe/keys.ts';
 import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/index.ts';
 import type { DeepSpec } from '../../../../projections/item-documents/index.ts';

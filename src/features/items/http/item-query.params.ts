@@ -1,5 +1,5 @@
 import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
-import { inspectJson } from '../../../kernel/http/input-guard.ts';
+import { inspectJson } from '../../../platform/http/input-guard.ts';
 import { bracketFilter } from './item-query.brackets.ts';
 import { parseAggregate, parseDeep, parseGroupBy, parseMeta, parseSearch } from './item-query.extras.ts';
 import type { ItemQuery } from '../../../../projections/item-documents/index.ts';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
-import type { PersonalDataSubject } from '../../../kernel/privacy/personal-data.ts';
+import type { PersonalDataSubject } from '../../../platform/privacy/personal-data.ts';
 import { findUserById } from '../../../../projections/users/index.ts';
 import { exportType, exportStream, type ExportFormat, type ExportRun } from '../export.ts';
 import { ExportNeedsUser, ExportWhileImpersonating } from '../privacy.errors.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { base64url, isP256Point } from '../../../kernel/push/vapid.ts';
+import { base64url, isP256Point } from '../../../platform/push/vapid.ts';
 
 /** The Push API's subscription JSON: the endpoint and the browser's keys (base64url). */
 export const SubscriptionBody = z

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
 import { findSite } from '../../../../projections/sites/index.ts';
 import { findUserById } from '../../../../projections/users/index.ts';

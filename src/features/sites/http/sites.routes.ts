@@ -6,7 +6,7 @@ import { roleOn } from '../../../kernel/auth/actor.ts';
 import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { AdministratorsOnly } from '../../../kernel/http/kernel.errors.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
-import { checkCallerKey } from '../../../kernel/safe/caller-key.ts';
+import { checkCallerKey } from '../../../platform/http/caller-key.ts';
 import { previewBaseOf, SITE_ID_PATTERN, readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../../projections/sites/index.ts';
 import { siteActivity } from '../../../../projections/site-activity/index.ts';

@@ -1,4 +1,4 @@
-import { OutboundError, outboundRequest, type OutboundResponse } from '../../../kernel/net/outbound-http.ts';
+import { OutboundError, outboundRequest, type OutboundResponse } from '../../../platform/net/outbound-http.ts';
 import { TranslationProviderFailed } from '../tm.errors.ts';
 
 /** Options of one call: `markup` says the texts carry `<x id="n"/>` placeholders the provider must keep. */

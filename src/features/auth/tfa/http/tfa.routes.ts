@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../../../deps.ts';
 import { commandContext } from '../../../../kernel/http/command-meta.ts';
 import { dataEnvelope } from '../../../../kernel/http/envelope.ts';
-import { enforceRate } from '../../../../kernel/rate-limit/enforce.ts';
+import { enforceRate } from '../../../../platform/rate-limit/enforce.ts';
 import { SYSTEM_SITE } from '../../../../kernel/tenancy/site.ts';
 import { authRules } from '../../auth-limits.ts';
 import { Session } from '../../http/auth.schemas.ts';

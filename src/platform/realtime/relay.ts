@@ -1,0 +1,182 @@
+import type { LockSession } from '../../kernel/db/leader-lock.ts';
+import type { Logger } from 'pino';
+import { LeaderLock } from '../../kernel/db/leader-lock.ts';
+import type { DomainEvent, StoredEvent } from '../../kernel/es/event.ts';
+import type { StoredEventOf } from '../../kernel/es/projector.ts';
+import type { EventStore, GlobalLog, GlobalPosition } from '../../kernel/es/event-store.ts';
+import type { RealtimeHub, RelayFrame } from './hub.ts';
+
+/** What a feature sends live: the event types it frames, and the frame of one (null: nothing to send). */
+export interface FrameSource {
+  types: readonly string[];
+  frame(e: StoredEvent): { type: string; data: unknown } | null;
+}
+
+/**
+ * Declares a frame source over the events `E` (given explicitly): `frame` is handed only events of the types it
+ * names, each typed as its own event, as `defineProjector` does for `apply`.
+ */
+export function defineFrameSource<E extends DomainEvent = never>(spec: {
+  types: readonly E['type'][];
+  frame: (e: StoredEventOf<E>) => { type: string; data: unknown } | null;
+}): FrameSource {
+  // The relay calls `frame` only with events whose type `types` names (byType below), which are E's events.
+  return { types: spec.types, frame: spec.frame as FrameSource['frame'] };
+}
+
+export interface RelayOptions {
+  hub: RealtimeHub;
+  events: GlobalLog & Pick<EventStore, 'onAppended'>;
+  /** The node's lock session for the leader lock (PostgreSQL); null on PGlite (one process). */
+  locks: LockSession | null;
+  sources: readonly FrameSource[];
+  log: Logger;
+  /** How often the leader looks for appends it was not woken for (another node's, while pub/sub is down). */
+  pollMs: number;
+}
+
+export interface Relay {
+  /** The frames of these events, in their order (the live relay and a connection's replay make them alike). */
+  framesOf(events: readonly StoredEvent[]): RelayFrame[];
+  /**
+   * Where the relay stands in the log, starting it at the head if it was idle: every frame after the answer reaches
+   * the clients joined before the call, so a connection replays up to it and takes the rest live.
+   */
+  ready(): Promise<GlobalPosition | null>;
+  /** Reads the log now and broadcasts what it frames (tests; otherwise woken by appends and the poll). */
+  tick(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const PAGE = 500;
+const PAGES_PER_TICK = 20;
+
+/**
+ * The live relay: one node (the leader, when the frames cross nodes over Redis; else every node for its own
+ * clients) reads the log in its order after the last event it framed and broadcasts the frames. Reading the log,
+ * never the appends' callbacks, gives every client the frames in log order, so a `Last-Event-ID` resumes exactly.
+ * It reads only while someone listens: idle, it forgets its place and starts again at the head when a client comes.
+ */
+export function startRelay(opts: RelayOptions): Relay {
+  const { hub, events } = opts;
+  const lock = new LeaderLock(opts.locks, ':realtime');
+  const byType = new Map<string, FrameSource>();
+  for (const s of opts.sources) for (const t of s.types) byType.set(t, s);
+  let position: GlobalPosition | null | undefined;
+  let stopped = false;
+  let running: Promise<void> = Promise.resolve();
+  let queued = false;
+  let failing = false;
+  /** A node that lost the leader lock asks again only after a poll interval (wakes come with every append). */
+  let followerUntil = 0;
+  /** Until when another node said it has clients (it says so every poll interval while it has). */
+  let peersUntil = 0;
+  /** Where a listening node's clients start, for a relay that starts from idle. */
+  let startHint: GlobalPosition | null = null;
+  const listened = () => hub.connections() > 0 || Date.now() < peersUntil;
+
+  const framesOf = (list: readonly StoredEvent[]): RelayFrame[] => {
+    const out: RelayFrame[] = [];
+    for (const e of list) {
+      const f = byType.get(e.type)?.frame(e);
+      if (f) out.push({ siteId: e.siteId, checkpoint: e.checkpoint, type: f.type, data: f.data });
+    }
+    return out;
+  };
+
+  const serial = (work: () => Promise<void>): Promise<void> => {
+    const next = running.then(work, work);
+    running = next.then(
+      () => void (failing = false),
+      (err: unknown) => {
+        // Its place is kept: the next wake reads on from it, so no frame is skipped by an error.
+        if (!failing) opts.log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
+        failing = true;
+      },
+    );
+    return next;
+  };
+
+  const leads = async (): Promise<boolean> => {
+    if (!hub.crossNode) return true;
+    if (Date.now() < followerUntil) return false;
+    const won = await lock.acquire();
+    if (!won) followerUntil = Date.now() + opts.pollMs;
+    return won;
+  };
+
+  const step = async (): Promise<void> => {
+    if (stopped) return;
+    // Nobody listens on any node: no read at all (an idle relay costs no database work).
+    if (!listened() || !(await leads())) {
+      position = undefined;
+      return;
+    }
+    if (position === undefined) {
+      const hint = startHint;
+      startHint = null;
+      position = hint ?? (await events.headPosition());
+      // From the head there is nothing to read yet; from a listening node's start there may be.
+      if (hint === null) return;
+    }
+    for (let i = 0; i < PAGES_PER_TICK; i++) {
+      const batch = await events.readAll({ after: position ?? undefined, limit: PAGE });
+      if (batch.length === 0) return;
+      hub.broadcast(framesOf(batch));
+      position = batch[batch.length - 1]!.checkpoint;
+      if (batch.length < PAGE) return;
+    }
+  };
+
+  const wake = (): void => {
+    if (queued || stopped) return;
+    queued = true;
+    void serial(async () => {
+      queued = false;
+      await step();
+    });
+  };
+
+  const unAppended = events.onAppended(() => {
+    // Unheard, the relay forgets its place (the next listener starts at the head, not at a stale place).
+    if (!listened()) return void (position = undefined);
+    hub.wakePeers();
+    wake();
+  });
+  const unPeer = hub.onPeerWake(wake);
+  const unListening = hub.onPeerListening((from) => {
+    peersUntil = Date.now() + 3 * opts.pollMs;
+    // The earliest place some node's new clients start from, for when this relay starts from idle.
+    if (position === undefined && from !== null && (startHint === null || events.comparePositions(from, startHint) < 0))
+      startHint = from;
+    wake();
+  });
+  const timer = setInterval(() => {
+    if (hub.connections() > 0) hub.announceListening(position ?? null);
+    wake();
+  }, opts.pollMs);
+  timer.unref();
+
+  return {
+    framesOf,
+    ready: async () => {
+      await serial(async () => {
+        if (position === undefined) position = await events.headPosition();
+      });
+      const at = position ?? null;
+      // The leader may be another node, idle until now: it starts no later than this connection's start.
+      hub.announceListening(at);
+      return at;
+    },
+    tick: () => serial(step),
+    stop: async () => {
+      stopped = true;
+      clearInterval(timer);
+      unAppended();
+      unPeer();
+      unListening();
+      await running.catch(() => undefined);
+      await lock.release();
+    },
+  };
+}
