@@ -53,12 +53,12 @@ module.exports = {
     },
     {
       name: 'slices-meet-at-their-surface',
-      comment: 'A slice uses another only through its index.ts (commands, queries, types) or its events.',
+      comment: 'A slice uses another only through its index.ts; events and shared records are in src/contracts.',
       severity: 'error',
       from: { path: '^src/features/([^/]+)/', pathNot: notTest },
       to: {
         path: '^src/features/([^/]+)/',
-        pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$', '^src/features/[^/]+/[^/]+\\.events\\.ts$'],
+        pathNot: ['^src/features/$1/', '^src/features/[^/]+/index\\.ts$'],
       },
     },
     {
@@ -69,11 +69,25 @@ module.exports = {
       to: { path: '^projections/', pathNot: '^projections/[^/]+/index\\.ts$' },
     },
     {
-      name: 'read-models-see-events-and-types',
-      comment: 'A read model knows the slices only by their events and shared types.',
+      name: 'read-models-see-contracts',
+      comment: 'A read model knows the slices only by their contracts (events, stream names, shared records).',
       severity: 'error',
       from: { path: '^projections/', pathNot: notTest },
-      to: { path: '^src/features/', pathNot: '\\.(events|types)\\.ts$' },
+      to: { path: '^src/(features|adapters)/' },
+    },
+    {
+      name: 'contracts-below-slices-and-read-models',
+      comment: 'Contracts (src/contracts) sit under slices and read models: they import the kernel and platform only.',
+      severity: 'error',
+      from: { path: '^src/contracts/', pathNot: notTest },
+      to: { path: '^(src/features|projections|src/adapters)/' },
+    },
+    {
+      name: 'core-knows-no-contract',
+      comment: 'The kernel and the platform serve every slice: no slice contract is theirs to know.',
+      severity: 'error',
+      from: { path: '^src/(kernel|platform)/', pathNot: notTest },
+      to: { path: '^src/contracts/' },
     },
     {
       name: 'read-models-apart',

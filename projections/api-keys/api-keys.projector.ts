@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from '../../src/features/api-keys/api-key.events.ts';
+import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from '../../src/contracts/api-keys/api-key.events.ts';
 
 /**
  * API keys per site, written in the append transaction: a key works the moment its creation answers and stops

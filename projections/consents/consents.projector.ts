@@ -5,7 +5,7 @@ import {
   RESTRICTION_EVENT_TYPES,
   type ConsentEvent,
   type RestrictionEvent,
-} from '../../src/features/consents/consent.events.ts';
+} from '../../src/contracts/consents/consent.events.ts';
 import './consents.table.ts';
 
 /** Current consents and restrictions per site and person, in the append's transaction. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { SUPPRESSION_EVENT_TYPES, type SuppressionEvent } from '../../src/features/email/email.events.ts';
+import { SUPPRESSION_EVENT_TYPES, type SuppressionEvent } from '../../src/contracts/email/email.events.ts';
 
 /** A site's suppressed addresses (sealed, with their hashes), written in the append transaction. */
 export const emailSuppressionsProjector = defineProjector<SuppressionEvent>({

@@ -1,5 +1,5 @@
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { SuppressionSource } from '../../src/features/email/email.events.ts';
+import type { SuppressionSource } from '../../src/contracts/email/email.events.ts';
 
 /** A suppression as the read model holds it: the address still sealed. */
 export interface SuppressionRow {

@@ -1,5 +1,5 @@
 import type { Timestamp } from '../../src/kernel/db/database.ts';
-import type { SuppressionSource } from '../../src/features/email/email.events.ts';
+import type { SuppressionSource } from '../../src/contracts/email/email.events.ts';
 
 /** One row per suppressed address of a site (DDL in email-suppressions.projector.ts); removed when unsuppressed. */
 export interface EmailSuppressionsTable {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { ErasureEvent } from '../../src/features/erasure/erasure.events.ts';
+import type { ErasureEvent } from '../../src/contracts/erasure/erasure.events.ts';
 
 /** Erasures per site, started and completed, written in the append transaction (lists, incomplete ones). */
 export const erasuresProjector = defineProjector<ErasureEvent>({

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { FlowRunStarted, FlowStepCompleted } from '../../src/features/flows/runs/flow-run.events.ts';
+import type { FlowRunStarted, FlowStepCompleted } from '../../src/contracts/flows/flow-run.events.ts';
 
 /**
  * The subjects each run concerns, as its events name them (`subjects` of the start and of item steps): what an

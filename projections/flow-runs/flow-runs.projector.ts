@@ -5,7 +5,7 @@ import {
   type FlowRunEvent,
   type FlowStepCompleted,
   type FlowStepFailed,
-} from '../../src/features/flows/runs/flow-run.events.ts';
+} from '../../src/contracts/flows/flow-run.events.ts';
 import type { RunStepRow } from './flow-runs.table.ts';
 
 const duration = (from: string, to: string) => Math.max(0, Date.parse(to) - Date.parse(from));

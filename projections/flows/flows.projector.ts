@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent } from '../../src/features/flows/flow.events.ts';
+import { FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent } from '../../src/contracts/flows/flow.events.ts';
 
 const columns = (d: FlowDefinition) => ({
   name: d.name,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { FlowDefinition, FlowGraph, FlowStatus, FlowTrigger } from '../../src/features/flows/flow.events.ts';
+import type { FlowDefinition, FlowGraph, FlowStatus, FlowTrigger } from '../../src/contracts/flows/flow.events.ts';
 
 /** A flow as the API shows it: its definition, never its webhook token (only whether it has one). */
 export interface FlowRecord extends FlowDefinition {

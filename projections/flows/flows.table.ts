@@ -1,5 +1,5 @@
 import type { Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { FlowGraph } from '../../src/features/flows/flow.events.ts';
+import type { FlowGraph } from '../../src/contracts/flows/flow.events.ts';
 
 /** One row per live flow of a site, its whole definition included (DDL in flows.projector.ts). */
 export interface FlowsTable {

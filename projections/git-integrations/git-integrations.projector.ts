@@ -10,7 +10,7 @@ import {
   type GitopsEvent,
   type GitDeliveryReceived,
   type GitIntegrationEvent,
-} from '../../src/features/git/git.events.ts';
+} from '../../src/contracts/git/git.events.ts';
 
 const ACTIVITY_TABLES = [
   'git_deliveries',

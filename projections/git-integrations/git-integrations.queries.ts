@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { GitAuthMethod, GitHubApp, GitProvider, SyncConfig } from '../../src/features/git/git.events.ts';
+import type { GitAuthMethod, GitHubApp, GitProvider, SyncConfig } from '../../src/contracts/git/git.events.ts';
 
 /** An integration as the list shows it (the receiver's address is the slice's to add). */
 export interface GitIntegrationRow {

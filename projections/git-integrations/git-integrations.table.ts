@@ -1,5 +1,5 @@
 import type { Int8, Json, NullableJson, Timestamp } from '../../src/kernel/db/database.ts';
-import type { GitHubApp, SyncConfig } from '../../src/features/git/git.events.ts';
+import type { GitHubApp, SyncConfig } from '../../src/contracts/git/git.events.ts';
 
 /** One row per live git integration of a site, without its secrets (DDL in git-integrations.projector.ts). */
 export interface GitIntegrationsTable {

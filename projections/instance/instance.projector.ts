@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import type { SetupEvent } from '../../src/features/setup/setup.events.ts';
-import type { StudioEvent } from '../../src/features/studio/studio.events.ts';
+import type { SetupEvent } from '../../src/contracts/setup/setup.events.ts';
+import type { StudioEvent } from '../../src/contracts/studio/studio.events.ts';
 
 /** Instance state: whether setup is complete, and the private admin path (chosen there, moved by the studio's changes). */
 export const instanceProjector = defineProjector<SetupEvent | StudioEvent>({

@@ -2,11 +2,11 @@ import { sql, type CompiledQuery, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
 import { later } from '../../src/kernel/db/later.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
-import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
+import type { SchemaEvent } from '../../src/contracts/schema/schema.events.ts';
 import { bumpChanges, createCountTable } from './item-counts.ts';
 import { INDEX_EVENT_TYPES, applyIndexEvent, createIndexTable, nameUniqueViolation } from './item-indexes.ts';
 import { createItemIndexFunction } from './item-index-ddl.ts';
-import { ITEM_EVENT_TYPES, type ItemEvent } from '../../src/features/items/item.events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent } from '../../src/contracts/items/item.events.ts';
 
 /** The schema events that change the per-field indexes. */
 type IndexEvent = Extract<SchemaEvent, { type: (typeof INDEX_EVENT_TYPES)[number] }>;

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { positiveTerms, searchQuery, searchText } from '../../src/platform/db/text-search.ts';
-import { isSearchable } from '../../src/features/schema/schema.types.ts';
+import { isSearchable } from '../../src/contracts/schema/schema.types.ts';
 import { aggregateColumns, aggregateRow, groupColumns, type Aggregate } from './item-aggregate.ts';
 import { expandRecords, type DeepSpec } from './item-expand.ts';
 import { cachedCount, changesColumn } from './item-counts.ts';

@@ -1,6 +1,6 @@
 import type { Int8, Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { ItemValues } from '../../src/features/items/item.events.ts';
-import type { FieldType } from '../../src/features/schema/schema.types.ts';
+import type { ItemValues } from '../../src/contracts/items/item.events.ts';
+import type { FieldType } from '../../src/contracts/schema/schema.types.ts';
 
 /** One row per item, its values as a JSONB document (DDL in item-documents.projector.ts). */
 export interface ItemDocumentsTable {

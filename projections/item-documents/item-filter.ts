@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import { FieldNotReadable, InvalidItemQuery } from './item-query.errors.ts';
 import { own } from '../../src/kernel/safe/keys.ts';
-import type { FieldType } from '../../src/features/schema/schema.types.ts';
+import type { FieldType } from '../../src/contracts/schema/schema.types.ts';
 import type { RelationRecord } from '../schema/index.ts';
 import {
   NUMERIC_TYPES,

@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
-import type { FieldType } from '../../src/features/schema/schema.types.ts';
+import type { FieldType } from '../../src/contracts/schema/schema.types.ts';
 import { NUMERIC_TYPES, TIME_TYPES } from './site-schema.ts';
 
 /**

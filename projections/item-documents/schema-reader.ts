@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../src/kernel/db/database.ts';
 import type { EventStore } from '../../src/kernel/es/event-store.ts';
 import { readAsSite } from '../../src/kernel/tenancy/site.ts';
-import { schemaStream } from '../../src/features/schema/schema.events.ts';
+import { schemaStream } from '../../src/contracts/schema/schema.events.ts';
 import { loadSiteSchema, type SiteSchema } from './site-schema.ts';
 
 /** A site's schema for every slice, read once per schema version. */

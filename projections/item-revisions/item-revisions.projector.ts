@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
 import { later } from '../../src/kernel/db/later.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
-import { ITEM_EVENT_TYPES, type ItemEvent, type ItemValues } from '../../src/features/items/item.events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent, type ItemValues } from '../../src/contracts/items/item.events.ts';
 
 export const REVISION_ACTIONS = ['create', 'update', 'delete', 'revert', 'restore', 'promote', 'publish'] as const;
 export type RevisionAction = (typeof REVISION_ACTIONS)[number];

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { ActorRef } from '../../src/kernel/es/event.ts';
-import type { ItemValues } from '../../src/features/items/item.events.ts';
+import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 import type { RevisionAction } from './item-revisions.projector.ts';
 
 interface Row {

@@ -1,6 +1,6 @@
 import type { Json, Timestamp } from '../../src/kernel/db/database.ts';
 import type { ActorRef } from '../../src/kernel/es/event.ts';
-import type { ItemValues } from '../../src/features/items/item.events.ts';
+import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 import type { RevisionAction } from './item-revisions.projector.ts';
 
 /** One row per change of an item (DDL in item-revisions.projector.ts). */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { ITEM_VERSION_EVENT_TYPES, type ItemVersionEvent } from '../../src/features/items/item-versions.events.ts';
+import { ITEM_VERSION_EVENT_TYPES, type ItemVersionEvent } from '../../src/contracts/items/item-versions.events.ts';
 
 /** Named versions of items, with the number of main's revisions each was snapshotted at. */
 export const itemVersionsProjector = defineProjector<ItemVersionEvent>({

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { ItemValues } from '../../src/features/items/item.events.ts';
+import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 
 export interface ItemVersionRecord {
   key: string;

@@ -1,5 +1,5 @@
 import type { Json, Timestamp } from '../../src/kernel/db/database.ts';
-import type { ItemValues } from '../../src/features/items/item.events.ts';
+import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 
 /** One row per named version of an item (DDL in item-versions.projector.ts). */
 export interface ItemVersionsTable {

@@ -3,7 +3,7 @@ import { defineProjector } from '../../src/kernel/es/projector.ts';
 import {
   NOTIFICATION_EVENT_TYPES,
   type NotificationEvent,
-} from '../../src/features/notifications/notifications.events.ts';
+} from '../../src/contracts/notifications/notifications.events.ts';
 
 /**
  * The inbox read model: each notification raised on a site, and per user the ones they handled. Written in the

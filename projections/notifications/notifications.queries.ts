@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { NotificationKind, Recipient, Severity } from '../../src/features/notifications/notifications.events.ts';
+import type { NotificationKind, Recipient, Severity } from '../../src/contracts/notifications/notifications.events.ts';
 
 /** Whose notifications a caller sees: their own, their role chain's, and the admins' when they are a site admin. */
 export interface InboxViewer {

@@ -1,5 +1,5 @@
 import type { Int8, Timestamp } from '../../src/kernel/db/database.ts';
-import type { NotificationKind, Severity } from '../../src/features/notifications/notifications.events.ts';
+import type { NotificationKind, Severity } from '../../src/contracts/notifications/notifications.events.ts';
 
 /** One row per notification raised on a site (DDL in notifications.projector.ts). */
 export interface NotificationsTable {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { PAGE_EVENT_TYPES, type PageEvent } from '../../src/features/pages/page.events.ts';
+import { PAGE_EVENT_TYPES, type PageEvent } from '../../src/contracts/pages/page.events.ts';
 
 /** Pages of each site: one row per live page, written in the append transaction (read-your-writes). */
 export const pagesProjector = defineProjector<PageEvent>({

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { LayoutConfig } from '../../src/features/pages/page.events.ts';
-import type { PageStatus } from '../../src/features/pages/page.events.ts';
+import type { LayoutConfig } from '../../src/contracts/pages/page.events.ts';
+import type { PageStatus } from '../../src/contracts/pages/page.events.ts';
 
 /** A page as the API shows it. */
 export interface PageRecord {

@@ -1,5 +1,5 @@
 import type { NullableJson, Timestamp } from '../../src/kernel/db/database.ts';
-import type { LayoutConfig, PageStatus } from '../../src/features/pages/page.events.ts';
+import type { LayoutConfig, PageStatus } from '../../src/contracts/pages/page.events.ts';
 
 /** One row per live page (DDL in pages.projector.ts). */
 export interface PagesTable {

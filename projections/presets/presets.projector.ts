@@ -1,8 +1,8 @@
 import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../src/kernel/db/database.ts';
 import { defineProjector, type StoredEventOf } from '../../src/kernel/es/projector.ts';
-import { PRESET_EVENT_TYPES, type PresetEvent } from '../../src/features/presets/presets.events.ts';
-import type { CollectionDeleted, FieldDeleted } from '../../src/features/schema/schema.events.ts';
+import { PRESET_EVENT_TYPES, type PresetEvent } from '../../src/contracts/presets/presets.events.ts';
+import type { CollectionDeleted, FieldDeleted } from '../../src/contracts/schema/schema.events.ts';
 import { afterFieldDeleted } from './presets.rewrite.ts';
 
 type Event = PresetEvent | FieldDeleted | CollectionDeleted;

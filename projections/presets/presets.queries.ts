@@ -1,6 +1,6 @@
 import { sql, type ExpressionBuilder, type RawBuilder, type Selectable } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
-import { scopeOf, type PresetQuery, type PresetScope } from '../../src/features/presets/presets.events.ts';
+import { scopeOf, type PresetQuery, type PresetScope } from '../../src/contracts/presets/presets.events.ts';
 
 /** A view preset as the API shows it, with the scope its ownership gives it. */
 export interface PresetRecord {

@@ -1,4 +1,4 @@
-import type { PresetQuery } from '../../src/features/presets/presets.events.ts';
+import type { PresetQuery } from '../../src/contracts/presets/presets.events.ts';
 
 /** Whether a field list or sort entry (`a`, `a.b`, `-a`) starts at the field. */
 const startsAt = (entry: string, field: string) => entry.replace(/^-/, '').split('.')[0] === field;

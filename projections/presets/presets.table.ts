@@ -1,5 +1,5 @@
 import type { Json, Timestamp } from '../../src/kernel/db/database.ts';
-import type { PresetQuery } from '../../src/features/presets/presets.events.ts';
+import type { PresetQuery } from '../../src/contracts/presets/presets.events.ts';
 
 /** One row per view preset of a site, as its events and the schema's changes left it (DDL in presets.projector.ts). */
 export interface PresetsTable {

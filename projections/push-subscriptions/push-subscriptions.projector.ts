@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { PUSH_EVENT_TYPES, type PushEvent } from '../../src/features/push/push.events.ts';
+import { PUSH_EVENT_TYPES, type PushEvent } from '../../src/contracts/push/push.events.ts';
 
 /** The live push subscriptions of each site, written in the append's transaction. */
 export const pushSubscriptionsProjector = defineProjector<PushEvent>({

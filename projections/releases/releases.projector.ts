@@ -5,7 +5,7 @@ import {
   evolveRelease,
   initialReleaseState,
   type ReleaseEvent,
-} from '../../src/features/releases/release.events.ts';
+} from '../../src/contracts/releases/release.events.ts';
 
 /** Releases of each site as their streams fold them, for lists and the scheduler's due query. */
 export const releasesProjector = defineProjector<ReleaseEvent>({

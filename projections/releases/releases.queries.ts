@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { asSite, asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { ReleaseState } from '../../src/features/releases/release.events.ts';
+import type { ReleaseState } from '../../src/contracts/releases/release.events.ts';
 
 export type ReleaseRecord = Extract<ReleaseState, { exists: true }> & {
   id: string;

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { ReleaseState, ReleaseStatus } from '../../src/features/releases/release.events.ts';
+import type { ReleaseState, ReleaseStatus } from '../../src/contracts/releases/release.events.ts';
 
 /** One row per release, its folded state as JSONB beside the columns the scheduler queries (DDL in releases.projector.ts). */
 export interface ReleasesTable {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { PRIVACY_EVENT_TYPES, type PrivacyEvent } from '../../src/features/privacy/privacy.events.ts';
+import { PRIVACY_EVENT_TYPES, type PrivacyEvent } from '../../src/contracts/privacy/privacy.events.ts';
 
 /** A site's subject-access exports, kept and expired, written in the append transaction (for retention). */
 export const sarExportsProjector = defineProjector<PrivacyEvent>({

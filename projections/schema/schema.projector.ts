@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import { jsonbMerge, type DB } from '../../src/kernel/db/database.ts';
 import { defineProjector, type StoredEventOf } from '../../src/kernel/es/projector.ts';
-import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../../src/features/schema/schema.events.ts';
+import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../../src/contracts/schema/schema.events.ts';
 
 /** Collections, fields and relations of every site, as JSON definitions. */
 export const schemaProjector = defineProjector<SchemaEvent>({

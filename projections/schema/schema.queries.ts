@@ -5,7 +5,7 @@ import {
   type CollectionDef,
   type FieldDef,
   type RelationDef,
-} from '../../src/features/schema/schema.types.ts';
+} from '../../src/contracts/schema/schema.types.ts';
 
 export interface CollectionRecord extends CollectionDef {
   /** Always shown: a definition made before the attribute existed has it on. */

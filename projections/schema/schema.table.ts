@@ -1,5 +1,5 @@
 import type { Int8, Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { CollectionDef, FieldDef, RelationDef } from '../../src/features/schema/schema.types.ts';
+import type { CollectionDef, FieldDef, RelationDef } from '../../src/contracts/schema/schema.types.ts';
 import type { Generated } from 'kysely';
 
 /** Collections of each site with their definitions (DDL in schema.projector.ts). */

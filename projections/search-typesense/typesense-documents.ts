@@ -1,4 +1,4 @@
-import type { SearchDocument, SearchHighlight, SearchWeight } from '../../src/features/search/search.types.ts';
+import type { SearchDocument, SearchHighlight, SearchWeight } from '../search/index.ts';
 
 /**
  * How items become Typesense documents and Typesense answers become hits: pure, so the mapping is tested here

@@ -11,7 +11,7 @@ import type {
   SearchRequest,
   SearchScope,
   SearchWeight,
-} from '../../src/features/search/search.types.ts';
+} from '../search/index.ts';
 import {
   aliasOf,
   COLLECTION_FIELDS,

@@ -1,7 +1,7 @@
 import { own } from '../../src/kernel/safe/keys.ts';
 import { searchText } from '../../src/platform/db/text-search.ts';
-import { isSearchable, type FieldDef } from '../../src/features/schema/schema.types.ts';
-import type { SearchDocument, SearchWeight } from '../../src/features/search/search.types.ts';
+import { isSearchable, type FieldDef } from '../../src/contracts/schema/schema.types.ts';
+import type { SearchDocument, SearchWeight } from './search.types.ts';
 
 /** As much of a site's schema as a document needs: each collection's fields in their order. */
 export interface SearchSchema {

@@ -3,9 +3,9 @@ import type { DB } from '../../src/kernel/db/database.ts';
 import { later } from '../../src/kernel/db/later.ts';
 import { MAX_INDEXED_CHARS, exactVector, searchVector } from '../../src/platform/db/text-search.ts';
 import { defineProjector, type StoredEventOf, type TableName } from '../../src/kernel/es/projector.ts';
-import { isSearchable, type FieldDef } from '../../src/features/schema/schema.types.ts';
-import type { ItemEvent } from '../../src/features/items/item.events.ts';
-import type { SchemaEvent } from '../../src/features/schema/schema.events.ts';
+import { isSearchable, type FieldDef } from '../../src/contracts/schema/schema.types.ts';
+import type { ItemEvent } from '../../src/contracts/items/item.events.ts';
+import type { SchemaEvent } from '../../src/contracts/schema/schema.events.ts';
 import { listFields } from '../schema/index.ts';
 import { searchableFields, valueText, type SearchSchema } from './search-document.ts';
 

@@ -10,7 +10,7 @@ import {
   type SearchIndex,
   type SearchRequest,
   type SearchScope,
-} from '../../src/features/search/search.types.ts';
+} from './search.types.ts';
 
 const factor = sql`(case s.weight when 'A' then ${sql.lit(WEIGHT_FACTORS.A)} else ${sql.lit(WEIGHT_FACTORS.B)} end)`;
 

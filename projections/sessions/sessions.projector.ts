@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { unseal } from '../../src/platform/privacy/pii.ts';
-import type { SessionEvent } from '../../src/features/auth/session.events.ts';
-import type { UserErased } from '../../src/features/auth/user.events.ts';
+import type { SessionEvent } from '../../src/contracts/auth/session.events.ts';
+import type { UserErased } from '../../src/contracts/auth/user.events.ts';
 
 /** Login sessions (refresh-token families) per user, for session lists and revocation checks. */
 export const sessionsProjector = defineProjector<SessionEvent | UserErased>({

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { RevokeReason } from '../../src/features/auth/session.events.ts';
+import type { RevokeReason } from '../../src/contracts/auth/session.events.ts';
 
 /** Login sessions (refresh-token families), instance-wide (DDL in sessions.projector.ts). */
 export interface SessionsTable {

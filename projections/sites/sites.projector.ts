@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { SITE_EVENT_TYPES, type SiteEvent } from '../../src/features/sites/site.events.ts';
+import { SITE_EVENT_TYPES, type SiteEvent } from '../../src/contracts/sites/site.events.ts';
 
 /** Sites read model: one row per site, written in the append transaction (a deleted site's row goes with the kernel's cascade). */
 export const sitesProjector = defineProjector<SiteEvent>({

@@ -1,5 +1,5 @@
 import type { Defaulted, Json, Timestamp } from '../../src/kernel/db/database.ts';
-import type { SiteSettings } from '../../src/features/sites/site.events.ts';
+import type { SiteSettings } from '../../src/contracts/sites/site.events.ts';
 
 /** One row per site (DDL in sites.projector.ts). */
 export interface SitesTable {

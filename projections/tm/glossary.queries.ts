@@ -1,5 +1,5 @@
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { GlossaryTermRecord } from '../../src/features/tm/tm.types.ts';
+import type { GlossaryTermRecord } from '../../src/contracts/tm/tm.types.ts';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const COLUMNS = [

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DB } from '../../src/kernel/db/database.ts';
 import { extensionSchema } from '../../src/platform/db/migrate.ts';
-import { normaliseText } from '../../src/features/tm/tm.types.ts';
+import { normaliseText } from '../../src/contracts/tm/tm.types.ts';
 import { matchScore } from '../../src/features/tm/tm.match.ts';
 import { NARROW_FLOOR, trigramFloor } from './tm.queries.ts';
 import { createTestApp, type TestApp } from '../../test/setup/app.ts';

@@ -7,8 +7,8 @@ import {
   TM_ENTRY_EVENT_TYPES,
   type GlossaryEvent,
   type TmEntryEvent,
-} from '../../src/features/tm/tm.events.ts';
-import { normaliseText, textHash } from '../../src/features/tm/tm.types.ts';
+} from '../../src/contracts/tm/tm.events.ts';
+import { normaliseText, textHash } from '../../src/contracts/tm/tm.types.ts';
 
 type Event = TmEntryEvent | GlossaryEvent;
 

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
 import { extensionSchema } from '../../src/platform/db/migrate.ts';
 import { withSite } from '../../src/kernel/tenancy/site.ts';
-import type { EntrySource, TmEntryRecord } from '../../src/features/tm/tm.types.ts';
+import type { EntrySource, TmEntryRecord } from '../../src/contracts/tm/tm.types.ts';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const COLUMNS = [

@@ -1,5 +1,5 @@
 import type { Timestamp } from '../../src/kernel/db/database.ts';
-import type { EntrySource } from '../../src/features/tm/tm.types.ts';
+import type { EntrySource } from '../../src/contracts/tm/tm.types.ts';
 
 /** One row per live translation-memory entry of a site (DDL in tm.projector.ts). */
 export interface TmEntriesTable {

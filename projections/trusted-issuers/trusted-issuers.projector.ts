@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
-import { ISSUER_EVENT_TYPES, type IssuerEvent } from '../../src/features/issuers/issuer.events.ts';
+import { ISSUER_EVENT_TYPES, type IssuerEvent } from '../../src/contracts/issuers/issuer.events.ts';
 
 /** Trusted external issuers per site, written in the append transaction (authentication reads them). */
 export const trustedIssuersProjector = defineProjector<IssuerEvent>({

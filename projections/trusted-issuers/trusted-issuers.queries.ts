@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { asSite } from '../../src/kernel/tenancy/site.ts';
 import type { Db } from '../../src/kernel/db/database.ts';
-import type { TrustedIssuerConfig } from '../../src/features/issuers/issuer.events.ts';
+import type { TrustedIssuerConfig } from '../../src/contracts/issuers/issuer.events.ts';
 
 /** A trusted issuer as the admin API answers it. */
 export interface TrustedIssuerRecord extends TrustedIssuerConfig {

@@ -1,5 +1,5 @@
 import type { Json, Timestamp } from '../../src/kernel/db/database.ts';
-import type { TrustedIssuerConfig } from '../../src/features/issuers/issuer.events.ts';
+import type { TrustedIssuerConfig } from '../../src/contracts/issuers/issuer.events.ts';
 
 /** Trusted external issuers per site, `iss` and `enabled` beside the whole record (DDL in trusted-issuers.projector.ts). */
 export interface TrustedIssuersTable {

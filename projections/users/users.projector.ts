@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { jsonbMerge } from '../../src/kernel/db/database.ts';
 import { defineProjector } from '../../src/kernel/es/projector.ts';
 import { unseal } from '../../src/platform/privacy/pii.ts';
-import type { UserEvent } from '../../src/features/auth/user.events.ts';
+import type { UserEvent } from '../../src/contracts/auth/user.events.ts';
 
 /** Users (instance-wide, site `_system`) and their site memberships, unsealed for lookups. */
 export const usersProjector = defineProjector<UserEvent>({

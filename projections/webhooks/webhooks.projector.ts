@@ -7,7 +7,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   type WebhookDeliveryEvent,
   type WebhookEvent,
-} from '../../src/features/webhooks/webhook.events.ts';
+} from '../../src/contracts/webhooks/webhook.events.ts';
 
 type Event = WebhookEvent | WebhookDeliveryEvent;
 

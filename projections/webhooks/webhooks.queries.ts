@@ -1,6 +1,6 @@
 import type { Db } from '../../src/kernel/db/database.ts';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
-import type { WebhookEventName, WebhookPayload } from '../../src/features/webhooks/webhook.events.ts';
+import type { WebhookEventName, WebhookPayload } from '../../src/contracts/webhooks/webhook.events.ts';
 import type { DeliveryAttempt } from './webhooks.table.ts';
 
 /** A webhook as the API shows it: never its secret. */

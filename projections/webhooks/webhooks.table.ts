@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 import type { Json, NullableTimestamp, Timestamp } from '../../src/kernel/db/database.ts';
-import type { WebhookEventName, WebhookPayload } from '../../src/features/webhooks/webhook.events.ts';
+import type { WebhookEventName, WebhookPayload } from '../../src/contracts/webhooks/webhook.events.ts';
 
 /** One row per webhook of a site, without its secret (DDL in webhooks.projector.ts). */
 export interface WebhooksTable {

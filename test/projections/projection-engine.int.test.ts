@@ -6,7 +6,7 @@ import { catchUpOnce } from '../../src/platform/es/async-projections.ts';
 import { handleCommand } from '../../src/kernel/es/handle-command.ts';
 import { ProjectionEngine } from '../../src/platform/es/projection-engine.ts';
 import { siteDecider } from '../../src/features/sites/site.decider.ts';
-import { siteStream } from '../../src/features/sites/site.events.ts';
+import { siteStream } from '../../src/contracts/sites/site.events.ts';
 import { sitesProjector } from '../../projections/sites/sites.projector.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';

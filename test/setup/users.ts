@@ -3,7 +3,7 @@ import { newId } from '../../src/kernel/ids.ts';
 import { seal } from '../../src/platform/privacy/pii.ts';
 import { hashPassword } from '../../src/features/auth/passwords.ts';
 import { userDecider } from '../../src/features/auth/user.decider.ts';
-import { userStream } from '../../src/features/auth/user.events.ts';
+import { userStream } from '../../src/contracts/auth/user.events.ts';
 import type { TestApp } from './app.ts';
 
 /** A user with roles on sites, written through the User aggregate (the user API arrives with access control). */

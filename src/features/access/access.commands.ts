@@ -7,8 +7,8 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { countRoleHolders, findUserById } from '../../../projections/users/index.ts';
 import { accessDecider, type AccessCommand, type AccessState } from './access.decider.ts';
 import { AdminParentForbidden, NotASiteMember, RoleHeld, TeamNotFound } from './access.errors.ts';
-import { accessStream } from './access.events.ts';
-import type { RoleDef } from './access.types.ts';
+import { accessStream } from '../../contracts/access/access.events.ts';
+import type { RoleDef } from '../../contracts/access/access.types.ts';
 import { siteAccess } from './site-access.ts';
 
 /** What an access command needs from its sender: the site, one reading of the clock, the event metadata. */

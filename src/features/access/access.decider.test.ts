@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { isInheritedName } from '../../kernel/safe/keys.ts';
 import { accessDecider } from './access.decider.ts';
-import type { AccessEvent } from './access.events.ts';
+import type { AccessEvent } from '../../contracts/access/access.events.ts';
 import { effectivePermissions, ruleVars } from './effective.ts';
 
 const at = '2026-01-01T00:00:00.000Z';

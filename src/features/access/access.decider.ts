@@ -12,7 +12,7 @@ import {
   UnknownAttachTarget,
   UnknownParentRole,
 } from './access.errors.ts';
-import type { AccessEvent } from './access.events.ts';
+import type { AccessEvent } from '../../contracts/access/access.events.ts';
 import { foldable } from './access.fold-guard.ts';
 import {
   SYSTEM_ROLES,
@@ -21,7 +21,7 @@ import {
   type PolicyDef,
   type RoleDef,
   type TeamDef,
-} from './access.types.ts';
+} from '../../contracts/access/access.types.ts';
 
 /** Maps keyed by ids: an id from a request or the log is never an object key (it might be `__proto__`). */
 export interface AccessState {

@@ -1,6 +1,6 @@
 import { isInheritedName } from '../../kernel/safe/keys.ts';
-import type { AccessEvent } from './access.events.ts';
-import type { PermissionDef } from './access.types.ts';
+import type { AccessEvent } from '../../contracts/access/access.events.ts';
+import type { PermissionDef } from '../../contracts/access/access.types.ts';
 
 /** True for an id that is not a string or that names a member every object inherits. */
 const badId = (id: unknown): boolean => typeof id !== 'string' || isInheritedName(id);

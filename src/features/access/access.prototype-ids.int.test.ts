@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
-import { accessStream } from './access.events.ts';
+import { accessStream } from '../../contracts/access/access.events.ts';
 
 let t: TestApp;
 let admin: string;

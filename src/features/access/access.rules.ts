@@ -3,7 +3,7 @@ import { FILES_COLLECTION, isSystemCollection } from '../schema/index.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { InvalidRule } from './access.errors.ts';
-import type { PermissionDef } from './access.types.ts';
+import type { PermissionDef } from '../../contracts/access/access.types.ts';
 import { fillVars, ruleVars } from './effective.ts';
 
 const AUDIT = new Set(['id', 'created_at', 'created_by', 'updated_at', 'updated_by', 'status', 'sort']);

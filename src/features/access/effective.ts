@@ -1,7 +1,7 @@
 import { resourceOf, SITE_ADMIN_ROLES, type AccessScope } from '../../kernel/auth/authorizer.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { roleChain, type AccessState } from './access.decider.ts';
-import { ACTIONS, type Action, type PermissionDef } from './access.types.ts';
+import { ACTIONS, type Action, type PermissionDef } from '../../contracts/access/access.types.ts';
 
 /** Who is asking, as far as permissions go. */
 export interface Principal {

@@ -3,7 +3,7 @@ import { newId } from '../../kernel/ids.ts';
 import { changeAccess, requireMember, type AccessCtx } from './access.commands.ts';
 import { PolicyNotFound } from './access.errors.ts';
 import { checkRule } from './access.rules.ts';
-import type { AttachTarget, PermissionDef } from './access.types.ts';
+import type { AttachTarget, PermissionDef } from '../../contracts/access/access.types.ts';
 import { siteAccess } from './site-access.ts';
 
 /** Creates a policy without rules; its new id with the model. */

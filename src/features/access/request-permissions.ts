@@ -3,7 +3,7 @@ import { roleOn } from '../../kernel/auth/actor.ts';
 import { actorOf, siteOf, type Principal } from '../../kernel/http/access.ts';
 import { compileFilter, type Guard } from '../../../projections/item-documents/index.ts';
 import { ActionDenied } from './access.errors.ts';
-import type { Action } from './access.types.ts';
+import type { Action } from '../../contracts/access/access.types.ts';
 
 export { checkWritable } from '../../kernel/auth/authorizer.ts';
 import { effectivePermissions, ruleVars, scopeOf, type PermissionSet, type Scope } from './effective.ts';

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { aggregateStream } from '../../kernel/es/aggregate-stream.ts';
 import { accessDecider, roleChain, roleExists, type AccessState } from './access.decider.ts';
-import { accessStream, type AccessEvent } from './access.events.ts';
+import { accessStream, type AccessEvent } from '../../contracts/access/access.events.ts';
 
 /** Per store: each site's access model with the version of its stream it was folded at. */
 const caches = new WeakMap<object, Map<string, { version: number; state: AccessState }>>();

@@ -3,9 +3,9 @@ import { handleCommands, streamCommand } from '../../kernel/es/handle-command.ts
 import { accessDecider, type AccessCommand, type AccessState } from './access.decider.ts';
 import type { AccessCtx } from './access.commands.ts';
 import { NoSubscriberGrant } from './access.errors.ts';
-import { accessStream } from './access.events.ts';
+import { accessStream } from '../../contracts/access/access.events.ts';
 import { checkRule } from './access.rules.ts';
-import type { PermissionDef } from './access.types.ts';
+import type { PermissionDef } from '../../contracts/access/access.types.ts';
 import { siteAccess } from './site-access.ts';
 
 const PREFIX = 'subscriber-access-';

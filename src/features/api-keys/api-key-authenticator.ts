@@ -4,7 +4,7 @@ import type { Db } from '../../kernel/db/database.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { findApiKeyCredential, touchApiKey, type ApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import { InvalidApiKey, OriginNotAllowed } from './api-key.errors.ts';
-import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from './api-key.events.ts';
+import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from '../../contracts/api-keys/api-key.events.ts';
 import { onEvents } from '../../kernel/es/on-events.ts';
 import { API_KEY_PREFIX, parseApiKey, secretMatches } from './api-key.secrets.ts';
 

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { roleBase } from '../access/index.ts';
 import { apiKeyDecider, ROLE_RANK, type CreateApiKey, type RevokeApiKey } from './api-key.decider.ts';
-import { apiKeyStream } from './api-key.events.ts';
+import { apiKeyStream } from '../../contracts/api-keys/api-key.events.ts';
 import { generateApiKey } from './api-key.secrets.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'actor' | 'now' | 'metadata'>;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { apiKeyDecider, ROLE_RANK, type ApiKeyCommand, type CreateApiKey } from './api-key.decider.ts';
-import type { ApiKeyCreated, ApiKeyEvent } from './api-key.events.ts';
+import type { ApiKeyCreated, ApiKeyEvent } from '../../contracts/api-keys/api-key.events.ts';
 
 const given = deciderSpec(apiKeyDecider);
 const now = '2026-03-01T10:00:00.000Z';

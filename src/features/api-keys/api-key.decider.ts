@@ -10,7 +10,7 @@ import {
   PublishableKeyWithoutOrigins,
   UnknownKeyRole,
 } from './api-key.errors.ts';
-import type { ApiKeyCreated, ApiKeyEvent } from './api-key.events.ts';
+import type { ApiKeyCreated, ApiKeyEvent } from '../../contracts/api-keys/api-key.events.ts';
 
 /** The preset role keys, strongest first. Custom roles arrive later; until then a roleId names one of these. */
 /** Roles from the most rights to the fewest: a key never ranks above the role of whoever makes it. */

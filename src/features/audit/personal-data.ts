@@ -6,7 +6,7 @@ import { readAsSite, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { subjectEvents, type SubjectEventQuery } from '../../../projections/event-log/index.ts';
 import { redactIp } from '../../../projections/sessions/index.ts';
 import { agentRevisionsOfCreator, type RevisionCursor } from '../../../projections/item-revisions/index.ts';
-import { userStream } from '../auth/user.events.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 import { isSecretName, REDACTED } from './redact.ts';
 
 /** Events per page: a page is all the export holds of the log at once. */

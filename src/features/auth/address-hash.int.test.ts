@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { legacyAddressHash } from './address-hash.ts';
-import { emailClaimStream } from './user.events.ts';
+import { emailClaimStream } from '../../contracts/auth/user.events.ts';
 
 let t: TestApp;
 let admin: string;

@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { emailClaimStream } from './user.events.ts';
+import { emailClaimStream } from '../../contracts/auth/user.events.ts';
 import { EmailTaken } from './auth.errors.ts';
 
 const normal = (email: string) => email.trim().toLowerCase();

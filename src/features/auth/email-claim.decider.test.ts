@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { emailClaimDecider, type ClaimEmail } from './email-claim.decider.ts';
-import type { EmailClaimed } from './user.events.ts';
+import type { EmailClaimed } from '../../contracts/auth/user.events.ts';
 
 const given = deciderSpec(emailClaimDecider);
 const now = '2026-03-01T10:00:00.000Z';

@@ -1,5 +1,5 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { EmailClaimed } from './user.events.ts';
+import type { EmailClaimed } from '../../contracts/auth/user.events.ts';
 import { EmailTaken } from './auth.errors.ts';
 
 /** One stream per address: the first claim wins, so two sign-ups cannot share an address. */

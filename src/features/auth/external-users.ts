@@ -12,7 +12,7 @@ import { newId } from '../../kernel/ids.ts';
 import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { userDecider } from './user.decider.ts';
 import { newIdentityCommands } from './identity.ts';
-import { userStream } from './user.events.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 import { ExternalEmailRequired, ExternalEmailTaken, ExternalIdentityBound } from './auth.errors.ts';
 
 /**

@@ -5,7 +5,7 @@ import { emailClaimDecider } from './email-claim.decider.ts';
 import { hashPassword } from './passwords.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
 import { assertNoLegacyClaim } from './address-hash.ts';
-import { emailClaimStream, userStream } from './user.events.ts';
+import { emailClaimStream, userStream } from '../../contracts/auth/user.events.ts';
 
 /**
  * The commands that make a new identity in one atomic append: the address's claim (so two sign-ups cannot share

@@ -30,7 +30,7 @@ export { startSession } from './http/session-http.ts';
 export { currentUser, passwordStepUp } from './http/caller.ts';
 export { revokeAllSessions } from './session.commands.ts';
 export { userDecider } from './user.decider.ts';
-export { userStream } from './user.events.ts';
+export { userStream } from '../../contracts/auth/user.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(authRoutes, deps);

@@ -6,8 +6,8 @@ import { onEvents } from '../../kernel/es/on-events.ts';
 import { findUserForToken, type UserRow } from '../../../projections/users/index.ts';
 import type { AccessClaims, TokenService } from './tokens.ts';
 import { StaleAccessToken } from './auth.errors.ts';
-import type { SessionRevoked } from './session.events.ts';
-import type { UserEvent } from './user.events.ts';
+import type { SessionRevoked } from '../../contracts/auth/session.events.ts';
+import type { UserEvent } from '../../contracts/auth/user.events.ts';
 
 const MAX_ENTRIES = 10_000;
 /** Events after which a cached user (or one of its sessions) is stale. */

@@ -12,7 +12,7 @@ import { hashPassword } from './passwords.ts';
 import { openSession, revokeAllSessions, type LoginData, type SessionClient } from './session.commands.ts';
 import { userDecider } from './user.decider.ts';
 import { requestPasswordReset } from './user.commands.ts';
-import { userStream } from './user.events.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 
 /** Sets a new password: `change` (the old one was proven) or `reset` (a link naming the password version). */
 export async function setPassword(

@@ -4,7 +4,7 @@ import { collect } from '../../kernel/es/event-store.ts';
 import { fold } from '../../kernel/es/decider.ts';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { sessionDecider } from './session.decider.ts';
-import { sessionStream, type SessionEvent } from './session.events.ts';
+import { sessionStream, type SessionEvent } from '../../contracts/auth/session.events.ts';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -16,7 +16,7 @@ import {
   UnreadableRefreshToken,
 } from './auth.errors.ts';
 import { sessionDecider, type SessionCommand } from './session.decider.ts';
-import { sessionStream, type RevokeReason, type SessionEvent } from './session.events.ts';
+import { sessionStream, type RevokeReason, type SessionEvent } from '../../contracts/auth/session.events.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store' | 'tokens' | 'config'>;
 

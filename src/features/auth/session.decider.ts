@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { RevokeReason, SessionEvent, SessionStarted } from './session.events.ts';
+import type { RevokeReason, SessionEvent, SessionStarted } from '../../contracts/auth/session.events.ts';
 import { InvalidRefreshToken, SessionExists, SessionNotFound } from './auth.errors.ts';
 
 export type SessionState =

@@ -7,7 +7,7 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { PgEventStore } from '../../adapters/event-store/pg-event-store.ts';
 import { allProjectors } from '../index.ts';
 import { sessionDecider } from './session.decider.ts';
-import { sessionStream } from './session.events.ts';
+import { sessionStream } from '../../contracts/auth/session.events.ts';
 
 let t: TestApp;
 let admin: string;

@@ -3,7 +3,7 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { seal } from '../../platform/privacy/pii.ts';
 import { userDecider, type UserCommand } from './user.decider.ts';
-import { userStream } from './user.events.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 
 type Data<T extends UserCommand['type']> = Extract<UserCommand, { type: T }>['data'];
 type Ctx = Pick<CommandContext, 'metadata' | 'expectedVersion'>;

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { deciderSpec } from '../../../test/support/decider-spec.ts';
 import { userDecider } from './user.decider.ts';
-import type { UserEvent } from './user.events.ts';
+import type { UserEvent } from '../../contracts/auth/user.events.ts';
 
 const given = deciderSpec(userDecider);
 const now = '2026-03-01T10:00:00.000Z';

@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../platform/privacy/pii.ts';
 import { dict, dictFrom, own } from '../../kernel/safe/keys.ts';
-import type { UserEvent, UserRegistered, UserTokensRevoked } from './user.events.ts';
+import type { UserEvent, UserRegistered, UserTokensRevoked } from '../../contracts/auth/user.events.ts';
 import { AlreadyErased, ResetLinkSpent, UserExists, UserNotFound } from './auth.errors.ts';
 import { AlreadyMember, InvitationClosed, NotAMember } from './users/users.errors.ts';
 

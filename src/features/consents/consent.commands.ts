@@ -13,7 +13,7 @@ import {
   type ConsentEvent,
   type ConsentType,
   type RestrictionEvent,
-} from './consent.events.ts';
+} from '../../contracts/consents/consent.events.ts';
 import { domainEvent } from '../../kernel/es/on-events.ts';
 
 type Deps = Pick<AppDeps, 'store'>;

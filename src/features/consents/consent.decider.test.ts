@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { consentDecider, restrictionDecider, type SetConsent, type SetRestriction } from './consent.decider.ts';
-import type { ConsentEvent, RestrictionEvent } from './consent.events.ts';
+import type { ConsentEvent, RestrictionEvent } from '../../contracts/consents/consent.events.ts';
 
 const given = deciderSpec(consentDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { ConsentEvent, ConsentType, RestrictionEvent } from './consent.events.ts';
+import type { ConsentEvent, ConsentType, RestrictionEvent } from '../../contracts/consents/consent.events.ts';
 
 /** The consent record of the spec ("Consent"), or null before the person ever chose. */
 export interface ConsentRecord {

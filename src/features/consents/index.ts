@@ -5,7 +5,7 @@ import { consentsPersonalData } from './personal-data.ts';
 
 export { restrictedPeople } from './consent.commands.ts';
 export { concernsRestricted } from './restricted-event.ts';
-export { CONSENT_TYPES, type ConsentType } from './consent.events.ts';
+export { CONSENT_TYPES, type ConsentType } from '../../contracts/consents/consent.events.ts';
 
 /** Consents per site and person, and restriction of processing. */
 export const consentsFeature: Feature = {

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { PersonalDataPart } from '../../platform/privacy/personal-data.ts';
 import { consentAt, consentHistory, restrictionOf, type ConsentChange } from './consent.commands.ts';
-import { CONSENT_TYPES } from './consent.events.ts';
+import { CONSENT_TYPES } from '../../contracts/consents/consent.events.ts';
 
 const HISTORY_PAGE = 500;
 

@@ -5,7 +5,7 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import type { Keyring } from '../../kernel/crypto/keyring.ts';
 import { seal, shred, subjectOpener, type Sealed } from '../../platform/privacy/pii.ts';
 import { addressHash, normaliseAddress } from './address.ts';
-import { suppressionStream, suppressionSubject, type SuppressionSource } from './email.events.ts';
+import { suppressionStream, suppressionSubject, type SuppressionSource } from '../../contracts/email/email.events.ts';
 import { suppressionDecider, type SuppressionState } from './suppression.decider.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;

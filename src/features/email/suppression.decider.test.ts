@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import type { SuppressionEvent } from './email.events.ts';
+import type { SuppressionEvent } from '../../contracts/email/email.events.ts';
 import { suppressionDecider, type SuppressionCommand } from './suppression.decider.ts';
 
 const now = '2026-05-01T10:00:00.000Z';

@@ -1,7 +1,7 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { Sealed } from '../../platform/privacy/pii.ts';
 import { NotSuppressed } from './email.errors.ts';
-import type { SuppressionEvent, SuppressionSource } from './email.events.ts';
+import type { SuppressionEvent, SuppressionSource } from '../../contracts/email/email.events.ts';
 
 /** One address of one site: suppressed (how, why, when) or not. */
 export type SuppressionState =

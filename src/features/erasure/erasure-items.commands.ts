@@ -7,7 +7,7 @@ import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { shredRunsConcerning } from '../flows/index.ts';
 import { itemSubjectId } from '../schema/index.ts';
-import type { ErasureCompleted } from './erasure.events.ts';
+import type { ErasureCompleted } from '../../contracts/erasure/erasure.events.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
 import { ItemSubjectNotFound, NothingSealed } from './erasure.errors.ts';
 

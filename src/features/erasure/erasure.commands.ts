@@ -14,11 +14,11 @@ import { revokeAllSessions, userDecider, userStream } from '../auth/index.ts';
 import { shredSuppressedAddress } from '../email/index.ts';
 import { shredRunsConcerning } from '../flows/index.ts';
 import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
-import type { UserErased, UserEvent } from '../auth/user.events.ts';
+import type { UserErased, UserEvent } from '../../contracts/auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
 import { claimInstanceAdminErasure } from './instance-admin-claim.ts';
-import { erasureStream, type ErasureCompleted, type ErasureEvent } from './erasure.events.ts';
+import { erasureStream, type ErasureCompleted, type ErasureEvent } from '../../contracts/erasure/erasure.events.ts';
 import {
   AlreadyErased,
   ErasureNotFound,

@@ -9,7 +9,7 @@ import { tablesHolding } from '../../../test/support/table-scan.ts';
 const traces = (needles: string[]) => tablesHolding(t.deps.database.owner, needles);
 import { newId } from '../../kernel/ids.ts';
 import { shredForGood } from '../../platform/privacy/pii.ts';
-import { erasureStream } from './erasure.events.ts';
+import { erasureStream } from '../../contracts/erasure/erasure.events.ts';
 import { resumeErasures } from './erasure.commands.ts';
 
 let t: TestApp;

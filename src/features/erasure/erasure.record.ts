@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { erasureStream, type ErasureCompleted } from './erasure.events.ts';
+import { erasureStream, type ErasureCompleted } from '../../contracts/erasure/erasure.events.ts';
 
 /** Opens an erasure's stream with `ErasureStarted` (no personal data: the subject's id, who, why) and names it. */
 export async function startErasure(

@@ -8,7 +8,7 @@ import { createItems, itemGuard, newItems, type CollectionSchema } from '../item
 import { fileObjectKey, guarded, valuesFromBytes } from './file.commands.ts';
 import type { ReceivedUpload, UploadRefused } from './upload-receive.ts';
 import { uploadDecider } from './upload.decider.ts';
-import { uploadStream } from './upload.events.ts';
+import { uploadStream } from '../../contracts/files/upload.events.ts';
 
 /** A refusal event keeps this much of a filename (a hostile one may be 10 000 characters). */
 const LOGGED_FILENAME = 300;

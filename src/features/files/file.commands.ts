@@ -16,7 +16,7 @@ import {
   UploadNotReceived,
   UploadTooLarge,
 } from './upload.errors.ts';
-import { uploadStream, type GuardedBytes } from './upload.events.ts';
+import { uploadStream, type GuardedBytes } from '../../contracts/files/upload.events.ts';
 import { receiveUpload, UploadRefused, type ReceivedUpload } from './upload-receive.ts';
 
 type Deps = AppDeps;

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { folderDecider, type FoldersState } from './folder.decider.ts';
 import { ParentFolderNotFound } from './folder.errors.ts';
-import { foldersStream } from './folder.events.ts';
+import { foldersStream } from '../../contracts/files/folder.events.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
 

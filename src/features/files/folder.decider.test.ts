@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { folderDecider, type FolderCommand } from './folder.decider.ts';
-import type { FolderEvent } from './folder.events.ts';
+import type { FolderEvent } from '../../contracts/files/folder.events.ts';
 
 const given = deciderSpec(folderDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

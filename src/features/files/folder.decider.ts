@@ -1,6 +1,6 @@
 import { records, type Stamp } from './stamped-records.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { Folder, FolderEvent } from './folder.events.ts';
+import type { Folder, FolderEvent } from '../../contracts/files/folder.events.ts';
 import {
   FolderCycle,
   FolderHasChildren,

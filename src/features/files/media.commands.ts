@@ -3,7 +3,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { mediaDecider, type MediaState } from './media.decider.ts';
-import { mediaStream, type StoredMedia } from './media.events.ts';
+import { mediaStream, type StoredMedia } from '../../contracts/files/media.events.ts';
 import type { ReceivedUpload, UploadRefused } from './upload-receive.ts';
 import { firstOfType } from '../../kernel/es/on-events.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec } from '../../../test/support/decider-spec.ts';
 import { mediaDecider } from './media.decider.ts';
-import type { MediaEvent, StoredMedia } from './media.events.ts';
+import type { MediaEvent, StoredMedia } from '../../contracts/files/media.events.ts';
 
 const given = deciderSpec(mediaDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

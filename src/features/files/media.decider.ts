@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { MediaEvent, StoredMedia, UploadRefusal } from './media.events.ts';
+import type { MediaEvent, StoredMedia, UploadRefusal } from '../../contracts/files/media.events.ts';
 import { MediaNotFound } from './media.errors.ts';
 
 export type MediaState =

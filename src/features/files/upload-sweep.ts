@@ -3,7 +3,7 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { EventMetadata } from '../../kernel/es/event.ts';
 import { listSites } from '../../../projections/sites/index.ts';
 import { uploadDecider } from './upload.decider.ts';
-import { uploadStream } from './upload.events.ts';
+import { uploadStream } from '../../contracts/files/upload.events.ts';
 
 /** How long after its address expired an upload may still be registered before the sweep removes its bytes. */
 export const REGISTRATION_GRACE_MS = 60 * 60 * 1000;

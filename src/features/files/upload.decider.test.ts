@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { uploadDecider, type UploadCommand } from './upload.decider.ts';
-import type { UploadEvent } from './upload.events.ts';
+import type { UploadEvent } from '../../contracts/files/upload.events.ts';
 
 const given = deciderSpec(uploadDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { UploadRefusal } from './media.events.ts';
-import type { GuardedBytes, UploadEvent } from './upload.events.ts';
+import type { UploadRefusal } from '../../contracts/files/media.events.ts';
+import type { GuardedBytes, UploadEvent } from '../../contracts/files/upload.events.ts';
 import { UploadAlreadyUsed, UploadNotFound } from './upload.errors.ts';
 
 export type UploadState =

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { findCycle, graphProblem } from './flow-graph.ts';
-import type { FlowGraph } from './flow.events.ts';
+import type { FlowGraph } from '../../contracts/flows/flow.events.ts';
 
 /** The reference: a graph is acyclic iff repeatedly removing nodes without incoming edges empties it (small graphs). */
 function hasCycleReference(ids: string[], edges: { from: string; to: string }[]): boolean {

@@ -1,4 +1,4 @@
-import type { EdgeKind, FlowGraph } from './flow.events.ts';
+import type { EdgeKind, FlowGraph } from '../../contracts/flows/flow.events.ts';
 
 /** Limits of one flow (README "Flows"): bounded work on every save, whatever a request sends. */
 export const FLOW_LIMITS = {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../kernel/clock.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
-import { itemStream } from '../items/item.events.ts';
+import { itemStream } from '../../contracts/items/item.events.ts';
 import { loadRun } from './runs/flow-run.commands.ts';
-import { flowRunStream } from './runs/flow-run.events.ts';
+import { flowRunStream } from '../../contracts/flows/flow-run.events.ts';
 import { perform } from './runs/flow-run.executor.ts';
 import { stepCause } from './runs/flow-run.item-ops.ts';
 import { nextAction } from './runs/flow-run.state.ts';

@@ -8,7 +8,7 @@ import { newId } from '../../kernel/ids.ts';
 import type { FlowRecord } from '../../../projections/flows/index.ts';
 import { DEFINITION_KEYS, flowDecider, type FlowCommand, type FlowEntry, type FlowState } from './flow.decider.ts';
 import { FlowNotFound } from './flow.errors.ts';
-import { flowStream, type FlowDefinition, type FlowEvent } from './flow.events.ts';
+import { flowStream, type FlowDefinition, type FlowEvent } from '../../contracts/flows/flow.events.ts';
 import { checkRequestTargets } from './flow.targets.ts';
 import { domainEvent } from '../../kernel/es/on-events.ts';
 

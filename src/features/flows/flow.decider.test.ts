@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { fold } from '../../kernel/es/decider.ts';
 import { flowDecider, type FlowCommand } from './flow.decider.ts';
-import type { FlowDefinition, FlowEvent } from './flow.events.ts';
+import type { FlowDefinition, FlowEvent } from '../../contracts/flows/flow.events.ts';
 
 const given = deciderSpec(flowDecider);
 const now = '2026-03-01T10:00:00.000Z';

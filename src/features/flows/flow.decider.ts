@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { FlowExists, FlowNotFound } from './flow.errors.ts';
-import type { FlowDefinition, FlowEvent } from './flow.events.ts';
+import type { FlowDefinition, FlowEvent } from '../../contracts/flows/flow.events.ts';
 import { validateFlow } from './flow.validate.ts';
 
 /** A flow as its stream folds it: its definition, the hash of its webhook token, and its times. */

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { savedUrlProblem } from '../../platform/net/saved-url.ts';
 import { FlowInvalid } from './flow.errors.ts';
-import type { FlowDefinition } from './flow.events.ts';
+import type { FlowDefinition } from '../../contracts/flows/flow.events.ts';
 
 /** Scheme and host of a URL: a template there leaves the target unknown until the run renders it. */
 const ORIGIN = /^[^:/?#]*:\/\/[^/?#]*/;

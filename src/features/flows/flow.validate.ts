@@ -16,7 +16,7 @@ import {
   GraphNoEntry,
   GraphUnknownOperation,
 } from './flow.errors.ts';
-import type { FlowDefinition, FlowTrigger } from './flow.events.ts';
+import type { FlowDefinition, FlowTrigger } from '../../contracts/flows/flow.events.ts';
 
 /** The events of the log an event-triggered flow may listen to: item changes and release publishes. */
 export const FLOW_ITEM_EVENTS = ['items.create', 'items.update', 'items.delete', 'release.published'] as const;

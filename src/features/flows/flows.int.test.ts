@@ -3,7 +3,7 @@ import { ManualClock } from '../../kernel/clock.ts';
 import { collect } from '../../kernel/es/event-store.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
-import { flowStream } from './flow.events.ts';
+import { flowStream } from '../../contracts/flows/flow.events.ts';
 
 const clock = new ManualClock(new Date('2026-03-01T10:00:00Z'));
 let t: TestApp;

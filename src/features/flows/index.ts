@@ -21,7 +21,7 @@ import { flowEventTrigger } from './runs/flow-event.reactor.ts';
  * - `nextCronRun(cron, now)`: the schedule's next firing after a run; `MAX_TRIGGER_DEPTH`, `MAX_SLEEP_MS`,
  *   `REQUEST_LIMITS`: the bounds a runner enforces.
  */
-export { flowStream, FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent, type FlowGraph } from './flow.events.ts';
+export { flowStream, FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent, type FlowGraph } from '../../contracts/flows/flow.events.ts';
 export { hashFlowToken, liveFlow, loadFlow } from './flow.commands.ts';
 export type { FlowEntry, FlowState } from './flow.decider.ts';
 export { entryNodes, successor, FLOW_LIMITS } from './flow-graph.ts';
@@ -42,7 +42,7 @@ export {
   type FlowRunFailed,
   type FlowRunStarted,
   type FlowRunSucceeded,
-} from './runs/flow-run.events.ts';
+} from '../../contracts/flows/flow-run.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(flowsRoutes, deps);

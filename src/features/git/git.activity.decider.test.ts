@@ -8,7 +8,7 @@ import {
   type ObserveCiRun,
   type ObservePullRequest,
 } from './git.activity.decider.ts';
-import type { GitCiFailed, GitCiRunObserved, GitPullRequestObserved } from './git.events.ts';
+import type { GitCiFailed, GitCiRunObserved, GitPullRequestObserved } from '../../contracts/git/git.events.ts';
 
 const at = '2026-03-01T10:00:00.000Z';
 const minute = (m: number) => `2026-03-01T09:${String(m).padStart(2, '0')}:00.000Z`;

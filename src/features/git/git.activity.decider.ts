@@ -1,6 +1,6 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { GitCiFailed, GitCiRunObserved, GitPullRequestObserved } from './git.events.ts';
-import type { CiState } from './git.observations.ts';
+import type { GitCiFailed, GitCiRunObserved, GitPullRequestObserved } from '../../contracts/git/git.events.ts';
+import type { CiState } from '../../contracts/git/git.observations.ts';
 
 /** Deliveries a stream remembers having applied: a reactor's redelivery of one of them changes nothing. */
 const REMEMBERED = 32;

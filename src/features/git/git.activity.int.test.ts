@@ -6,7 +6,7 @@ import { createUser } from '../../../test/setup/users.ts';
 import { sendGithubDelivery } from '../../../test/support/git-deliveries.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { gitDeliveryStream } from './git.events.ts';
+import { gitDeliveryStream } from '../../contracts/git/git.events.ts';
 import { GIT_DELIVERY_PROCESSOR, GIT_INCIDENT_REPORTER, gitDeliveryProcessor } from './git.reactor.ts';
 
 /** Site main: its admin and an editor; site other: its own admin and integration. */

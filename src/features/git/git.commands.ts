@@ -13,7 +13,7 @@ import {
   type GitIntegrationUpdated,
   type GitProvider,
   type SyncConfig,
-} from './git.events.ts';
+} from '../../contracts/git/git.events.ts';
 import {
   generateSecret,
   SyncConfig as SyncConfigSchema,

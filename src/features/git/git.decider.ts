@@ -7,7 +7,7 @@ import type {
   GitIntegrationEvent,
   GitProvider,
   SyncConfig,
-} from './git.events.ts';
+} from '../../contracts/git/git.events.ts';
 
 /** A live integration as its stream holds it (null: none, or deleted). */
 export type GitIntegrationState =

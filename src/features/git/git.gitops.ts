@@ -24,7 +24,7 @@ import {
   type GitContentIntentSet,
   type GitopsSynced,
   type RefusedIntent,
-} from './git.events.ts';
+} from '../../contracts/git/git.events.ts';
 import {
   canonical,
   differingFields,

@@ -5,7 +5,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { deliveryPayload } from './git.commands.ts';
-import { deliveryKey, gitDeliveryStream } from './git.events.ts';
+import { deliveryKey, gitDeliveryStream } from '../../contracts/git/git.events.ts';
 
 /** Site main: its admin and an editor; site other: its own admin. */
 let t: TestApp;

@@ -10,7 +10,7 @@ import { integrationOf, storeOAuthTokens } from './git.commands.ts';
 import type { GitIntegrationState } from './git.decider.ts';
 import { unseal } from '../../platform/privacy/pii.ts';
 import { GitOAuthNeedsUser, GitOAuthNotConfigured, GitOAuthStateInvalid, GitProviderFailed } from './git.errors.ts';
-import type { GitProvider } from './git.events.ts';
+import type { GitProvider } from '../../contracts/git/git.events.ts';
 
 /** A state lives ten minutes and is used once. */
 export const STATE_TTL_S = 600;

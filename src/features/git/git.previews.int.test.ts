@@ -8,7 +8,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { createSite } from '../sites/index.ts';
 import { GIT_DELIVERY_PROCESSOR } from './git.reactor.ts';
 import { expirePreviews, GIT_PREVIEWER } from './git.previews.ts';
-import { gitPreviewStream } from './git.events.ts';
+import { gitPreviewStream } from '../../contracts/git/git.events.ts';
 
 /** Site main: its admin, an editor, articles and a page; site other: its own admin. A provider with a bare repo. */
 let t: TestApp;

@@ -22,7 +22,7 @@ import {
   type GitPullRequestObserved,
   type PreviewEnd,
   type PreviewIntents,
-} from './git.events.ts';
+} from '../../contracts/git/git.events.ts';
 import { syncIntents } from './git.gitops.ts';
 import { findIntegration } from './git.commands.ts';
 

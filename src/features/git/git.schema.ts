@@ -2,7 +2,7 @@ import { createPrivateKey, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { isPublicAddress } from '../../platform/net/address-policy.ts';
-import { GIT_PROVIDERS } from './git.events.ts';
+import { GIT_PROVIDERS } from '../../contracts/git/git.events.ts';
 
 /** `owner/name` on GitHub, `group/…/name` on GitLab. */
 const Repository = z

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { verify } from '@octokit/webhooks-methods';
-import type { GitProvider } from './git.events.ts';
+import type { GitProvider } from '../../contracts/git/git.events.ts';
 
 type Headers = Record<string, string | string[] | undefined>;
 const one = (h: Headers, name: string): string | null => {

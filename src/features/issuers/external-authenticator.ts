@@ -11,7 +11,7 @@ import {
   NoMappedRole,
   TokenForAnotherSite,
 } from './issuer.errors.ts';
-import { ISSUER_EVENT_TYPES } from './issuer.events.ts';
+import { ISSUER_EVENT_TYPES } from '../../contracts/issuers/issuer.events.ts';
 import { resolveRole, claimAt } from './external-claims.ts';
 import { issuerKeys, KEY_REFRESH_INTERVAL_MS } from './issuer-keys.ts';
 

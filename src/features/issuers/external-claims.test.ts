@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { claimAt, resolveRole } from './external-claims.ts';
-import { ROLE_KEYS } from './issuer.schema.ts';
+import { ROLE_KEYS } from '../../contracts/issuers/issuer.schema.ts';
 
 const issuer = {
   roleMapping: {

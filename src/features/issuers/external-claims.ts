@@ -1,5 +1,5 @@
 import type { JWTPayload } from 'jose';
-import { ROLE_KEYS, type TrustedIssuerConfig } from './issuer.schema.ts';
+import { ROLE_KEYS, type TrustedIssuerConfig } from '../../contracts/issuers/issuer.schema.ts';
 
 /**
  * A claim of the token: the top-level claim of that exact name (names such as `https://example.com/roles` hold

@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { IssuerAlreadyExists } from './issuer.errors.ts';
-import type { IssuerClaimEvent } from './issuer.events.ts';
+import type { IssuerClaimEvent } from '../../contracts/issuers/issuer.events.ts';
 
 /** Take an `iss` value for an issuer of the site: the first claim wins (409 ISSUER_ALREADY_EXISTS). */
 export type ClaimIssuer = { type: 'ClaimIssuer'; data: { issuerId: string; iss: string; now: string } };

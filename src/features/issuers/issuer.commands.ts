@@ -8,8 +8,8 @@ import { findIssuer } from '../../../projections/trusted-issuers/index.ts';
 import { issuerClaimDecider } from './issuer-claim.decider.ts';
 import { issuerDecider } from './issuer.decider.ts';
 import { IssuerNotFound, UnsafeKeySource } from './issuer.errors.ts';
-import { issuerClaimStream, issuerStream } from './issuer.events.ts';
-import type { IssuerPatch, TrustedIssuerConfig } from './issuer.schema.ts';
+import { issuerClaimStream, issuerStream } from '../../contracts/issuers/issuer.events.ts';
+import type { IssuerPatch, TrustedIssuerConfig } from '../../contracts/issuers/issuer.schema.ts';
 
 type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata'>;
 type Deps = Pick<AppDeps, 'db' | 'store' | 'config'>;

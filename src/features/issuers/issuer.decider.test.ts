@@ -4,8 +4,8 @@ import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { issuerClaimDecider } from './issuer-claim.decider.ts';
 import { issuerDecider, type IssuerCommand } from './issuer.decider.ts';
-import type { IssuerEvent } from './issuer.events.ts';
-import { validateIssuer, type TrustedIssuerConfig } from './issuer.schema.ts';
+import type { IssuerEvent } from '../../contracts/issuers/issuer.events.ts';
+import { validateIssuer, type TrustedIssuerConfig } from '../../contracts/issuers/issuer.schema.ts';
 
 const given = deciderSpec(issuerDecider);
 const now = '2026-03-01T10:00:00.000Z';

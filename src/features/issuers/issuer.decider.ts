@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { IssuerChangedMeanwhile, IssuerExists, IssuerNotFound } from './issuer.errors.ts';
-import type { IssuerEvent } from './issuer.events.ts';
-import { validateIssuer, type IssuerPatch, type TrustedIssuerConfig } from './issuer.schema.ts';
+import type { IssuerEvent } from '../../contracts/issuers/issuer.events.ts';
+import { validateIssuer, type IssuerPatch, type TrustedIssuerConfig } from '../../contracts/issuers/issuer.schema.ts';
 
 export type IssuerState =
   | { status: 'absent' }

@@ -6,7 +6,7 @@ import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
 import { relationIndex, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import type { RelationRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef } from '../schema/index.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { typeProblem } from './item.values.ts';
 
 /** What an encrypted value reads as for a caller who may not decrypt it, or when its key is gone. */

@@ -6,7 +6,7 @@ import { itemsRoutes } from './http/items.routes.ts';
 import { streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { itemDecider } from './item.decider.ts';
-import { itemStream, type ItemValues } from './item.events.ts';
+import { itemStream, type ItemValues } from '../../contracts/items/item.events.ts';
 import { itemsPersonalData } from './personal-data.ts';
 import { itemFrames } from './item.frames.ts';
 

@@ -7,7 +7,7 @@ import { buildApp } from '../../app.ts';
 import { loadConfig } from '../../config.ts';
 import type { AppendRequest, EventStore } from '../../kernel/es/event-store.ts';
 import { startRuntime, type Runtime } from '../../runtime.ts';
-import { itemStream, type ItemValues } from './item.events.ts';
+import { itemStream, type ItemValues } from '../../contracts/items/item.events.ts';
 
 /**
  * Resolve-dependents and bulk create while other writers change the same items. The service runs on a store that

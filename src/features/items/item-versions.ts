@@ -1,9 +1,9 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { VersionExists, VersionNotFound } from './item.errors.ts';
-import { type At, type ItemVersionEvent } from './item-versions.events.ts';
+import { type At, type ItemVersionEvent } from '../../contracts/items/item-versions.events.ts';
 
-export { ITEM_VERSION_EVENT_TYPES, itemVersionsStream, type ItemVersionEvent } from './item-versions.events.ts';
+export { ITEM_VERSION_EVENT_TYPES, itemVersionsStream, type ItemVersionEvent } from '../../contracts/items/item-versions.events.ts';
 
 export type ItemVersionCommand =
   | { type: 'CreateVersion'; data: At & { name: string; data: ItemValues; base: number } }

@@ -11,7 +11,7 @@ import type { CollectionRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
 import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts';
 import { IntegerIdRequired, InvalidItemId, InvalidNewItems } from './item.errors.ts';
-import { itemStream, type ItemEvent, type ItemValues } from './item.events.ts';
+import { itemStream, type ItemEvent, type ItemValues } from '../../contracts/items/item.events.ts';
 import { sealValues, withNullFields } from './item.present.ts';
 import { sealPersonalValues } from './personal-fields.ts';
 import { fieldsOf, type CollectionSchema } from './item.reads.ts';

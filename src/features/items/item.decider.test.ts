@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
-import { fieldWithDefaults, type FieldDef } from '../schema/schema.types.ts';
+import { fieldWithDefaults, type FieldDef } from '../../contracts/schema/schema.types.ts';
 import { itemDecider, type ItemCommand } from './item.decider.ts';
-import type { ItemEvent } from './item.events.ts';
+import type { ItemEvent } from '../../contracts/items/item.events.ts';
 
 const fields: FieldDef[] = [
   fieldWithDefaults({ field: 'title', type: 'string', required: true }),

@@ -3,7 +3,7 @@ import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EditorialGateRequired, InvalidValues, ItemExists, ItemNotFound } from './item.errors.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
-import type { ItemEvent, ItemValues } from './item.events.ts';
+import type { ItemEvent, ItemValues } from '../../contracts/items/item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 
 /** When and by whom an item was created and last changed, as its read model shows them. */

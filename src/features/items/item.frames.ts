@@ -1,5 +1,5 @@
 import { defineFrameSource } from '../../platform/realtime/relay.ts';
-import { ITEM_EVENT_TYPES, type ItemEvent } from './item.events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent } from '../../contracts/items/item.events.ts';
 
 /** An item change as the relay carries it: which item, and what happened to it (never its values). */
 export interface ItemFrameData {

@@ -6,7 +6,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findDependents, type Dependent } from '../../../projections/item-documents/index.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import { isSystemCollection } from '../schema/index.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { itemPermissions } from './item.permissions.ts';
 import { collectionSchema, readItem, type CollectionSchema } from './item.reads.ts';
 import { withDefaults } from './item.values.ts';

@@ -5,7 +5,7 @@ import { relationOn } from '../../../projections/item-documents/index.ts';
 import { personalSubject, openPersonal, subjectKeys } from '../../platform/privacy/pii.ts';
 import { placeOf, revealRecords, sealItemValues } from './encrypted-fields.ts';
 import { erasedValueOf } from './personal-fields.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 import type { ItemState } from './item.decider.ts';
 import { itemPermissions, readGuard } from './item.permissions.ts';
 import type { CollectionSchema } from './item.reads.ts';

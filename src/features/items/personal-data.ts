@@ -6,7 +6,7 @@ import { itemsCreatedBy, type ItemCursor } from '../../../projections/item-docum
 import { revisionsByActor } from '../../../projections/item-revisions/index.ts';
 import { openPersonal, personalSubject, subjectKeys } from '../../platform/privacy/pii.ts';
 import { MASK, placeOf } from './encrypted-fields.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 
 const PAGE = 500;
 

@@ -8,7 +8,7 @@ import { findUserById } from '../../../projections/users/index.ts';
 import { itemSubjectId, type FieldDef } from '../schema/index.ts';
 import { placeOf } from './encrypted-fields.ts';
 import { InvalidValues } from './item.errors.ts';
-import type { ItemValues } from './item.events.ts';
+import type { ItemValues } from '../../contracts/items/item.events.ts';
 import type { CollectionSchema } from './item.reads.ts';
 import { typeProblem } from './item.values.ts';
 

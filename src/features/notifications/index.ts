@@ -33,6 +33,6 @@ export {
   type NotificationRaised,
   type Recipient,
   type Severity,
-} from './notifications.events.ts';
+} from '../../contracts/notifications/notifications.events.ts';
 export { inboxViewer, receives, standingOf, type Standing } from './notifications.guard.ts';
 export type { NotificationFrameData } from './notifications.frames.ts';

@@ -7,7 +7,7 @@ import {
   type HandleNotifications,
   type RaiseNotification,
 } from './notifications.decider.ts';
-import type { NotificationRaised } from './notifications.events.ts';
+import type { NotificationRaised } from '../../contracts/notifications/notifications.events.ts';
 
 const given = deciderSpec(notificationDecider);
 const now = '2026-03-01T10:00:00.000Z';

@@ -4,7 +4,7 @@ import type {
   NotificationRaised,
   NotificationsHandled,
   Recipient,
-} from './notifications.events.ts';
+} from '../../contracts/notifications/notifications.events.ts';
 
 export type RaiseNotification = {
   type: 'RaiseNotification';

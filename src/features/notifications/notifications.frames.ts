@@ -4,7 +4,7 @@ import {
   type NotificationPayload,
   type NotificationRaised,
   type Recipient,
-} from './notifications.events.ts';
+} from '../../contracts/notifications/notifications.events.ts';
 
 /** A notification as the relay carries it: the push payload (the same content on both transports) and who gets it. */
 export interface NotificationFrameData {

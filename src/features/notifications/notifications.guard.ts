@@ -6,7 +6,7 @@ import { findUserById } from '../../../projections/users/index.ts';
 import type { InboxViewer } from '../../../projections/notifications/index.ts';
 import { roleChain, siteAccess } from '../access/index.ts';
 import { InboxNeedsUser } from './notifications.errors.ts';
-import type { Recipient } from './notifications.events.ts';
+import type { Recipient } from '../../contracts/notifications/notifications.events.ts';
 
 /** Roles up the chain whose notifications a holder of a role receives (the chain cannot loop; this bounds it). */
 export const MAX_ROLE_DEPTH = 10;

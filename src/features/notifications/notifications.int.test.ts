@@ -5,7 +5,7 @@ import { createUser } from '../../../test/setup/users.ts';
 import { systemMetadata } from '../../../test/support/metadata.ts';
 import { runDueFlows } from '../flows/runs/flow-run.worker.ts';
 import { notify } from './notifications.commands.ts';
-import type { Recipient } from './notifications.events.ts';
+import type { Recipient } from '../../contracts/notifications/notifications.events.ts';
 import { NOTIFICATION_PRODUCER } from './notifications.producers.ts';
 
 /** Site main: an admin, two editors and a viewer; site other: its own admin. */

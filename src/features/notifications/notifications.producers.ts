@@ -6,7 +6,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findFlow } from '../../../projections/flows/index.ts';
 import { findRelease } from '../../../projections/releases/index.ts';
 import { flowRunStream, type FlowRunFailed, type FlowRunStarted, type FlowRunSucceeded } from '../flows/index.ts';
-import type { ReleasePublished, ReleasePublishRefused } from '../releases/release.events.ts';
+import type { ReleasePublished, ReleasePublishRefused } from '../../contracts/releases/release.events.ts';
 import { notify, type NotifyInput } from './notifications.commands.ts';
 
 export const NOTIFICATION_PRODUCER = 'notification-producer';

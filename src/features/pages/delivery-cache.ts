@@ -3,9 +3,9 @@ import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { LocalCache } from '../../platform/cache/local-cache.ts';
 import type { SharedCache } from '../../kernel/cache/shared-cache.ts';
 import { jitteredTtlMs } from '../../platform/cache/ttl.ts';
-import { ITEM_EVENT_TYPES, type ItemEvent } from '../items/item.events.ts';
-import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../schema/schema.events.ts';
-import type { PageEvent } from './page.events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent } from '../../contracts/items/item.events.ts';
+import { SCHEMA_EVENT_TYPES, type SchemaEvent } from '../../contracts/schema/schema.events.ts';
+import type { PageEvent } from '../../contracts/pages/page.events.ts';
 
 /** A delivered page as sent: the body, its ETag, and what it was made of (for invalidation). */
 export interface DeliveredPage {

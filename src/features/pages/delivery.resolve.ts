@@ -21,7 +21,7 @@ import { FILES_COLLECTION } from '../schema/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
 import { PageTooLarge } from './page.errors.ts';
-import { itemKey, itemRefs, type ItemRef } from './page.layout.ts';
+import { itemKey, itemRefs, type ItemRef } from '../../contracts/pages/page.layout.ts';
 
 /** Per store: each site's schema with the version of its schema stream it was read at. */
 

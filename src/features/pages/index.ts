@@ -9,7 +9,7 @@ import { pagesRoutes } from './http/pages.routes.ts';
 export { findPage, findPageBySlug, listPages, type PageRecord } from '../../../projections/pages/index.ts';
 /** The page writes and their input rules, for slices that write pages of their own accord (gitops intents). */
 export { pageWrites } from './page.writes.ts';
-export { LayoutConfig, Slug } from './page.layout.ts';
+export { LayoutConfig, Slug } from '../../contracts/pages/page.layout.ts';
 
 /** One delivery cache per application: shared by the page writes, the delivery API and the purge. */
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { pageDecider, slugDecider, type PageCommand } from './page.decider.ts';
-import type { PageEvent } from './page.events.ts';
-import { LayoutConfig } from './page.layout.ts';
+import type { PageEvent } from '../../contracts/pages/page.events.ts';
+import { LayoutConfig } from '../../contracts/pages/page.layout.ts';
 
 const given = deciderSpec(pageDecider);
 const claims = deciderSpec(slugDecider);

@@ -1,8 +1,8 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { InvalidSlug, PageExists, PageNotFound, SlugTaken } from './page.errors.ts';
-import type { LayoutConfig } from './page.layout.ts';
-import { SLUG_MAX, SLUG_PATTERN } from './page.layout.ts';
-import type { PageEvent, PageSlugEvent, PageStatus } from './page.events.ts';
+import type { LayoutConfig } from '../../contracts/pages/page.layout.ts';
+import { SLUG_MAX, SLUG_PATTERN } from '../../contracts/pages/page.layout.ts';
+import type { PageEvent, PageSlugEvent, PageStatus } from '../../contracts/pages/page.events.ts';
 
 export type PageState =
   | { exists: false; deleted: boolean }

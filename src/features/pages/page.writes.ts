@@ -3,7 +3,7 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommands, type StreamCommand } from '../../kernel/es/handle-command.ts';
 import { PageChangedMeanwhile, PageNotFound } from './page.errors.ts';
 import { pageDecider, slugDecider, type CreatePage, type PageState, type UpdatePage } from './page.decider.ts';
-import { pageSlugStream, pageStream } from './page.events.ts';
+import { pageSlugStream, pageStream } from '../../contracts/pages/page.events.ts';
 
 type Cmd = StreamCommand<unknown, unknown>;
 const page = (siteId: string, pageId: string, command: Cmd['command']): Cmd =>

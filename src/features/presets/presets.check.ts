@@ -6,7 +6,7 @@ import { findUserById } from '../../../projections/users/index.ts';
 import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';
 import { roleIsKnown } from '../access/index.ts';
 import { InvalidPreset } from './presets.errors.ts';
-import type { PresetDefinition } from './presets.events.ts';
+import type { PresetDefinition } from '../../contracts/presets/presets.events.ts';
 
 /** Bytes the layout options of one preset may take, as JSON. */
 export const MAX_LAYOUT_OPTIONS_BYTES = 16 * 1024;

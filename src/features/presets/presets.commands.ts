@@ -6,7 +6,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findPreset, type PresetRecord } from '../../../projections/presets/index.ts';
 import { presetsDecider, type PresetCommand } from './presets.decider.ts';
 import { PresetNotFound } from './presets.errors.ts';
-import { presetsStream, type PresetDefinition } from './presets.events.ts';
+import { presetsStream, type PresetDefinition } from '../../contracts/presets/presets.events.ts';
 import { resolveOwner } from './presets.ownership.ts';
 import type { PresetCreate, PresetPatch } from './presets.schema.ts';
 

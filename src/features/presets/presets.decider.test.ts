@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { MAX_USER_PRESETS, presetsDecider, type PresetCommand } from './presets.decider.ts';
-import { scopeOf, type PresetDefinition, type PresetEvent } from './presets.events.ts';
+import { scopeOf, type PresetDefinition, type PresetEvent } from '../../contracts/presets/presets.events.ts';
 import { resolveOwner } from './presets.ownership.ts';
 
 const now = '2026-03-01T10:00:00.000Z';

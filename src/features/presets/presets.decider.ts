@@ -7,7 +7,7 @@ import {
   PresetNotFound,
   TooManyPresets,
 } from './presets.errors.ts';
-import { scopeOf, type PresetDefinition, type PresetEvent } from './presets.events.ts';
+import { scopeOf, type PresetDefinition, type PresetEvent } from '../../contracts/presets/presets.events.ts';
 
 /** A preset as the site's stream folds it (schema changes aside: the read model applies those). */
 export interface PresetEntry extends PresetDefinition {

@@ -5,7 +5,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findPreset, type PresetRecord, type PresetViewer } from '../../../projections/presets/index.ts';
 import { roleChain, siteAccess } from '../access/index.ts';
 import { PresetNotFound, PresetScopeForbidden } from './presets.errors.ts';
-import { scopeOf, type PresetDefinition } from './presets.events.ts';
+import { scopeOf, type PresetDefinition } from '../../contracts/presets/presets.events.ts';
 
 /** Roles of a parent chain whose presets a caller inherits (the chain cannot loop; this bounds a long one). */
 export const MAX_ROLE_DEPTH = 10;

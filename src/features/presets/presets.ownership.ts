@@ -1,5 +1,5 @@
 import { InvalidPreset } from './presets.errors.ts';
-import type { PresetDefinition, PresetScope } from './presets.events.ts';
+import type { PresetDefinition, PresetScope } from '../../contracts/presets/presets.events.ts';
 
 type Owner = Pick<PresetDefinition, 'userId' | 'roleId'>;
 /** What a body says about ownership: an explicit scope, a user, a role (each may be absent). */

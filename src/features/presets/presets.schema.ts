@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OpenRecord } from '../../kernel/http/envelope.ts';
 import { checkCallerKey } from '../../platform/http/caller-key.ts';
-import { PRESET_SCOPES } from './presets.events.ts';
+import { PRESET_SCOPES } from '../../contracts/presets/presets.events.ts';
 
 /** A collection name as the schema spells them. */
 const Collection = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'a collection name');

@@ -11,9 +11,9 @@ import { own } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { exportsMadeBefore, exportsOfSubject, type KeptExport } from '../../../projections/sar-exports/index.ts';
 import { findUserByEmail, findUserById } from '../../../projections/users/index.ts';
-import { emailClaimStream, type EmailClaimed } from '../auth/user.events.ts';
+import { emailClaimStream, type EmailClaimed } from '../../contracts/auth/user.events.ts';
 import { exportType, exportStream, type ExportFormat } from './export.ts';
-import { sarStream, type SubjectAccessExported } from './privacy.events.ts';
+import { sarStream, type SubjectAccessExported } from '../../contracts/privacy/privacy.events.ts';
 import { SubjectAccessDeleted, SubjectAccessNotFound, SubjectNotFound } from './privacy.errors.ts';
 import { sarDecider } from './sar.decider.ts';
 

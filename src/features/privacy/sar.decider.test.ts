@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { sarDecider, type RecordExportDeleted, type RecordSubjectAccess } from './sar.decider.ts';
-import type { SubjectAccessExported } from './privacy.events.ts';
+import type { SubjectAccessExported } from '../../contracts/privacy/privacy.events.ts';
 
 const given = deciderSpec(sarDecider);
 const at = '2026-03-01T10:00:00.000Z';

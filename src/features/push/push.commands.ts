@@ -8,7 +8,7 @@ import { pushSubscriptionDecider } from './push.decider.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { subscriptionIdsOf } from '../../../projections/push-subscriptions/index.ts';
 import { InvalidPushEndpoint, TooManySubscriptions } from './push.errors.ts';
-import { pushSubscriptionStream, subscriptionId, type PushKeys } from './push.events.ts';
+import { pushSubscriptionStream, subscriptionId, type PushKeys } from '../../contracts/push/push.events.ts';
 
 type Deps = Pick<AppDeps, 'store' | 'config' | 'db'>;
 

@@ -1,6 +1,6 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import { PushSubscriptionNotFound } from './push.errors.ts';
-import type { PushEvent, PushKeys } from './push.events.ts';
+import type { PushEvent, PushKeys } from '../../contracts/push/push.events.ts';
 
 export type PushSubscriptionState = { userId: string; endpoint: string; keys: PushKeys } | null;
 

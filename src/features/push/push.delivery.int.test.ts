@@ -8,7 +8,7 @@ import { newBrowser, openPush, startPushService, type PushService } from '../../
 import { notify, type Recipient } from '../notifications/index.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { pushSubscriptionDecider } from './push.decider.ts';
-import { pushSubscriptionStream, subscriptionId } from './push.events.ts';
+import { pushSubscriptionStream, subscriptionId } from '../../contracts/push/push.events.ts';
 import { PUSH_FANOUT } from './push.fanout.ts';
 
 /** Web Push end to end against a push service on loopback HTTPS that checks VAPID and decrypts what it receives. */

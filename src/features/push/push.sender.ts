@@ -7,7 +7,7 @@ import { OutboundError, outboundRequest } from '../../platform/net/outbound-http
 import type { Vapid } from '../../platform/push/vapid.ts';
 import type { PushSubscriptionRecord } from '../../../projections/push-subscriptions/index.ts';
 import { pushSubscriptionDecider } from './push.decider.ts';
-import { pushSubscriptionStream } from './push.events.ts';
+import { pushSubscriptionStream } from '../../contracts/push/push.events.ts';
 
 type Deps = Pick<AppDeps, 'store' | 'config' | 'clock'>;
 

@@ -1,4 +1,4 @@
-import type { MaintenanceWindow } from './release.events.ts';
+import type { MaintenanceWindow } from '../../contracts/releases/release.events.ts';
 
 const minutes = (hhmm: string) => {
   const [h, m] = hhmm.split(':').map(Number) as [number, number];

@@ -26,7 +26,7 @@ import {
   type ReleaseCreated,
   type ReleaseEvent,
   type ReleaseItem,
-} from './release.events.ts';
+} from '../../contracts/releases/release.events.ts';
 
 export interface PublishInput {
   siteId: string;

@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { sweepDueReleases } from './index.ts';
 import { RELEASE_PUBLISHER } from './publish.reactor.ts';
 import { releaseDecider, REQUEST_STALE_MS } from './release.decider.ts';
-import { releaseStream } from './release.events.ts';
+import { releaseStream } from '../../contracts/releases/release.events.ts';
 import { REFUSED_RETRY_MS } from './scheduler.ts';
 
 let t: TestApp;

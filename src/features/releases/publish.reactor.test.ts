@@ -4,7 +4,7 @@ import type { ReleaseRecord } from '../../../projections/releases/index.ts';
 import { publishRequests } from './publish.reactor.ts';
 import { REQUEST_STALE_MS } from './release.decider.ts';
 import { REFUSED_RETRY_MS, requestFor } from './scheduler.ts';
-import type { ReleasePublishRequested, ReleaseState } from './release.events.ts';
+import type { ReleasePublishRequested, ReleaseState } from '../../contracts/releases/release.events.ts';
 
 const request = {
   type: 'ReleasePublishRequested',

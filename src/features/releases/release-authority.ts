@@ -11,7 +11,7 @@ import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { findRevision } from '../../../projections/item-revisions/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';
 import { checkReferences, itemPermissions, type CollectionSchema } from '../items/index.ts';
-import type { ReleaseAuthor, ReleaseItem } from './release.events.ts';
+import type { ReleaseAuthor, ReleaseItem } from '../../contracts/releases/release.events.ts';
 
 /**
  * Whose rights a check uses: a request's caller, or a release's author as the site knows them at publish time;

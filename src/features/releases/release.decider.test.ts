@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deciderSpec } from '../../../test/support/decider-spec.ts';
 import { releaseDecider, statusOf } from './release.decider.ts';
-import type { Outcome, ReleaseEvent } from './release.events.ts';
+import type { Outcome, ReleaseEvent } from '../../contracts/releases/release.events.ts';
 
 const given = deciderSpec(releaseDecider);
 const now = '2026-06-01T08:00:00.000Z';

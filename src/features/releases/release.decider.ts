@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from './release.events.ts';
-export type { ReleaseState } from './release.events.ts';
+import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from '../../contracts/releases/release.events.ts';
+export type { ReleaseState } from '../../contracts/releases/release.events.ts';
 import {
   AlreadyPublished,
   EmptyRelease,
@@ -18,7 +18,7 @@ import {
   type ReleaseItem,
   type ReleaseMeta,
   type ReleaseStatus,
-} from './release.events.ts';
+} from '../../contracts/releases/release.events.ts';
 
 type Now = { releaseId: string; now: string };
 export type ReleaseCommand =

@@ -7,7 +7,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { pinnedValues, releaseChanges, releaseItemChecks } from './release-authority.ts';
 import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllowed } from './release.errors.ts';
-import { itemKey, type ReleaseAuthor, type ReleaseItem } from './release.events.ts';
+import { itemKey, type ReleaseAuthor, type ReleaseItem } from '../../contracts/releases/release.events.ts';
 import { isSystemCollection } from '../schema/index.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>;

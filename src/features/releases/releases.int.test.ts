@@ -5,7 +5,7 @@ import { createUser } from '../../../test/setup/users.ts';
 import { sweepDueReleases } from './index.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { releaseDecider } from './release.decider.ts';
-import { releaseStream } from './release.events.ts';
+import { releaseStream } from '../../contracts/releases/release.events.ts';
 
 let t: TestApp;
 let admin: string;

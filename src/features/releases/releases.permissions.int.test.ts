@@ -5,9 +5,9 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { userDecider } from '../auth/user.decider.ts';
-import { userStream } from '../auth/user.events.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 import { sweepDueReleases } from './index.ts';
-import { releaseStream } from './release.events.ts';
+import { releaseStream } from '../../contracts/releases/release.events.ts';
 
 let t: TestApp;
 let admin: string;

@@ -5,7 +5,7 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { dueReleases, findRelease, type ReleaseRecord } from '../../../projections/releases/index.ts';
 import { windowAllows } from './maintenance-window.ts';
 import { releaseDecider, waitingRequest } from './release.decider.ts';
-import { releaseStream } from './release.events.ts';
+import { releaseStream } from '../../contracts/releases/release.events.ts';
 import { RELEASE_PUBLISHER } from './publish.reactor.ts';
 
 /**

@@ -4,7 +4,7 @@ import { mailOutboxKind } from './retention.kinds.ts';
 import { runRetentionEverywhere } from './retention.run.ts';
 
 export { runRetention, runRetentionEverywhere, systemRunContext } from './retention.run.ts';
-export { retentionStream, type RetentionRun } from './retention.events.ts';
+export { retentionStream, type RetentionRun } from '../../contracts/retention/retention.events.ts';
 
 /** Names the leader lock of the daily run. */
 export const RETENTION_LOOP = 'retention';

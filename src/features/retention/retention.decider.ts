@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import type { RetentionEvent, RetentionRun } from './retention.events.ts';
+import type { RetentionEvent, RetentionRun } from '../../contracts/retention/retention.events.ts';
 
 export interface RetentionState {
   runs: number;

@@ -6,8 +6,8 @@ import { dict } from '../../kernel/safe/keys.ts';
 import { SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { findSite, listSites } from '../../../projections/sites/index.ts';
 import { retentionDecider } from './retention.decider.ts';
-import type { AppliedHorizon } from './retention.events.ts';
-import { retentionStream } from './retention.events.ts';
+import type { AppliedHorizon } from '../../contracts/retention/retention.events.ts';
+import { retentionStream } from '../../contracts/retention/retention.events.ts';
 import { horizonStart, isInstanceKind, resolveHorizons, type Horizon } from './retention.horizons.ts';
 import { catalogue } from './retention.kinds.ts';
 

@@ -2,14 +2,14 @@ import type { Feature } from '../../deps.ts';
 import { schemaProjector } from '../../../projections/schema/index.ts';
 import { schemaRoutes } from './http/schema.routes.ts';
 
-export { schemaStream } from './schema.events.ts';
-export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from './schema.types.ts';
-export { FILES_COLLECTION, isSystemCollection } from './system-collections.types.ts';
+export { schemaStream } from '../../contracts/schema/schema.events.ts';
+export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from '../../contracts/schema/schema.types.ts';
+export { FILES_COLLECTION, isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 export { CollectionNotFound } from './schema.errors.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };
 export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
-export type { CollectionDef, RelationDef, SubjectDef } from './schema.types.ts';
-export { isVersioned, itemSubjectId } from './schema.types.ts';
+export type { CollectionDef, RelationDef, SubjectDef } from '../../contracts/schema/schema.types.ts';
+export { isVersioned, itemSubjectId } from '../../contracts/schema/schema.types.ts';
 export {
   CARRIER_TYPES,
   convertible,
@@ -19,7 +19,7 @@ export {
   RELATION_KINDS,
   ON_DELETE,
   SYSTEM_FIELDS,
-} from './schema.types.ts';
+} from '../../contracts/schema/schema.types.ts';
 export {
   checkFieldAttributes,
   CreateCollectionBody,
@@ -28,4 +28,4 @@ export {
   RelationRecord,
 } from './http/schema.schemas.ts';
 export { schemaDecider, type PlanStep, type SchemaState } from './schema.decider.ts';
-export type { PlanSummary } from './schema.events.ts';
+export type { PlanSummary } from '../../contracts/schema/schema.events.ts';

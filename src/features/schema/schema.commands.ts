@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { schemaDecider, type SchemaCommand } from './schema.decider.ts';
-import { schemaStream } from './schema.events.ts';
+import { schemaStream } from '../../contracts/schema/schema.events.ts';
 import {
   fieldWithDefaults,
   type CollectionChanges,
@@ -11,7 +11,7 @@ import {
   type FieldDef,
   type RelationChanges,
   type RelationDef,
-} from './schema.types.ts';
+} from '../../contracts/schema/schema.types.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
 type Given<T, Required extends keyof T> = Pick<T, Required> & Partial<T>;

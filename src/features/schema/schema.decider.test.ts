@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { schemaDecider, type SchemaCommand } from './schema.decider.ts';
-import type { SchemaEvent } from './schema.events.ts';
-import { fieldWithDefaults, type CollectionDef, type FieldDef } from './schema.types.ts';
+import type { SchemaEvent } from '../../contracts/schema/schema.events.ts';
+import { fieldWithDefaults, type CollectionDef, type FieldDef } from '../../contracts/schema/schema.types.ts';
 
 const now = '2026-03-01T10:00:00.000Z';
 const given = deciderSpec(schemaDecider);

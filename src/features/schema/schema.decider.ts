@@ -21,8 +21,8 @@ import {
   UnknownWorkflowField,
   WrongCarrierType,
 } from './schema.errors.ts';
-import type { PlanSummary, SchemaEvent } from './schema.events.ts';
-import { isSystemCollection, SYSTEM_COLLECTIONS } from './system-collections.types.ts';
+import type { PlanSummary, SchemaEvent } from '../../contracts/schema/schema.events.ts';
+import { isSystemCollection, SYSTEM_COLLECTIONS } from '../../contracts/schema/system-collections.types.ts';
 import {
   CARRIER_TYPES,
   convertible,
@@ -37,7 +37,7 @@ import {
   type RelationDef,
   type SubjectDef,
   type Workflow,
-} from './schema.types.ts';
+} from '../../contracts/schema/schema.types.ts';
 
 interface CollectionState {
   def: CollectionDef;

@@ -1,10 +1,10 @@
 import type { EventStore } from '../../kernel/es/event-store.ts';
 import { readState } from '../../kernel/es/handle-command.ts';
 import { schemaDecider, type SchemaState } from './schema.decider.ts';
-import type { SchemaEvent } from './schema.events.ts';
-import { schemaStream } from './schema.events.ts';
-import { isSystemCollection } from './system-collections.types.ts';
-import type { CollectionDef, FieldDef, RelationDef } from './schema.types.ts';
+import type { SchemaEvent } from '../../contracts/schema/schema.events.ts';
+import { schemaStream } from '../../contracts/schema/schema.events.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
+import type { CollectionDef, FieldDef, RelationDef } from '../../contracts/schema/schema.types.ts';
 import { domainEvent } from '../../kernel/es/on-events.ts';
 
 /** One live collection of a snapshot, with its fields in their order. */

@@ -13,7 +13,7 @@ export type {
   SearchResult,
   SearchScope,
   SearchWeight,
-} from './search.types.ts';
+} from '../../../projections/search/index.ts';
 export { MAX_QUERY_CHARS, searchWords } from './search.reads.ts';
 
 /**

@@ -7,7 +7,7 @@ import { itemGuard, itemReader } from '../items/index.ts';
 import { SearchQueryRequired, SearchQueryTooLong } from './search.errors.ts';
 import { searchScopes } from './search.scopes.ts';
 import { typesenseOf } from './typesense.ts';
-import type { SearchHit, SearchIndex } from './search.types.ts';
+import type { SearchHit, SearchIndex } from '../../../projections/search/index.ts';
 
 /** The longest search, in characters after trimming (longer is a 400, never a slow query). */
 export const MAX_QUERY_CHARS = 1000;

@@ -3,7 +3,7 @@ import type { Principal } from '../../kernel/http/access.ts';
 import type { SiteSchema } from '../../../projections/item-documents/index.ts';
 import { searchableFields } from '../../../projections/search/index.ts';
 import { isSystemCollection } from '../schema/index.ts';
-import type { SearchScope } from './search.types.ts';
+import type { SearchScope } from '../../../projections/search/index.ts';
 
 /**
  * What the caller may search, asked of the authorizer per collection: one collection (its read rule required, as

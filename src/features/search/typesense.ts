@@ -11,9 +11,9 @@ import {
   type TypesenseSync,
   type TypesenseWriter,
 } from '../../../projections/search-typesense/index.ts';
-import type { ItemEvent } from '../items/item.events.ts';
-import type { SchemaEvent } from '../schema/schema.events.ts';
-import type { SearchIndex } from './search.types.ts';
+import type { ItemEvent } from '../../contracts/items/item.events.ts';
+import type { SchemaEvent } from '../../contracts/schema/schema.events.ts';
+import type { SearchIndex } from '../../../projections/search/index.ts';
 
 /**
  * Typesense as the search engine (DESIGN §2), when TYPESENSE_URL and TYPESENSE_API_KEY are set: one client per

@@ -8,13 +8,13 @@ import { newId } from '../../kernel/ids.ts';
 import { seal } from '../../platform/privacy/pii.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
 import { checkPassword, hashPassword } from '../auth/index.ts';
-import { emailClaimStream } from '../auth/user.events.ts';
+import { emailClaimStream } from '../../contracts/auth/user.events.ts';
 import { grantSiteRole, registerUser } from '../auth/index.ts';
 import { createSite } from '../sites/index.ts';
 import { isValidAdminPath } from '../studio/index.ts';
 import { setupDecider, type SetupState } from './setup.decider.ts';
 import { InvalidAdminPath, InvalidSetupSiteId } from './setup.errors.ts';
-import { SETUP_STREAM, type SetupEvent, type SetupStarted } from './setup.events.ts';
+import { SETUP_STREAM, type SetupEvent, type SetupStarted } from '../../contracts/setup/setup.events.ts';
 
 export interface SetupInput {
   siteId: string;

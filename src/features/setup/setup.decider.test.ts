@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { setupDecider, type SetupCommand, type StartSetup } from './setup.decider.ts';
-import type { SetupCompleted, SetupStarted } from './setup.events.ts';
+import type { SetupCompleted, SetupStarted } from '../../contracts/setup/setup.events.ts';
 
 const given = deciderSpec(setupDecider);
 const now = '2026-03-01T10:00:00.000Z';

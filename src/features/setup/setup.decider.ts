@@ -1,6 +1,6 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { SetupDone, SetupInProgress, SetupNotStarted } from './setup.errors.ts';
-import type { SetupEvent, SetupStarted } from './setup.events.ts';
+import type { SetupEvent, SetupStarted } from '../../contracts/setup/setup.events.ts';
 
 export type SetupState = { phase: 'new' } | { phase: 'started' | 'completed'; started: SetupStarted['data'] };
 

@@ -4,7 +4,7 @@ import { bootstrap } from '../../bootstrap.ts';
 import { loadConfig } from '../../config.ts';
 import { collect } from '../../kernel/es/event-store.ts';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
-import { SETUP_STREAM } from './setup.events.ts';
+import { SETUP_STREAM } from '../../contracts/setup/setup.events.ts';
 
 let t: TestApp;
 afterEach(() => t.close());

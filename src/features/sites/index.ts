@@ -4,7 +4,7 @@ import { siteActivityProjector } from '../../../projections/site-activity/index.
 import { sitesRoutes } from './http/sites.routes.ts';
 
 export { findSite, siteCorsSettings, siteCreator } from '../../../projections/sites/index.ts';
-export { SITE_EVENT_TYPES } from './site.events.ts';
+export { SITE_EVENT_TYPES } from '../../contracts/sites/site.events.ts';
 export { createSite, deleteSite, updateSite } from './site.commands.ts';
 export { SiteRecord } from './http/sites.schemas.ts';
 
@@ -15,4 +15,4 @@ export const sitesFeature: Feature = {
 };
 export { SettingsBody } from './http/sites.schemas.ts';
 export { siteDecider } from './site.decider.ts';
-export { siteStream, type SiteSettings } from './site.events.ts';
+export { siteStream, type SiteSettings } from '../../contracts/sites/site.events.ts';

@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { siteDecider, type UpdateSite } from './site.decider.ts';
-import { siteStream } from './site.events.ts';
+import { siteStream } from '../../contracts/sites/site.events.ts';
 
 type Ctx = Pick<CommandContext, 'metadata' | 'expectedVersion'>;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { siteDecider, type SiteCommand } from './site.decider.ts';
-import type { SiteEvent } from './site.events.ts';
+import type { SiteEvent } from '../../contracts/sites/site.events.ts';
 
 const given = deciderSpec(siteDecider);
 const now = '2026-03-01T10:00:00.000Z';

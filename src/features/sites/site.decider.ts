@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { originPatternProblem } from '../../platform/http/cors-origins.ts';
 import { CorsOriginInvalid, SiteExists, SiteNotFound } from './site.errors.ts';
-import type { SiteCors, SiteEvent, SiteSettings } from './site.events.ts';
+import type { SiteCors, SiteEvent, SiteSettings } from '../../contracts/sites/site.events.ts';
 
 /** `deleted`: the site ended; its id is not given again. */
 export type SiteState = { exists: false; deleted?: boolean } | { exists: true; name: string; settings: SiteSettings };

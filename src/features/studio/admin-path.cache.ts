@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../kernel/db/database.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import { instanceState } from '../../../projections/instance/index.ts';
-import type { StudioEvent } from './studio.events.ts';
+import type { StudioEvent } from '../../contracts/studio/studio.events.ts';
 
 /** How long another node's change may go unseen here: the instance row is read again at most this often. */
 export const ADMIN_PATH_RECHECK_MS = 1000;

@@ -3,7 +3,7 @@ import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { instanceState } from '../../../projections/instance/index.ts';
 import { studioDecider } from './studio.decider.ts';
-import { ADMIN_PATH_STREAM } from './studio.events.ts';
+import { ADMIN_PATH_STREAM } from '../../contracts/studio/studio.events.ts';
 
 /**
  * Moves the studio to another path (`AdminPathChanged`, recorded with the caller as its actor: the instance's audit

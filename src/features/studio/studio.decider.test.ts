@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { isValidAdminPath, RESERVED_PATHS } from './admin-path.rules.ts';
 import { studioDecider, type ChangeAdminPath } from './studio.decider.ts';
-import type { StudioEvent } from './studio.events.ts';
+import type { StudioEvent } from '../../contracts/studio/studio.events.ts';
 
 const given = deciderSpec(studioDecider);
 const NOW = '2026-01-01T00:00:00.000Z';

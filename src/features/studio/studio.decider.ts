@@ -1,7 +1,7 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import { isValidAdminPath } from './admin-path.rules.ts';
 import { InvalidAdminPath, SetupNotComplete } from './studio.errors.ts';
-import type { StudioEvent } from './studio.events.ts';
+import type { StudioEvent } from '../../contracts/studio/studio.events.ts';
 
 /** The path the last change chose; null until the first change (setup's path holds until then). */
 export type AdminPathState = { path: string | null };

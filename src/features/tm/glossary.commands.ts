@@ -5,9 +5,9 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { termIdByKey } from '../../../projections/tm/index.ts';
 import { glossaryDecider, type GlossaryCommand, type GlossaryTerm } from './glossary.decider.ts';
 import { GlossaryTermExists, GlossaryTermNotFound } from './tm.errors.ts';
-import { glossaryTermStream, type GlossaryTermChanges, type GlossaryTermValues } from './tm.events.ts';
+import { glossaryTermStream, type GlossaryTermChanges, type GlossaryTermValues } from '../../contracts/tm/tm.events.ts';
 import type { Ctx } from './tm.commands.ts';
-import { normaliseText, textHash, type GlossaryTermRecord } from './tm.types.ts';
+import { normaliseText, textHash, type GlossaryTermRecord } from '../../contracts/tm/tm.types.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store'>;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { glossaryDecider, type GlossaryCommand } from './glossary.decider.ts';
-import type { GlossaryEvent, GlossaryTermChanges } from './tm.events.ts';
+import type { GlossaryEvent, GlossaryTermChanges } from '../../contracts/tm/tm.events.ts';
 
 const given = deciderSpec(glossaryDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

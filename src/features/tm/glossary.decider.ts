@@ -1,6 +1,6 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import { GlossaryTermExists, GlossaryTermNotFound } from './tm.errors.ts';
-import type { GlossaryEvent, GlossaryTermChanges, GlossaryTermValues } from './tm.events.ts';
+import type { GlossaryEvent, GlossaryTermChanges, GlossaryTermValues } from '../../contracts/tm/tm.events.ts';
 
 /** A glossary term as its stream folds it. */
 export interface GlossaryTerm extends GlossaryTermValues {

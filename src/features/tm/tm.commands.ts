@@ -6,8 +6,8 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { entryIdsByKey, entryKeyString } from '../../../projections/tm/index.ts';
 import { tmEntryDecider, type TmEntry, type TmEntryState, type UpsertTmEntry } from './tm.decider.ts';
 import { TmEntryExists, TmEntryMoved, TmEntryNotFound } from './tm.errors.ts';
-import { tmEntryId, tmEntryStream, type TmEntryChanges, type TmEntryEvent } from './tm.events.ts';
-import { normaliseText, textHash, type EntrySource, type TmEntryRecord } from './tm.types.ts';
+import { tmEntryId, tmEntryStream, type TmEntryChanges, type TmEntryEvent } from '../../contracts/tm/tm.events.ts';
+import { normaliseText, textHash, type EntrySource, type TmEntryRecord } from '../../contracts/tm/tm.types.ts';
 
 export type Ctx = Pick<CommandContext, 'siteId' | 'now' | 'metadata' | 'actor'>;
 type Deps = Pick<AppDeps, 'db' | 'store'>;

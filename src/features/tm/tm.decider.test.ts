@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../kernel/es/decider.ts';
 import { tmEntryDecider, type TmEntryCommand, type TmEntryState } from './tm.decider.ts';
-import type { TmEntryEvent } from './tm.events.ts';
+import type { TmEntryEvent } from '../../contracts/tm/tm.events.ts';
 
 const stamp = { entryId: 'e1', now: '2026-01-01T00:00:00.000Z', by: 'u1' };
 const upsert = (data: object = {}): TmEntryCommand => ({

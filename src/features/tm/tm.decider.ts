@@ -1,7 +1,7 @@
 import type { Decider } from '../../kernel/es/decider.ts';
 import { TmEntryMoved, TmEntryNotFound } from './tm.errors.ts';
-import type { TmEntryChanges, TmEntryEvent, TmEntryValues } from './tm.events.ts';
-import { normaliseText, type EntrySource } from './tm.types.ts';
+import type { TmEntryChanges, TmEntryEvent, TmEntryValues } from '../../contracts/tm/tm.events.ts';
+import { normaliseText, type EntrySource } from '../../contracts/tm/tm.types.ts';
 
 /** An entry as its stream folds it. */
 export interface TmEntry extends TmEntryValues {

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { entryCandidates, trigramSchema } from '../../../projections/tm/index.ts';
 import { bestMatch, type TmMatch } from './tm.match.ts';
-import { normaliseText, textHash } from './tm.types.ts';
+import { normaliseText, textHash } from '../../contracts/tm/tm.types.ts';
 
 /** The spec's default lookup threshold (Limits). */
 export const DEFAULT_THRESHOLD = 75;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bestMatch, matchScore } from './tm.match.ts';
-import { normaliseText } from './tm.types.ts';
+import { normaliseText } from '../../contracts/tm/tm.types.ts';
 
 const text = fc.string({ maxLength: 60, unit: 'grapheme' });
 

@@ -1,5 +1,5 @@
 import { distance } from 'fastest-levenshtein';
-import type { TmEntryRecord } from './tm.types.ts';
+import type { TmEntryRecord } from '../../contracts/tm/tm.types.ts';
 
 /**
  * How alike two normalised texts are, 0–100: 100 × (1 − edit distance / the longer length), rounded; equal texts

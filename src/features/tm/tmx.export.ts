@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { entryPage, type EntryFilter } from '../../../projections/tm/index.ts';
-import type { TmEntryRecord } from './tm.types.ts';
+import type { TmEntryRecord } from '../../contracts/tm/tm.types.ts';
 
 /** Entries read per page while an export streams. */
 const PAGE = 500;

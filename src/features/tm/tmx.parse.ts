@@ -2,7 +2,7 @@ import { SaxesParser } from 'saxes';
 import { own } from '../../kernel/safe/keys.ts';
 import type { EntryInput } from './tm.commands.ts';
 import { TmxInvalid, TmxTooLarge, TmxTooManyEntries } from './tm.errors.ts';
-import { canonicalLanguage, CONTROL_CHARS, MAX_TEXT } from './tm.types.ts';
+import { canonicalLanguage, CONTROL_CHARS, MAX_TEXT } from '../../contracts/tm/tm.types.ts';
 
 /** What a TMX document gives: the entries of its translation units, and how many pairs or units were refused. */
 export interface TmxContent {

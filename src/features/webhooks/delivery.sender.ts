@@ -8,7 +8,7 @@ import { unseal } from '../../platform/privacy/pii.ts';
 import { dueDeliveries } from '../../../projections/webhooks/index.ts';
 import { deliveryDecider, type DeliveryCommand, type DeliveryState } from './delivery.decider.ts';
 import { siteWebhooks } from './webhook.commands.ts';
-import { deliveryStream } from './webhook.events.ts';
+import { deliveryStream } from '../../contracts/webhooks/webhook.events.ts';
 
 export const WEBHOOK_SENDER = 'webhook-sender';
 /** Backoff of failed attempts: full jitter over base × 2^(n−1), capped. */

@@ -7,10 +7,10 @@ import type {
   ItemReverted,
   ItemUpdated,
   ItemVersionPromoted,
-} from '../items/item.events.ts';
-import type { ReleasePublished } from '../releases/release.events.ts';
+} from '../../contracts/items/item.events.ts';
+import type { ReleasePublished } from '../../contracts/releases/release.events.ts';
 import type { WebhookEntry } from './webhook.decider.ts';
-import type { WebhookEventName, WebhookPayload } from './webhook.events.ts';
+import type { WebhookEventName, WebhookPayload } from '../../contracts/webhooks/webhook.events.ts';
 
 /** The log's events a webhook can hear of. */
 export type SourceEvent =

@@ -17,7 +17,7 @@ import {
 } from './webhook.decider.ts';
 import { InvalidWebhookUrl, WebhookNotFound } from './webhook.errors.ts';
 import { savedUrlProblem } from '../../platform/net/saved-url.ts';
-import { webhooksStream, type WebhookDefinition, type WebhookEvent } from './webhook.events.ts';
+import { webhooksStream, type WebhookDefinition, type WebhookEvent } from '../../contracts/webhooks/webhook.events.ts';
 import { generateSecret, type WebhookConfig, type WebhookCreate, type WebhookPatch } from './webhook.schema.ts';
 import { ofType, domainEvent } from '../../kernel/es/on-events.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';

@@ -7,7 +7,7 @@ import {
   WebhookNameTaken,
   WebhookNotFound,
 } from './webhook.errors.ts';
-import type { WebhookDefinition, WebhookEvent } from './webhook.events.ts';
+import type { WebhookDefinition, WebhookEvent } from '../../contracts/webhooks/webhook.events.ts';
 import { urlProblem } from './webhook.schema.ts';
 
 /** A webhook as the site's stream folds it (its secret still sealed). */

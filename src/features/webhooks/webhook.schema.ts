@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { checkUrl, OutboundError } from '../../platform/net/outbound-http.ts';
-import { WEBHOOK_EVENT_NAMES } from './webhook.events.ts';
+import { WEBHOOK_EVENT_NAMES } from '../../contracts/webhooks/webhook.events.ts';
 
 /** A webhook as configuration (manifest): no id, no secret. */
 export interface WebhookConfig {

@@ -5,7 +5,7 @@ import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts'
 import { DELIVERY_WINDOW_MS, deliveryDecider, type DeliveryCommand } from './delivery.decider.ts';
 import { retryDelay, RETRY_BASE_MS, RETRY_CAP_MS } from './delivery.sender.ts';
 import { MAX_WEBHOOKS, webhooksDecider, type ChangeWebhooks } from './webhook.decider.ts';
-import type { WebhookDefinition, WebhookDeliveryEvent, WebhookEvent } from './webhook.events.ts';
+import type { WebhookDefinition, WebhookDeliveryEvent, WebhookEvent } from '../../contracts/webhooks/webhook.events.ts';
 
 const now = '2026-03-01T10:00:00.000Z';
 const def = (name: string, more: Partial<WebhookDefinition> = {}): WebhookDefinition => ({

@@ -4,7 +4,7 @@ import { handleCommands } from '../../kernel/es/handle-command.ts';
 import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { webhookConfigCommand, webhookConfigs, WebhookConfigSchema } from './index.ts';
-import { webhooksStream } from './webhook.events.ts';
+import { webhooksStream } from '../../contracts/webhooks/webhook.events.ts';
 
 let t: TestApp;
 let admin: string;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
 import { RecordId } from '../../../kernel/safe/record-id.ts';
 import { inheritedKeyPath } from '../access.fold-guard.ts';
-import { ACTIONS } from '../access.types.ts';
+import { ACTIONS } from '../../../contracts/access/access.types.ts';
 
 const Name = z.string().trim().min(1).max(100);
 const Description = z.string().max(1000).nullable().optional();

@@ -1,6 +1,6 @@
 import type { AccessState } from '../access.decider.ts';
 import { PolicyNotFound, RoleNotFound, TeamNotFound } from '../access.errors.ts';
-import { SYSTEM_ROLES } from '../access.types.ts';
+import { SYSTEM_ROLES } from '../../../contracts/access/access.types.ts';
 
 const policiesOf = (s: AccessState, kind: 'role' | 'user' | 'team', id: string) =>
   s.attachments.filter((a) => a.target.kind === kind && a.target.id === id).map((a) => a.policyId);

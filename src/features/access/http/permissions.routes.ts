@@ -14,7 +14,7 @@ import {
   CheckedUserNotMember,
   CheckOthersForbidden,
 } from '../access.errors.ts';
-import { ACTIONS } from '../access.types.ts';
+import { ACTIONS } from '../../../contracts/access/access.types.ts';
 import { effectivePermissions, ruleVars, scopeOf, type PermissionSet } from '../effective.ts';
 import { permissionsOf } from '../request-permissions.ts';
 import { siteAccess } from '../site-access.ts';

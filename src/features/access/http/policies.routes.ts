@@ -6,7 +6,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent, wholeList } from '../../../kernel/http/envelope.ts';
 import { changeAccess } from '../access.commands.ts';
-import type { AttachTarget } from '../access.types.ts';
+import type { AttachTarget } from '../../../contracts/access/access.types.ts';
 import { addPermission, attachPolicy, createPolicy } from '../policy.commands.ts';
 import { siteAccess } from '../site-access.ts';
 import {

@@ -5,7 +5,7 @@ import { actorOf, siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { createRole, deleteRole, updateRole } from '../access.commands.ts';
-import { SYSTEM_ROLES } from '../access.types.ts';
+import { SYSTEM_ROLES } from '../../../contracts/access/access.types.ts';
 import { siteAccess } from '../site-access.ts';
 import { IdParams, RoleBody, RolePatch, RoleRecord, Total } from './access.schemas.ts';
 import { roleView } from './access.views.ts';

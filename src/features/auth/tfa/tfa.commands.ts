@@ -8,7 +8,7 @@ import { openSession, revokeAllSessions, type LoginData, type SessionClient } fr
 import { revokeTokens } from '../user.commands.ts';
 import { tfaDecider, type TfaCommand } from './tfa.decider.ts';
 import { CodeMismatch, InvalidChallenge, LiveCodeRequired, SetupNotStarted, TfaNotOn } from './tfa.errors.ts';
-import { tfaStream } from './tfa.events.ts';
+import { tfaStream } from '../../../contracts/auth/tfa.events.ts';
 import { openSeed, proofFrom, seedAad, tfaState } from './tfa.service.ts';
 import { codeStep, hashRecoveryCode, newRecoveryCodes, newSeed, otpauthUrl } from './totp.ts';
 

@@ -1,7 +1,7 @@
 import { describe, it } from 'vitest';
 import { deciderSpec } from '../../../../test/support/decider-spec.ts';
 import { tfaDecider } from './tfa.decider.ts';
-import type { TfaEvent } from './tfa.events.ts';
+import type { TfaEvent } from '../../../contracts/auth/tfa.events.ts';
 
 const given = deciderSpec(tfaDecider);
 const now = '2026-03-01T10:00:00.000Z';

@@ -1,5 +1,5 @@
 import { assertNever, type Decider } from '../../../kernel/es/decider.ts';
-import type { TfaEvent } from './tfa.events.ts';
+import type { TfaEvent } from '../../../contracts/auth/tfa.events.ts';
 import {
   ChallengeAnswered,
   CodeReused,

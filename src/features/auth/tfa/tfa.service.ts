@@ -2,7 +2,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { aggregateStream } from '../../../kernel/es/aggregate-stream.ts';
 import { openValue } from '../../../platform/crypto/envelope.ts';
 import { tfaDecider, type Proof, type TfaState } from './tfa.decider.ts';
-import { tfaStream, type TfaEvent } from './tfa.events.ts';
+import { tfaStream, type TfaEvent } from '../../../contracts/auth/tfa.events.ts';
 import { codeStep, findRecoveryCode } from './totp.ts';
 import {
   InvalidCode,

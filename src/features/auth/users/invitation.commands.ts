@@ -18,7 +18,7 @@ import { verifyPassword } from '../passwords.ts';
 import { openSession, type LoginData, type SessionClient } from '../session.commands.ts';
 import { acceptSiteInvitation, renameUser } from '../user.commands.ts';
 import { userDecider, type UserCommand, type UserState } from '../user.decider.ts';
-import { userStream, type UserEvent } from '../user.events.ts';
+import { userStream, type UserEvent } from '../../../contracts/auth/user.events.ts';
 import { AlreadyMember, InvitedPasswordMismatch } from './users.errors.ts';
 
 const INVITE_TTL_S = 7 * 24 * 3600;

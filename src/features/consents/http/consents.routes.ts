@@ -12,7 +12,7 @@ import { findUserById } from '../../../../projections/users/index.ts';
 import { consentAt, consentHistory, restrictionOf, setConsent, setRestriction } from '../consent.commands.ts';
 import type { ConsentRecord } from '../consent.decider.ts';
 import { PersonOnly } from '../consent.errors.ts';
-import { CONSENT_TYPES, type ConsentType } from '../consent.events.ts';
+import { CONSENT_TYPES, type ConsentType } from '../../../contracts/consents/consent.events.ts';
 import { UserNotMember } from '../consent.errors.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 

@@ -3,7 +3,7 @@ import { handleCommand, readState } from '../../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../../kernel/http/command-meta.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { presetDecider, type PresetRecord, type PresetsState } from './preset.decider.ts';
-import { transformPresetsStream } from './preset.events.ts';
+import { transformPresetsStream } from '../../../contracts/files/preset.events.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { fold } from '../../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../../test/support/decider-spec.ts';
 import { presetDecider, type PresetCommand } from './preset.decider.ts';
-import type { TransformPresetEvent } from './preset.events.ts';
+import type { TransformPresetEvent } from '../../../contracts/files/preset.events.ts';
 
 const given = deciderSpec(presetDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

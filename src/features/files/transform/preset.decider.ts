@@ -1,6 +1,6 @@
 import { records, type Stamp } from '../stamped-records.ts';
 import { assertNever, type Decider } from '../../../kernel/es/decider.ts';
-import type { TransformPreset, TransformPresetEvent } from './preset.events.ts';
+import type { TransformPreset, TransformPresetEvent } from '../../../contracts/files/preset.events.ts';
 import { PresetKeyTaken, PresetNotFound } from './transform.errors.ts';
 
 export type PresetRecord = TransformPreset & Stamp;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RUN_STATUSES } from '../runs/flow-run.events.ts';
+import { RUN_STATUSES } from '../../../contracts/flows/flow-run.events.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 const StepError = z.object({

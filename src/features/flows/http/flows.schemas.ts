@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EDGE_KINDS, FLOW_STATUSES, FLOW_TRIGGERS } from '../flow.events.ts';
+import { EDGE_KINDS, FLOW_STATUSES, FLOW_TRIGGERS } from '../../../contracts/flows/flow.events.ts';
 import { FLOW_LIMITS } from '../flow-graph.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { own } from '../../../kernel/safe/keys.ts';
-import { EDGE_KINDS, type EdgeKind } from '../flow.events.ts';
+import { EDGE_KINDS, type EdgeKind } from '../../../contracts/flows/flow.events.ts';
 import { compileCondition, ConditionError } from '../flow-condition.ts';
 
 /** How deep flows may start flows (`trigger`): a chain deeper than this fails instead of running on. */

@@ -6,7 +6,7 @@ import { RunRequestInvalid } from '../flow.errors.ts';
 import { validateFlow } from '../flow.validate.ts';
 import { touchesRestricted } from '../../webhooks/index.ts';
 import { flowTakes, triggerInput, TRIGGER_EVENT_TYPES, type TriggerEvent } from './flow-event.reactor.ts';
-import type { FlowRunEvent } from './flow-run.events.ts';
+import type { FlowRunEvent } from '../../../contracts/flows/flow-run.events.ts';
 import { perform } from './flow-run.executor.ts';
 import { evolveRun, initialRunState, nextAction, RUN_LIMITS } from './flow-run.state.ts';
 

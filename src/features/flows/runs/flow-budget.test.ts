@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { budgetError, emptySpent, startRefusal, stepCost, stepRefusal } from './flow-budget.ts';
-import type { FlowRunEvent } from './flow-run.events.ts';
+import type { FlowRunEvent } from '../../../contracts/flows/flow-run.events.ts';
 
 const budget = { runs: 2, steps: 3, bytes: 10, breadth: 1 };
 

@@ -6,7 +6,7 @@ import { activeEventFlows, type FlowRecord } from '../../../../projections/flows
 import { SOURCE_EVENT_TYPES, sourceEventName, touchesRestricted, type SourceEvent } from '../../webhooks/index.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { MAX_TRIGGER_DEPTH } from '../operations/registry.ts';
-import { eventRunId } from './flow-run.events.ts';
+import { eventRunId } from '../../../contracts/flows/flow-run.events.ts';
 import { loadRun, startRun } from './flow-run.commands.ts';
 import { budgetOf, type TreePlace } from './flow-budget.ts';
 

@@ -10,7 +10,7 @@ import {
   type FlowRunStarted,
   type RunTrigger,
   type StepError,
-} from './flow-run.events.ts';
+} from '../../../contracts/flows/flow-run.events.ts';
 import { SiteRunsLimited } from '../flow.errors.ts';
 import { budgetError, budgetOf, startInTree, type TreePlace } from './flow-budget.ts';
 import { siteBudgetError, siteRootRefusal } from './flow-site-budget.ts';

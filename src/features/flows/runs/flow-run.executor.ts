@@ -4,7 +4,7 @@ import { ranksAbove } from '../flow.guard.ts';
 import { WrongExpectedVersion } from '../../../kernel/es/event-store.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { MAX_SLEEP_MS } from '../operations/registry.ts';
-import { childRunId, flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
+import { childRunId, flowRunStream, type FlowRunEvent } from '../../../contracts/flows/flow-run.events.ts';
 import { loadRun, runMetadata, startRun } from './flow-run.commands.ts';
 import { sealRunEvents } from './flow-run.privacy.ts';
 import { stepCause } from './flow-run.item-ops.ts';

@@ -12,7 +12,7 @@ import {
   writtenRecord,
   type CollectionSchema,
 } from '../../items/index.ts';
-import { itemStream, type ItemEvent } from '../../items/item.events.ts';
+import { itemStream, type ItemEvent } from '../../../contracts/items/item.events.ts';
 import type { DataChain } from '../flow-template.ts';
 import type { StepContext, StepResult } from './flow-run.ops.ts';
 import { isOfType } from '../../../kernel/es/on-events.ts';

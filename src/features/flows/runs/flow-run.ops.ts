@@ -9,9 +9,9 @@ import { dictFrom } from '../../../kernel/safe/keys.ts';
 import { queueMarketingMail } from '../../email/index.ts';
 import { compileCondition } from '../flow-condition.ts';
 import { renderTemplate, TemplateError, type DataChain } from '../flow-template.ts';
-import type { EdgeKind, FlowNode } from '../flow.events.ts';
+import type { EdgeKind, FlowNode } from '../../../contracts/flows/flow.events.ts';
 import { MAX_TRIGGER_DEPTH, OPERATIONS } from '../operations/registry.ts';
-import type { StepError } from './flow-run.events.ts';
+import type { StepError } from '../../../contracts/flows/flow-run.events.ts';
 import { itemHandlers as item } from './flow-run.item-ops.ts';
 
 /** A step's failure: its code and message, and whether another try may succeed (a timeout, a network error). */

@@ -3,7 +3,7 @@ import type { ActorRef } from '../../../kernel/es/event.ts';
 import { entryNodes } from '../flow-graph.ts';
 import type { FlowEntry } from '../flow.decider.ts';
 import { FlowRunNotFound, RunRequestInvalid } from '../flow.errors.ts';
-import { flowRunStream, type FlowRunEvent } from './flow-run.events.ts';
+import { flowRunStream, type FlowRunEvent } from '../../../contracts/flows/flow-run.events.ts';
 import { startRun } from './flow-run.commands.ts';
 import { runOpener } from './flow-run.privacy.ts';
 import { evolveRun, initialRunState } from './flow-run.state.ts';

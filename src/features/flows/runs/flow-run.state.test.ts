@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { FlowRunEvent } from './flow-run.events.ts';
+import type { FlowRunEvent } from '../../../contracts/flows/flow-run.events.ts';
 import { evolveRun, initialRunState, nextAction, type RunState } from './flow-run.state.ts';
 
 const at = '2026-01-01T00:00:00.000Z';

@@ -1,7 +1,7 @@
 import { entryNodes, successor } from '../flow-graph.ts';
-import type { EdgeKind, FlowGraph, FlowNode } from '../flow.events.ts';
-import type { FlowRunEvent, RunStatus, RunTrigger, StepError } from './flow-run.events.ts';
-import type { RunBudget } from './flow-budget.events.ts';
+import type { EdgeKind, FlowGraph, FlowNode } from '../../../contracts/flows/flow.events.ts';
+import type { FlowRunEvent, RunStatus, RunTrigger, StepError } from '../../../contracts/flows/flow-run.events.ts';
+import type { RunBudget } from '../../../contracts/flows/flow-budget.events.ts';
 
 /** Bounds of one run (README "Flows"): steps recorded, tries of a step, a step's time, a run's whole time. */
 export const RUN_LIMITS = {

@@ -4,8 +4,8 @@ import { dueScheduledFlows } from '../../../../projections/flows/index.ts';
 import { loadFlow } from '../flow.commands.ts';
 import { nextCronRun } from '../flow-cron.ts';
 import { flowDecider } from '../flow.decider.ts';
-import { flowStream } from '../flow.events.ts';
-import { scheduledRunId } from './flow-run.events.ts';
+import { flowStream } from '../../../contracts/flows/flow.events.ts';
+import { scheduledRunId } from '../../../contracts/flows/flow-run.events.ts';
 import { runMetadata, startRun } from './flow-run.commands.ts';
 
 /**

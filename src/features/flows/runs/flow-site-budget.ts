@@ -2,7 +2,7 @@ import type { AppDeps } from '../../../deps.ts';
 import { rateHeaders } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { countLiveRuns } from '../../../../projections/flow-runs/index.ts';
-import type { StepError } from './flow-run.events.ts';
+import type { StepError } from '../../../contracts/flows/flow-run.events.ts';
 
 /** The part of a site's budget of root runs that refuses another: its live runs, or its root starts per minute. */
 export type SiteBudgetKind = 'site_live_runs' | 'site_root_rate';

@@ -8,7 +8,7 @@ import { inspectJson } from '../../../platform/http/input-guard.ts';
 import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { recordDelivery, webhookSecretOf } from '../git.commands.ts';
 import { DeliveryIdMissing, DeliveryPayloadInvalid, InvalidSignature } from '../git.errors.ts';
-import { deliveryKey, GIT_PROVIDERS, type GitProvider } from '../git.events.ts';
+import { deliveryKey, GIT_PROVIDERS, type GitProvider } from '../../../contracts/git/git.events.ts';
 import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { DELIVERY_HEADERS, deliveryHeader, verifyDelivery } from '../git.verify.ts';
 import { ReceiptAnswer, ReceiverParams } from './git.schemas.ts';

@@ -1,7 +1,7 @@
 import { ImportResultRecord } from '../../config/index.ts';
 import { z } from 'zod';
-import { GIT_PROVIDERS } from '../git.events.ts';
-import { CI_STATES } from '../git.observations.ts';
+import { GIT_PROVIDERS } from '../../../contracts/git/git.events.ts';
+import { CI_STATES } from '../../../contracts/git/git.observations.ts';
 import { IntegrationRecord } from '../git.schema.ts';
 
 export const IntegrationParams = z.object({ id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'an integration id') });

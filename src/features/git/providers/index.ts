@@ -1,4 +1,4 @@
-import type { GitProvider } from '../git.events.ts';
+import type { GitProvider } from '../../../contracts/git/git.events.ts';
 import { githubRepository } from './github.ts';
 
 export { githubInstallationToken } from './github.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitProvider, type GitProviderServer } from '../../../../test/support/git-provider.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
-import type { GitProvider } from '../git.events.ts';
+import type { GitProvider } from '../../../contracts/git/git.events.ts';
 import { repositoryOf, type ProviderAccess, type RepositoryPort } from './index.ts';
 
 /**

@@ -8,7 +8,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { listIssuers } from '../../../../projections/trusted-issuers/index.ts';
 import { currentIssuer, registerIssuer, removeIssuer, updateIssuer } from '../issuer.commands.ts';
 import { IssuersForInstanceAdmins } from '../issuer.errors.ts';
-import { IssuerBody, IssuerPatchBody } from '../issuer.schema.ts';
+import { IssuerBody, IssuerPatchBody } from '../../../contracts/issuers/issuer.schema.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { rejectInvalid } from '../../../kernel/http/unprocessable.ts';
 import { IssuerListMeta, TrustedIssuerRecord } from './issuers.schemas.ts';

@@ -23,7 +23,7 @@ import {
   RelationNotPointingHere,
 } from '../item-dependents.errors.ts';
 import { DependentRecordsExist } from '../item.errors.ts';
-import type { ItemValues } from '../item.events.ts';
+import type { ItemValues } from '../../../contracts/items/item.events.ts';
 import { itemGuard } from '../item.guard.ts';
 import { readItem, type CollectionSchema } from '../item.reads.ts';
 import type { Scope } from '../../access/index.ts';

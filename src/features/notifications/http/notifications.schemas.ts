@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NOTIFICATION_KINDS, SEVERITIES } from '../notifications.events.ts';
+import { NOTIFICATION_KINDS, SEVERITIES } from '../../../contracts/notifications/notifications.events.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A notification as the inbox shows it: the spec's payload, its recipient, and whether the caller handled it. */

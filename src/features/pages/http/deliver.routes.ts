@@ -8,7 +8,7 @@ import { SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
 import { resolvePage } from '../delivery.resolve.ts';
 import { PageNotDelivered } from '../page.errors.ts';
-import { SLUG_MAX, SLUG_PATTERN } from '../page.layout.ts';
+import { SLUG_MAX, SLUG_PATTERN } from '../../../contracts/pages/page.layout.ts';
 import { DeliveredPageBody, NotModified } from './pages.schemas.ts';
 
 /** Shared caches (CDNs) and browsers may keep a delivered page a minute; revalidation is cheap (ETag → 304). */

@@ -10,7 +10,7 @@ import { newId } from '../../../kernel/ids.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findPage, listPages } from '../../../../projections/pages/index.ts';
 import type { DeliveryCache } from '../delivery-cache.ts';
-import { LayoutConfig, Slug } from '../page.layout.ts';
+import { LayoutConfig, Slug } from '../../../contracts/pages/page.layout.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { PageListMeta, PageRecord } from './pages.schemas.ts';
 import { pageWrites } from '../page.writes.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { OpenRecord } from '../../../kernel/http/envelope.ts';
-import { PRESET_SCOPES } from '../presets.events.ts';
+import { PRESET_SCOPES } from '../../../contracts/presets/presets.events.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A view preset or bookmark as the API shows it, with the scope its ownership gives it. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
 import { RelationFormsContradict, RelationSideRequired } from '../schema.errors.ts';
-import { NAME_PATTERN, ON_DELETE, RELATION_KINDS, type RelationDef } from '../schema.types.ts';
+import { NAME_PATTERN, ON_DELETE, RELATION_KINDS, type RelationDef } from '../../../contracts/schema/schema.types.ts';
 
 const name = z
   .string()

@@ -8,7 +8,7 @@ import {
   PRIMARY_KEY_TYPES,
   RELATION_KINDS,
   searchableRefusal,
-} from '../schema.types.ts';
+} from '../../../contracts/schema/schema.types.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 const name = z

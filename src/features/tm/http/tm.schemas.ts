@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ENTRY_SOURCES, CONTROL_CHARS, LANGUAGE_TAG, MAX_TEXT } from '../tm.types.ts';
+import { ENTRY_SOURCES, CONTROL_CHARS, LANGUAGE_TAG, MAX_TEXT } from '../../../contracts/tm/tm.types.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 /** A language tag (BCP 47-ish: en, pt-BR, zh-Hans); stored in its canonical case. */

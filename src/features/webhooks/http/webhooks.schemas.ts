@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WEBHOOK_EVENT_NAMES } from '../webhook.events.ts';
+import { WEBHOOK_EVENT_NAMES } from '../../../contracts/webhooks/webhook.events.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 const EventName = z.enum(WEBHOOK_EVENT_NAMES);

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../kernel/es/event.ts';
+import type { DomainEvent } from '../../kernel/es/event.ts';
 
 /** A TOTP seed was issued (sealed with the active encryption key, AAD `tfa:<userId>`); not in force until confirmed. */
 export type TotpSetupIssued = DomainEvent<'TotpSetupIssued', { userId: string; seed: string; at: string }>;

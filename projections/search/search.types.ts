@@ -1,4 +1,4 @@
-import type { Filter, SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { Filter, SiteSchema } from '../item-documents/index.ts';
 
 /**
  * The search port: what GET /api/v1/search asks of a full-text engine (PostgreSQL now, Typesense later, DESIGN §2).

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../kernel/es/event.ts';
+import type { DomainEvent } from '../../kernel/es/event.ts';
 
 /** A saved transform of a site: its key (`preset=<key>`), a name and the DSL (`w=800,h=600,fit=cover`). */
 export interface TransformPreset {

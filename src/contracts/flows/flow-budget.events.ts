@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../kernel/es/event.ts';
+import type { DomainEvent } from '../../kernel/es/event.ts';
 
 /**
  * The budget of a root run (one started by a person, a webhook, the schedule or an event no flow caused), fixed when

@@ -1,5 +1,5 @@
-import type { ActorRef, DomainEvent } from '../../../kernel/es/event.ts';
-import type { EdgeKind, FlowGraph } from '../flow.events.ts';
+import type { ActorRef, DomainEvent } from '../../kernel/es/event.ts';
+import type { EdgeKind, FlowGraph } from './flow.events.ts';
 import type { RunBudget } from './flow-budget.events.ts';
 
 /** What started a run: a person (manual), a webhook call, the schedule, an event of the log, or another flow. */
