@@ -1,7 +1,7 @@
 import type { Int8, Json, NullableJson, Timestamp } from '../../src/kernel/db/database.ts';
 import type { GitHubApp, SyncConfig } from '../../src/contracts/git/git.events.ts';
 
-/** One row per live git integration of a site, without its secrets (DDL in git-integrations.projector.ts). */
+/** One row per live git integration of a site, without its secrets (each table's DDL in its projector). */
 export interface GitIntegrationsTable {
   site_id: string;
   integration_id: string;

@@ -159,7 +159,9 @@ describe('processing deliveries', () => {
     expect(numbers.sort()).toEqual([7, 8]);
     expect((await list(`${BASE}/ci`)).meta.total).toBe(0);
   });
+});
 
+describe('processing deliveries', () => {
   it('records CI runs, and a failure on the integration branch as a critical incident for the admins', async () => {
     await github(hub.url, checkRun(101, 'main', null, ''));
     await processAll();
@@ -214,7 +216,9 @@ describe('processing deliveries', () => {
     expect((await incidents()).length).toBe(before);
     expect((await list(`${BASE}/ci`)).data).toEqual(runs.data);
   });
+});
 
+describe('processing deliveries', () => {
   it('reads GitLab merge requests and pipelines', async () => {
     const mr = (state: string, action: string, updated: string) => ({
       object_kind: 'merge_request',

@@ -132,7 +132,9 @@ describe('GitHub App authentication', () => {
     );
     expect(JSON.stringify(rows.rows)).not.toContain('PRIVATE');
   });
+});
 
+describe('GitHub App authentication', () => {
   it('drops the app when the host changes without a new one, and replaces or removes it on request', async () => {
     const id = await integrate({ appId: '1001', installationId: '77', privateKey: appKeys.privateKey });
     const moved = await ok('PATCH', `${BASE}/${id}`, { baseUrl: `${provider.url}/elsewhere/api/v3` });

@@ -116,7 +116,9 @@ describe('GitIntegration', () => {
         .when(update({ changes: { baseUrl: null } }))
         .then([updated({ baseUrl: null })]));
   });
+});
 
+describe('GitIntegration', () => {
   describe('when deleted', () => {
     it('rejects an update with NOT_FOUND', () =>
       given([created, deleted])

@@ -166,7 +166,9 @@ describe('gitops sync', () => {
     expect(rank.map((r) => r.sha)).toEqual([second]);
     expect(((await ok('GET', `${BASE}/provenance?sha=${second}`)) as unknown[]).length).toBe(1);
   });
+});
 
+describe('gitops sync', () => {
   it('applies nothing when a file cannot be read as intents, and names every such file', async () => {
     await provider.repo.commit('main', {
       'content/articles.yaml': FILES['content/articles.yaml'].replace('Second', 'Changed'),
@@ -237,7 +239,9 @@ describe('gitops sync', () => {
     expect(bad.statusCode).toBe(422);
     expect(firstError(bad.body).extensions.files).toEqual([expect.objectContaining({ path: 'content/bad.json' })]);
   });
+});
 
+describe('gitops sync', () => {
   it("applies the repository's configuration manifest first, as an administrator's merge import", async () => {
     const manifest = {
       version: 'svc.config@v1',
@@ -302,7 +306,9 @@ describe('gitops sync', () => {
       { path: 'content/svc.config.yml', problem: 'a second manifest beside content/svc.config.json' },
     ]);
   });
+});
 
+describe('gitops sync', () => {
   it('reads a GitLab repository alike', async () => {
     await provider.repo.commit('main', {
       'content/gl.yml': 'collection: articles\nid: g1\nvalues:\n  title: From GitLab\n',

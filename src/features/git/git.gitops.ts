@@ -7,15 +7,12 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { listIntents } from '../../../projections/git-integrations/index.ts';
+import { listIntents, type GitIntentRow } from '../../../projections/git-integrations/index.ts';
 import { importConfig, type ImportResult } from '../config/index.ts';
 import { createItems, itemGuard, readItem, updateItem } from '../items/index.ts';
 import { findPageBySlug, pageWrites } from '../pages/index.ts';
 import { RESOURCES } from '../../kernel/auth/authorizer.ts';
 import { newId } from '../../kernel/ids.ts';
-import { integrationOf } from './git.commands.ts';
-import { currentToken } from './git.oauth.ts';
-import { GitIntentsInvalid, GitTokenMissing } from './git.errors.ts';
 import {
   gitIntentStream,
   gitSyncStream,
@@ -25,21 +22,8 @@ import {
   type GitopsSynced,
   type RefusedIntent,
 } from '../../contracts/git/git.events.ts';
-import {
-  canonical,
-  differingFields,
-  INTENT_LIMITS,
-  isIntentFile,
-  isManifestFile,
-  MANIFEST_FILE_BYTES,
-  parseIntentFile,
-  parseManifestFile,
-  PAGE_INTENTS,
-  type IntentProblem,
-  type ItemIntent,
-  type PageIntent,
-} from './git.intents.ts';
-import { repositoryOf, type RepositoryPort } from './providers/index.ts';
+import { canonical, differingFields, PAGE_INTENTS, type ItemIntent, type PageIntent } from './git.intents.ts';
+import { readIntents, repositoryFor } from './git.repository.ts';
 
 type IntentState = { values: string; path: string } | null;
 type IntentCommand =
@@ -85,80 +69,6 @@ export interface SyncReport {
   config: (Omit<ImportResult, 'version'> & { path: string; skipped?: string[] }) | null;
 }
 
-/** The repository of an integration, reached with its token. */
-async function repositoryFor(deps: AppDeps, siteId: string, integrationId: string) {
-  const integration = await integrationOf(deps, siteId, integrationId);
-  const token = await currentToken(deps, siteId, integration);
-  if (token === null) throw new GitTokenMissing({ integrationId });
-  const port = repositoryOf(integration.provider, {
-    repository: integration.repository,
-    baseUrl: integration.baseUrl,
-    token,
-    allowPrivate: deps.config.SVC_GIT_ALLOW_PRIVATE,
-    timeoutMs: deps.config.SVC_GIT_TIMEOUT_MS,
-  });
-  return { integration, port };
-}
-
-/**
- * Every intent under the folder at the commit. A file that cannot be read as intents, too many files or intents,
- * or one item declared twice refuse the whole sync (422 GIT_INTENTS_INVALID, every file's problem listed): a
- * half-read repository is no state anyone committed, so nothing is applied.
- */
-export async function readIntents(
-  port: RepositoryPort,
-  sha: string,
-  dir: string,
-): Promise<{ items: ItemIntent[]; pages: PageIntent[]; manifest: { path: string; body: unknown } | null }> {
-  const listed = (await port.listFiles(sha, dir)).filter((f) => isIntentFile(f.path));
-  const manifests = listed.filter((f) => isManifestFile(f.path, dir));
-  const files = listed.filter((f) => !isManifestFile(f.path, dir));
-  const problems: IntentProblem[] = [];
-  if (files.length > INTENT_LIMITS.files)
-    throw new GitIntentsInvalid({
-      files: [{ path: dir, problem: `more than ${String(INTENT_LIMITS.files)} intent files` }],
-    });
-  let manifest: { path: string; body: unknown } | null = null;
-  if (manifests.length > 1)
-    problems.push({ path: manifests[1]!.path, problem: `a second manifest beside ${manifests[0]!.path}` });
-  else if (manifests.length === 1) {
-    const f = manifests[0]!;
-    const read =
-      f.size !== null && f.size > MANIFEST_FILE_BYTES
-        ? { path: f.path, problem: `larger than ${String(MANIFEST_FILE_BYTES)} bytes` }
-        : parseManifestFile(f.path, await port.readFile(sha, f.path));
-    if ('problem' in read) problems.push(read);
-    else manifest = { path: f.path, body: read.manifest };
-  }
-  const items: ItemIntent[] = [];
-  const pages: PageIntent[] = [];
-  for (const f of files.sort((a, b) => (a.path < b.path ? -1 : 1))) {
-    // Known before reading when the provider gives sizes; `parseIntentFile` checks the text read either way.
-    if (f.size !== null && f.size > INTENT_LIMITS.fileBytes) {
-      problems.push({ path: f.path, problem: `larger than ${String(INTENT_LIMITS.fileBytes)} bytes` });
-      continue;
-    }
-    const read = parseIntentFile(f.path, await port.readFile(sha, f.path));
-    if ('problem' in read) problems.push(read);
-    else {
-      items.push(...read.intents);
-      pages.push(...read.pages);
-    }
-  }
-  const seen = new Map<string, string>();
-  const declaredOnce = (key: string, path: string) => {
-    const first = seen.get(key);
-    if (first !== undefined) problems.push({ path, problem: `${key} is also declared in ${first}` });
-    else seen.set(key, path);
-  };
-  for (const i of items) declaredOnce(`${i.collection}/${String(i.id)}`, i.path);
-  for (const p of pages) declaredOnce(`page ${p.slug}`, p.path);
-  if (items.length + pages.length > INTENT_LIMITS.intents)
-    problems.push({ path: dir, problem: `more than ${String(INTENT_LIMITS.intents)} intents` });
-  if (problems.length) throw new GitIntentsInvalid({ files: problems });
-  return { items, pages, manifest };
-}
-
 /** An intent as the drift scan and the content intents see it: pages under `@page` and their slug. */
 interface Declared {
   path: string;
@@ -181,6 +91,36 @@ function schemaPart(body: unknown): { body: unknown; skipped: string[] } {
   return { body: dictFrom(kept), skipped };
 }
 
+/** A sync under way: the site it writes, the commit it reads, and the context its commands carry. */
+interface SyncRun {
+  deps: AppDeps;
+  caller: Principal;
+  integrationId: string;
+  /** The integration's site, or the preview's. */
+  siteId: string;
+  sha: string;
+  branch: string;
+  /** Actor type `gitops` on behalf of the caller, with the commit as correlation id. */
+  gitops: CommandContext;
+  now: string;
+}
+
+/** A declared intent the site does not hold as declared: what the reconciliation writes. */
+interface Pending {
+  intent: Declared;
+  live: Record<string, unknown> | null;
+  fields: string[];
+}
+
+/** The drift scan's findings, with the intents the previous sync recorded. */
+interface DriftScan {
+  drift: SyncReport['drift'];
+  pending: Pending[];
+  before: GitIntentRow[];
+  /** `collection/itemId` of every declared intent. */
+  declared: Set<string>;
+}
+
 /**
  * `POST /integrations/git/:id/gitops/sync`: reads the intents of the integration's branch through the provider,
  * records them as content intents, scans the drift (missing, different, extra) and, unless `dryRun`, reconciles
@@ -201,11 +141,44 @@ export async function syncIntents(
 ): Promise<SyncReport> {
   const { integration, port } = await repositoryFor(deps, ctx.siteId, integrationId);
   const siteId = opts.target?.siteId ?? ctx.siteId;
-  const { intentsPath } = integration.syncConfig;
   const branch = opts.target?.ref ?? integration.syncConfig.branch;
   const sha = opts.target?.sha ?? (await port.branchHead(branch));
-  const read = await readIntents(port, sha, intentsPath);
-  const intents: Declared[] = [
+  const read = await readIntents(port, sha, integration.syncConfig.intentsPath);
+  const intents = declaredIntents(read);
+  const run: SyncRun = {
+    deps,
+    caller,
+    integrationId,
+    siteId,
+    sha,
+    branch,
+    gitops: gitopsContext(ctx, integrationId, siteId, sha),
+    now: ctx.now.toISOString(),
+  };
+  const schemaOnly = Boolean(opts.target);
+  const config = read.manifest && (await importManifest(run, read.manifest, { dryRun: opts.dryRun, schemaOnly }));
+  const scan = await scanDrift(run, intents);
+  const report: SyncReport = {
+    sha,
+    branch,
+    dryRun: opts.dryRun,
+    files: new Set(intents.map((i) => i.path)).size,
+    intents: intents.length,
+    drift: scan.drift,
+    applied: [],
+    refused: [],
+    config,
+  };
+  if (opts.dryRun) return report;
+  await recordIntents(run, intents, scan);
+  await reconcile(run, scan.pending, report);
+  await recordSync(run, report, ctx.actor.id);
+  return report;
+}
+
+/** Item intents under their collection, page intents under `@page` by slug: one list for the scan and the writes. */
+function declaredIntents(read: { items: ItemIntent[]; pages: PageIntent[] }): Declared[] {
+  return [
     ...read.items.map((i) => ({
       path: i.path,
       collection: i.collection,
@@ -215,96 +188,87 @@ export async function syncIntents(
     })),
     ...read.pages.map((p) => ({ path: p.path, collection: PAGE_INTENTS, itemId: p.slug, values: p.values })),
   ];
-  const files = new Set(intents.map((i) => i.path)).size;
+}
 
+/** The context of the sync's commands: on the written site, as the integration on behalf of the caller. */
+function gitopsContext(ctx: CommandContext, integrationId: string, siteId: string, sha: string): CommandContext {
   const actor: ActorRef = { type: 'gitops', id: integrationId, onBehalfOf: ctx.actor.id };
-  const now = ctx.now.toISOString();
-  const gitops: CommandContext = {
-    siteId,
-    actor,
-    now: ctx.now,
-    metadata: { ...ctx.metadata, siteId, actor, correlationId: sha },
-  };
+  return { siteId, actor, now: ctx.now, metadata: { ...ctx.metadata, siteId, actor, correlationId: sha } };
+}
 
-  // The manifest first (items may need the collections and fields it makes): planned, and applied unless a dry run,
-  // as a configuration import is (merge: nothing it leaves out is deleted; nothing destructive), by an administrator
-  // of the site only. Its problems refuse the whole sync, as an unreadable intent file does.
-  let config: SyncReport['config'] = null;
-  if (read.manifest) {
-    deps.authorizer.requireAdministrator(caller);
-    const { body, skipped } = opts.target ? schemaPart(read.manifest.body) : { body: read.manifest.body, skipped: [] };
-    const { version: _v, ...r } = await importConfig(deps, gitops, {
-      body,
-      mode: 'merge',
-      dryRun: opts.dryRun,
-      allowDestructive: false,
-      source: 'gitops',
-    });
-    config = { path: read.manifest.path, ...r, ...(skipped.length ? { skipped } : {}) };
-  }
+/**
+ * The manifest first (items may need the collections and fields it makes): planned, and applied unless a dry run,
+ * as a configuration import is (merge: nothing it leaves out is deleted; nothing destructive), by an administrator
+ * of the site only. Its problems refuse the whole sync, as an unreadable intent file does. A preview takes only
+ * its schema part (`schemaOnly`).
+ */
+async function importManifest(
+  run: SyncRun,
+  manifest: { path: string; body: unknown },
+  opts: { dryRun: boolean; schemaOnly: boolean },
+): Promise<NonNullable<SyncReport['config']>> {
+  run.deps.authorizer.requireAdministrator(run.caller);
+  const { body, skipped } = opts.schemaOnly ? schemaPart(manifest.body) : { body: manifest.body, skipped: [] };
+  const { version: _v, ...r } = await importConfig(run.deps, run.gitops, {
+    body,
+    mode: 'merge',
+    dryRun: opts.dryRun,
+    allowDestructive: false,
+    source: 'gitops',
+  });
+  return { path: manifest.path, ...r, ...(skipped.length ? { skipped } : {}) };
+}
 
+/** What lives now: an item's values, or a page's title and layout (found by slug). */
+async function liveOf(run: SyncRun, collection: string, itemId: string): Promise<Record<string, unknown> | null> {
+  const { deps, siteId } = run;
+  if (collection !== PAGE_INTENTS) return (await readItem(deps, siteId, collection, itemId))?.record ?? null;
+  const page = await readAsSite(deps.db, siteId, (db) => findPageBySlug(db, siteId, itemId, false));
+  return page && { id: page.id, title: page.title, layoutConfig: page.layoutConfig };
+}
+
+/**
+ * Each declared intent against what lives (missing, different or in sync), then the intents the previous sync
+ * recorded and this commit no longer declares: those whose item still lives are extra.
+ */
+async function scanDrift(run: SyncRun, intents: Declared[]): Promise<DriftScan> {
   const declared = new Set(intents.map((i) => `${i.collection}/${i.itemId}`));
-  // What lives now: an item's values, or a page's title and layout (found by slug).
-  const liveOf = async (collection: string, itemId: string) => {
-    if (collection !== PAGE_INTENTS) return (await readItem(deps, siteId, collection, itemId))?.record ?? null;
-    const page = await readAsSite(deps.db, siteId, (db) => findPageBySlug(db, siteId, itemId, false));
-    return page && { id: page.id, title: page.title, layoutConfig: page.layoutConfig };
-  };
-  const before = await readAsSite(deps.db, siteId, (db) => listIntents(db, siteId, integrationId));
-  const missing: DriftEntry[] = [];
-  const different: DriftEntry[] = [];
-  const extra: DriftEntry[] = [];
-  let inSync = 0;
-  const pending: { intent: Declared; live: Record<string, unknown> | null; fields: string[] }[] = [];
+  const before = await readAsSite(run.deps.db, run.siteId, (db) => listIntents(db, run.siteId, run.integrationId));
+  const drift: SyncReport['drift'] = { missing: [], different: [], extra: [], inSync: 0 };
+  const pending: Pending[] = [];
   for (const intent of intents) {
-    const { itemId } = intent;
-    const live = await liveOf(intent.collection, itemId);
+    const { path, collection, itemId } = intent;
+    const live = await liveOf(run, collection, itemId);
     const fields = differingFields(intent, live);
-    if (!live) missing.push({ path: intent.path, collection: intent.collection, itemId });
-    else if (fields.length) different.push({ path: intent.path, collection: intent.collection, itemId, fields });
-    else inSync++;
+    if (!live) drift.missing.push({ path, collection, itemId });
+    else if (fields.length) drift.different.push({ path, collection, itemId, fields });
+    else drift.inSync++;
     if (!live || fields.length) pending.push({ intent, live, fields });
   }
   for (const b of before) {
     if (declared.has(`${b.collection}/${b.itemId}`)) continue;
-    if (await liveOf(b.collection, b.itemId)) extra.push({ path: b.path, collection: b.collection, itemId: b.itemId });
+    if (await liveOf(run, b.collection, b.itemId))
+      drift.extra.push({ path: b.path, collection: b.collection, itemId: b.itemId });
   }
-  const report: SyncReport = {
-    sha,
-    branch,
-    dryRun: opts.dryRun,
-    files,
-    intents: intents.length,
-    drift: { missing, different, extra, inSync },
-    applied: [],
-    refused: [],
-    config,
-  };
-  if (opts.dryRun) return report;
+  return { drift, pending, before, declared };
+}
 
-  // The content intents as of this commit: new or changed ones recorded, those no longer declared removed.
-  const metadata = gitops.metadata;
-  for (const i of intents)
+/** The content intents as of this commit: new or changed ones recorded, those no longer declared removed. */
+async function recordIntents(run: SyncRun, intents: Declared[], scan: DriftScan): Promise<void> {
+  const { deps, siteId, integrationId, sha, now } = run;
+  const { metadata } = run.gitops;
+  for (const i of intents) {
+    const { collection, itemId, path, values } = i;
     await handleCommand(
       deps.store,
       intentDecider,
-      gitIntentStream(siteId, integrationId, i.collection, i.itemId),
-      {
-        type: 'SetIntent',
-        data: {
-          integrationId,
-          collection: i.collection,
-          itemId: i.itemId,
-          path: i.path,
-          sha,
-          values: i.values,
-          at: now,
-        },
-      },
+      gitIntentStream(siteId, integrationId, collection, itemId),
+      { type: 'SetIntent', data: { integrationId, collection, itemId, path, sha, values, at: now } },
       { metadata },
     );
-  for (const b of before)
-    if (!declared.has(`${b.collection}/${b.itemId}`))
+  }
+  for (const b of scan.before)
+    if (!scan.declared.has(`${b.collection}/${b.itemId}`))
       await handleCommand(
         deps.store,
         intentDecider,
@@ -312,42 +276,21 @@ export async function syncIntents(
         { type: 'RemoveIntent', data: { integrationId, collection: b.collection, itemId: b.itemId, sha, at: now } },
         { metadata },
       );
+}
 
-  const guard = itemGuard(deps);
-  const pages = pageWrites(deps.store);
+/**
+ * Writes the pending intents in order, each as the caller may: a refusal (a domain error) is reported and the others
+ * apply; any other failure ends the sync.
+ */
+async function reconcile(run: SyncRun, pending: Pending[], report: SyncReport): Promise<void> {
+  const guard = itemGuard(run.deps);
+  const pages = pageWrites(run.deps.store);
   for (const { intent, live, fields } of pending) {
-    const { itemId } = intent;
-    const at = { path: intent.path, collection: intent.collection, itemId };
+    const at = { path: intent.path, collection: intent.collection, itemId: intent.itemId };
     const changes = dictFrom(fields.map((f) => [f, intent.values[f]] as const));
     try {
-      if (intent.collection === PAGE_INTENTS) {
-        // Pages: the pages resource's rule, as the caller; a new page is published, as one made through the API.
-        await deps.authorizer.require(caller, RESOURCES.pages, live ? 'update' : 'create');
-        const page = intent.values as PageIntent['values'];
-        const by = actor.id;
-        if (!live)
-          await pages.create(
-            siteId,
-            { type: 'CreatePage', data: { pageId: newId(), slug: itemId, status: 'published', ...page, now, by } },
-            metadata,
-          );
-        else
-          await pages.update(
-            siteId,
-            itemId,
-            { type: 'UpdatePage', data: { pageId: String(live.id), ...changes, now, by } },
-            metadata,
-          );
-      } else {
-        const s = await guard.collection(caller, intent.collection);
-        if (!live) {
-          const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
-          await createItems(deps, gitops, { schema: s, items, bulk: false, as: caller });
-        } else {
-          await guard.authorizeUpdate(caller, s, itemId, changes, (current) => ({ ...current, ...changes }));
-          await updateItem(deps, gitops, { schema: s, id: itemId, changes, as: caller });
-        }
-      }
+      if (intent.collection === PAGE_INTENTS) await writePage(run, pages, { intent, live, changes });
+      else await writeItem(run, guard, { intent, live, changes });
       report.applied.push(
         live ? { ...at, action: 'updated', fields } : { ...at, action: 'created', fields: Object.keys(intent.values) },
       );
@@ -356,28 +299,87 @@ export async function syncIntents(
       report.refused.push({ ...at, code: err.code, message: err.message });
     }
   }
+}
 
+/** One intent's write: what it declares, what lives, and the fields that differ with their declared values. */
+interface IntentWrite {
+  intent: Declared;
+  live: Record<string, unknown> | null;
+  changes: Record<string, unknown>;
+}
+
+/** Pages: the pages resource's rule, as the caller; a new page is published, as one made through the API. */
+async function writePage(
+  run: SyncRun,
+  pages: ReturnType<typeof pageWrites>,
+  { intent, live, changes }: IntentWrite,
+): Promise<void> {
+  const { siteId, now } = run;
+  const { metadata } = run.gitops;
+  await run.deps.authorizer.require(run.caller, RESOURCES.pages, live ? 'update' : 'create');
+  const page = intent.values as PageIntent['values'];
+  const by = run.gitops.actor.id;
+  if (!live)
+    await pages.create(
+      siteId,
+      { type: 'CreatePage', data: { pageId: newId(), slug: intent.itemId, status: 'published', ...page, now, by } },
+      metadata,
+    );
+  else
+    await pages.update(
+      siteId,
+      intent.itemId,
+      { type: 'UpdatePage', data: { pageId: String(live.id), ...changes, now, by } },
+      metadata,
+    );
+}
+
+/** Items: created or updated through the item commands, each authorized as the caller. */
+async function writeItem(
+  run: SyncRun,
+  guard: ReturnType<typeof itemGuard>,
+  { intent, live, changes }: IntentWrite,
+): Promise<void> {
+  const { deps, caller, gitops } = run;
+  const s = await guard.collection(caller, intent.collection);
+  if (!live) {
+    const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
+    await createItems(deps, gitops, { schema: s, items, bulk: false, as: caller });
+  } else {
+    await guard.authorizeUpdate(caller, s, intent.itemId, changes, (current) => ({ ...current, ...changes }));
+    await updateItem(deps, gitops, { schema: s, id: intent.itemId, changes, as: caller });
+  }
+}
+
+/** The sync's record on the integration's sync stream: counts of the drift, and what was applied and refused. */
+async function recordSync(run: SyncRun, report: SyncReport, by: string): Promise<void> {
+  const { integrationId, sha, branch, now } = run;
+  const { drift, config } = report;
   await handleCommand(
-    deps.store,
+    run.deps.store,
     syncDecider,
-    gitSyncStream(siteId, integrationId),
+    gitSyncStream(run.siteId, integrationId),
     {
       type: 'RecordSync',
       data: {
         integrationId,
         sha,
         branch,
-        files,
-        intents: intents.length,
-        drift: { missing: missing.length, different: different.length, extra: extra.length, inSync },
+        files: report.files,
+        intents: report.intents,
+        drift: {
+          missing: drift.missing.length,
+          different: drift.different.length,
+          extra: drift.extra.length,
+          inSync: drift.inSync,
+        },
         applied: report.applied,
         refused: report.refused,
         config: config && { path: config.path, ...(config.applied ?? { created: 0, updated: 0, deleted: 0 }) },
         at: now,
-        by: ctx.actor.id,
+        by,
       },
     },
-    { metadata },
+    { metadata: run.gitops.metadata },
   );
-  return report;
 }

@@ -100,7 +100,9 @@ describe('integrations', () => {
     expect(await ok('GET', BASE, undefined, { as: otherAdmin, site: 'other' })).toEqual([]);
     expect((await ok('GET', `${BASE}/${mine.id}`)).repository).toBe('acme/site');
   });
+});
 
+describe('integrations', () => {
   it('refuse bad settings with precise 400s', async () => {
     for (const [body, path] of [
       [github({ repository: '../etc' }), 'repository'],
@@ -180,14 +182,16 @@ describe('integrations', () => {
   });
 });
 
+/** The receiver's integration on site main (made before its first test) and the body of a pull request delivery. */
+let gh: { id: string };
+let hook: string;
+const body = JSON.stringify({ action: 'opened', number: 7, pull_request: { title: 'Ünïcode – title' } });
+
 describe('the webhook receiver', () => {
-  let gh: { id: string };
-  let hook: string;
   beforeAll(async () => {
     gh = await ok('POST', BASE, github());
     hook = `${BASE}/webhook/github/main/${gh.id}`;
   });
-  const body = JSON.stringify({ action: 'opened', number: 7, pull_request: { title: 'Ünïcode – title' } });
 
   it('records a verified GitHub delivery once, however often it is redelivered', async () => {
     const id = randomUUID();
@@ -243,7 +247,9 @@ describe('the webhook receiver', () => {
     expect((await deliver(path, `${body} `, { secret: SECRET })).statusCode).toBe(401);
     expect((await deliver(path, `${body}  `, { secret: 'the-rotated-secret-value-123' })).statusCode).toBe(200);
   });
+});
 
+describe('the webhook receiver', () => {
   it('answers 401 INVALID_SIGNATURE to anything unverified, and writes nothing', async () => {
     const other = await ok('POST', BASE, github({ webhookSecret: 'another-secret-of-enough-length' }));
     const before = (await deliveries(gh.id)).length;
@@ -299,7 +305,9 @@ describe('the webhook receiver', () => {
     const huge = JSON.stringify({ blob: 'x'.repeat(3 * 1024 * 1024) });
     expect((await deliver(hook, huge, { secret: SECRET })).statusCode).toBe(413);
   });
+});
 
+describe('the webhook receiver', () => {
   it('verifies GitLab by its token, and stops at once when the integration is deleted', async () => {
     const gl = await ok('POST', BASE, github({ provider: 'gitlab', repository: 'group/sub/site' }));
     const path = `${BASE}/webhook/gitlab/main/${gl.id}`;

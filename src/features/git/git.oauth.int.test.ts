@@ -164,7 +164,9 @@ describe('connecting a repository through OAuth', () => {
       skewMs = 0;
     }
   });
+});
 
+describe('connecting a repository through OAuth', () => {
   it('refuses forged, foreign, revoked and declined callbacks without exchanging anything', async () => {
     const exchanges = provider.oauth.exchanges.length;
     const cases: [Record<string, string>, string][] = [

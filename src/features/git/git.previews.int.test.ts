@@ -194,7 +194,9 @@ describe('preview sites', () => {
     expect((await call('GET', `${BASE}/previews`, undefined, { as: editor })).statusCode).toBe(403);
     expect((await call('GET', `${BASE}/previews`, undefined, { as: null })).statusCode).toBe(401);
   });
+});
 
+describe('preview sites', () => {
   it('are refreshed by new commits, and stay apart from later changes of the base', async () => {
     await ok('PATCH', '/api/v1/items/articles/a3', { title: 'Changed on main later' });
     const head = await provider.repo.commit('feature-5', {
@@ -267,7 +269,9 @@ describe('preview sites', () => {
     expect(states).toEqual([]);
     expect((await previews()).find((p) => p.number === 6)).toMatchObject({ reason: 'expired' });
   });
+});
 
+describe('preview sites', () => {
   it('are made again when a seed was cut short, and torn down with their integration', async () => {
     // What a crash in the middle of a seed leaves: the preview begun, its site made, nothing completed.
     const metadata = {
@@ -315,7 +319,9 @@ describe('preview sites', () => {
     expect((await previews()).filter((p) => p.state !== 'torn_down')).toEqual([]);
     expect(await rowsOf('main--pr-7-2')).toBe(0);
   });
+});
 
+describe('preview sites', () => {
   it('are made only for pull requests of the repository into its branch, while on, and up to a number', async () => {
     const quiet = await integrate(false);
     await pullRequest(quiet, 8, { action: 'opened', sha: 'b'.repeat(40), at: '2026-11-04T10:00:00Z' });

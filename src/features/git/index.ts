@@ -1,6 +1,14 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
-import { gitIntegrationsProjector } from '../../../projections/git-integrations/index.ts';
+import {
+  gitCiRunsProjector,
+  gitContentIntentsProjector,
+  gitDeliveriesProjector,
+  gitIntegrationsProjector,
+  gitPreviewsProjector,
+  gitProvenanceProjector,
+  gitPullRequestsProjector,
+} from '../../../projections/git-integrations/index.ts';
 import { gitRoutes } from './http/git.routes.ts';
 import { gitWebhookRoutes } from './http/git-webhook.routes.ts';
 import { gitOAuthRoutes } from './http/git-oauth.routes.ts';
@@ -20,7 +28,15 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
  */
 export const gitFeature: Feature = {
   name: 'git',
-  projectors: [gitIntegrationsProjector],
+  projectors: [
+    gitIntegrationsProjector,
+    gitDeliveriesProjector,
+    gitPullRequestsProjector,
+    gitCiRunsProjector,
+    gitContentIntentsProjector,
+    gitProvenanceProjector,
+    gitPreviewsProjector,
+  ],
   routes,
   reactors: (deps) => [gitDeliveryProcessor(deps), gitIncidentReporter(deps), gitPreviewer(deps)],
   loops: (deps) => [

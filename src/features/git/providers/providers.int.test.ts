@@ -1,6 +1,3 @@
-import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startGitProvider, type GitProviderServer } from '../../../../test/support/git-provider.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
@@ -72,18 +69,20 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 afterEach(() => expect(server.errors).toEqual([]));
 
+/** What a port of the provider's adapter is given to reach the provider server of the tests. */
+const access = (provider: GitProvider, over: Partial<ProviderAccess> = {}): ProviderAccess => ({
+  repository: server.repository,
+  baseUrl: provider === 'github' ? server.githubApi : server.url,
+  token: TOKEN,
+  allowPrivate: true,
+  timeoutMs: 5000,
+  ...over,
+});
+
 describe.each(['github', 'gitlab'] as const)('the repository port through %s', (provider: GitProvider) => {
-  const access = (over: Partial<ProviderAccess> = {}): ProviderAccess => ({
-    repository: server.repository,
-    baseUrl: provider === 'github' ? server.githubApi : server.url,
-    token: TOKEN,
-    allowPrivate: true,
-    timeoutMs: 5000,
-    ...over,
-  });
   let port: RepositoryPort;
   beforeAll(() => {
-    port = repositoryOf(provider, access());
+    port = repositoryOf(provider, access(provider));
   });
 
   it('branchHead answers the commit the branch points to', async () => {
@@ -149,7 +148,13 @@ describe.each(['github', 'gitlab'] as const)('the repository port through %s', (
     const err = await failureOf(port.readFile(second, 'content/pages/about.yaml'));
     expect(err.code).toBe('GIT_PROVIDER_FAILED');
   });
+});
 
+describe.each(['github', 'gitlab'] as const)('the repository port through %s', (provider: GitProvider) => {
+  let port: RepositoryPort;
+  beforeAll(() => {
+    port = repositoryOf(provider, access(provider));
+  });
   it('readFile of a file above 1 MiB reads it whole (or refuses), never as ""', async () => {
     const text = `${'Tiếng Việt 🚀 '.repeat(70_000)}end`;
     expect(bytes(text)).toBeGreaterThan(1024 * 1024);
@@ -176,7 +181,7 @@ describe.each(['github', 'gitlab'] as const)('the repository port through %s', (
 
   it('a wrong token is GIT_PROVIDER_FAILED (the provider answered 401)', async () => {
     const from = server.requests.length;
-    const err = await failureOf(repositoryOf(provider, access({ token: 'wrong-token' })).branchHead('main'));
+    const err = await failureOf(repositoryOf(provider, access(provider, { token: 'wrong-token' })).branchHead('main'));
     expect(err.code).toBe('GIT_PROVIDER_FAILED');
     expect(reasonOf(err)).toBe('answered 401');
     expect(server.requests.slice(from).map((r) => r.auth)).toEqual([
@@ -205,7 +210,7 @@ describe.each(['github', 'gitlab'] as const)('the repository port through %s', (
 
   it('without allowPrivate the loopback provider is refused before any request (GIT_PROVIDER_FAILED)', async () => {
     const from = server.requests.length;
-    const guarded = repositoryOf(provider, access({ allowPrivate: false }));
+    const guarded = repositoryOf(provider, access(provider, { allowPrivate: false }));
     expect((await failureOf(guarded.branchHead('main'))).code).toBe('GIT_PROVIDER_FAILED');
     expect((await failureOf(guarded.listFiles(second, 'content'))).code).toBe('GIT_PROVIDER_FAILED');
     expect((await failureOf(guarded.readFile(second, 'README.md'))).code).toBe('GIT_PROVIDER_FAILED');
@@ -213,12 +218,18 @@ describe.each(['github', 'gitlab'] as const)('the repository port through %s', (
   });
 
   it('the refusal names its reason: private_address', async () => {
-    const err = await failureOf(repositoryOf(provider, access({ allowPrivate: false })).branchHead('main'));
+    const err = await failureOf(repositoryOf(provider, access(provider, { allowPrivate: false })).branchHead('main'));
     expect(err.code).toBe('GIT_PROVIDER_FAILED');
     expect(reasonOf(err)).toBe('private_address');
     expect(err.toErrorObjects()[0]!.extensions).toEqual({ reason: 'private_address' });
   });
+});
 
+describe.each(['github', 'gitlab'] as const)('the repository port through %s', (provider: GitProvider) => {
+  let port: RepositoryPort;
+  beforeAll(() => {
+    port = repositoryOf(provider, access(provider));
+  });
   it('a folder of 250 files is listed completely (GitLab: every page)', async () => {
     const from = server.requests.length;
     const files = await port.listFiles(big, 'content');
@@ -255,204 +266,5 @@ describe.each(['github', 'gitlab'] as const)('the repository port through %s', (
       expect((await failureOf(port.listFiles(sha, 'content'))).code).toBe('GIT_REF_NOT_FOUND');
     for (const path of ['../README.md', 'content/../README.md', '-p', './README.md', '../config'])
       expect((await failureOf(port.readFile(second, path))).code).toBe('GIT_PROVIDER_FAILED');
-  });
-});
-
-describe('the provider server of the tests', () => {
-  const get = (path: string, headers: Record<string, string> = { authorization: `token ${TOKEN}` }) =>
-    fetch(`${server.url}${path}`, { headers });
-  const post = (path: string, body: string, headers: Record<string, string>) =>
-    fetch(`${server.url}${path}`, { method: 'POST', body, headers });
-
-  it('refuses refs and paths that git would read as options, ranges or climbs, without running them', async () => {
-    const marker = join(tmpdir(), `git-provider-marker-${String(process.pid)}`);
-    const out = encodeURIComponent(`--output=${marker}`);
-    const gl = { 'private-token': TOKEN };
-    const answers = await Promise.all([
-      get(`/api/v3/repos/acme/site/branches/${out}`),
-      get('/api/v3/repos/acme/site/branches/-h'),
-      get('/api/v3/repos/acme/site/git/trees/main..main?recursive=1'),
-      get(`/api/v3/repos/acme/site/git/trees/${out}`),
-      get('/api/v3/repos/acme/site/contents/..%2F..%2F..%2Fetc%2Fpasswd?ref=main'),
-      get(`/api/v3/repos/acme/site/contents/README.md?ref=${out}`),
-      get(`/api/v3/repos/acme/site/contents/README.md?ref=main%40%7B0%7D`),
-      get(`/api/v4/projects/acme%2Fsite/repository/branches/${out}`, gl),
-      get('/api/v4/projects/acme%2Fsite/repository/tree?ref=-n&recursive=true', gl),
-      get('/api/v4/projects/acme%2Fsite/repository/tree?ref=main&path=..%2F..', gl),
-      get('/api/v4/projects/acme%2Fsite/repository/tree?ref=main&path=-r', gl),
-      get('/api/v4/projects/acme%2Fsite/repository/files/..%2Fconfig/raw?ref=main', gl),
-      get(`/api/v4/projects/acme%2Fsite/repository/files/README.md/raw?ref=${out}`, gl),
-    ]);
-    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 404));
-    for (const a of answers) expect(typeof ((await a.json()) as { message?: unknown }).message).toBe('string');
-    expect(existsSync(marker)).toBe(false);
-  });
-
-  it('answers a wrong token 401 and no token 404, as the providers do', async () => {
-    const branch = '/api/v3/repos/acme/site/branches/main';
-    expect((await get(branch)).status).toBe(200);
-    expect((await get(branch, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
-    const wrong = await get(branch, { authorization: 'token nope' });
-    expect([wrong.status, await wrong.json()]).toEqual([401, expect.objectContaining({ message: 'Bad credentials' })]);
-    expect((await get(branch, {})).status).toBe(404);
-    const gl = '/api/v4/projects/acme%2Fsite/repository/branches/main';
-    expect((await get(gl, { 'private-token': TOKEN })).status).toBe(200);
-    expect(
-      (await get('/api/v4/projects/42/repository/branches/main', { authorization: `Bearer ${TOKEN}` })).status,
-    ).toBe(200);
-    const glWrong = await get(gl, { 'private-token': 'nope' });
-    expect([glWrong.status, await glWrong.json()]).toEqual([401, { message: '401 Unauthorized' }]);
-    expect((await get(gl, {})).status).toBe(404);
-  });
-
-  it('pages GitLab trees with its headers', async () => {
-    const res = await get(
-      `/api/v4/projects/acme%2Fsite/repository/tree?ref=${big}&path=content&recursive=true&per_page=100&page=2`,
-      { 'private-token': TOKEN },
-    );
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as unknown[]).length).toBe(100);
-    // 250 files and 6 folders (content/bulk and its 5 subfolders)
-    expect(
-      Object.fromEntries(
-        ['x-page', 'x-per-page', 'x-next-page', 'x-prev-page', 'x-total', 'x-total-pages'].map((h) => [
-          h,
-          res.headers.get(h),
-        ]),
-      ),
-    ).toEqual({
-      'x-page': '2',
-      'x-per-page': '100',
-      'x-next-page': '3',
-      'x-prev-page': '1',
-      'x-total': '256',
-      'x-total-pages': '3',
-    });
-    expect(res.headers.get('link')).toMatch(/<[^>]*[?&]page=3[^>]*>; rel="next"/);
-  });
-
-  it('exchanges GitHub OAuth codes once, answering errors 200 with an `error`, as GitHub does', async () => {
-    const grant = {
-      code: 'gh-code-1',
-      clientId: 'gh-client',
-      clientSecret: 'gh-secret',
-      redirectUri: 'https://cms.example.com/api/v1/integrations/git/oauth/callback',
-      accessToken: 'gho_exchanged',
-    };
-    server.oauth.allow(grant);
-    const form = (over: Record<string, string> = {}) =>
-      new URLSearchParams({
-        client_id: grant.clientId,
-        client_secret: grant.clientSecret,
-        code: grant.code,
-        redirect_uri: grant.redirectUri,
-        ...over,
-      }).toString();
-    const formType = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
-    const wrongSecret = await post('/login/oauth/access_token', form({ client_secret: 'x' }), formType);
-    expect([wrongSecret.status, ((await wrongSecret.json()) as { error: string }).error]).toEqual([
-      200,
-      'incorrect_client_credentials',
-    ]);
-    const ok = await post('/login/oauth/access_token', form(), formType);
-    expect(await ok.json()).toEqual({ access_token: 'gho_exchanged', token_type: 'bearer', scope: 'repo' });
-    const again = await post(
-      '/login/oauth/access_token',
-      JSON.stringify({
-        client_id: grant.clientId,
-        client_secret: grant.clientSecret,
-        code: grant.code,
-        redirect_uri: grant.redirectUri,
-      }),
-      { 'content-type': 'application/json', accept: 'application/json' },
-    );
-    expect(((await again.json()) as { error: string }).error).toBe('bad_verification_code');
-    // without Accept: application/json, GitHub answers a form
-    server.oauth.allow({ ...grant, code: 'gh-code-2', accessToken: 'gho_second' });
-    const asForm = await post('/login/oauth/access_token', form({ code: 'gh-code-2' }), {
-      'content-type': 'application/x-www-form-urlencoded',
-    });
-    expect(Object.fromEntries(new URLSearchParams(await asForm.text()))).toEqual({
-      access_token: 'gho_second',
-      token_type: 'bearer',
-      scope: 'repo',
-    });
-    expect(server.oauth.exchanges.filter((e) => e.provider === 'github').map((e) => e.outcome)).toEqual([
-      'incorrect_client_credentials',
-      'granted',
-      'bad_verification_code',
-      'granted',
-    ]);
-    // the token OAuth gave is accepted by the API
-    const withIt = repositoryOf('github', {
-      repository: server.repository,
-      baseUrl: server.githubApi,
-      token: 'gho_exchanged',
-      allowPrivate: true,
-      timeoutMs: 5000,
-    });
-    expect(await withIt.branchHead('main')).toBe(second);
-  });
-
-  it('exchanges GitLab OAuth codes and refresh tokens, with Doorkeeper’s errors', async () => {
-    const grant = {
-      code: 'gl-code-1',
-      clientId: 'gl-client',
-      clientSecret: 'gl-secret',
-      redirectUri: 'https://cms.example.com/callback',
-      accessToken: 'glo_exchanged',
-      refreshToken: 'glr_1',
-    };
-    server.oauth.allow(grant);
-    const json = { 'content-type': 'application/json' };
-    const body = (over: Record<string, string> = {}) =>
-      JSON.stringify({
-        grant_type: 'authorization_code',
-        client_id: grant.clientId,
-        client_secret: grant.clientSecret,
-        code: grant.code,
-        redirect_uri: grant.redirectUri,
-        ...over,
-      });
-    const badClient = await post('/oauth/token', body({ client_secret: 'x' }), json);
-    expect([badClient.status, ((await badClient.json()) as { error: string }).error]).toEqual([401, 'invalid_client']);
-    const badRedirect = await post('/oauth/token', body({ redirect_uri: 'https://evil.example/' }), json);
-    expect([badRedirect.status, ((await badRedirect.json()) as { error: string }).error]).toEqual([
-      400,
-      'invalid_grant',
-    ]);
-    const ok = await post('/oauth/token', body(), json);
-    expect(ok.status).toBe(200);
-    expect(await ok.json()).toEqual({
-      access_token: 'glo_exchanged',
-      token_type: 'Bearer',
-      expires_in: 7200,
-      refresh_token: 'glr_1',
-      scope: 'api read_repository',
-      created_at: expect.any(Number),
-    });
-    expect((await post('/oauth/token', body(), json)).status).toBe(400); // codes are single-use
-    const refreshed = await post(
-      '/oauth/token',
-      new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'glr_1' }).toString(),
-      {
-        'content-type': 'application/x-www-form-urlencoded',
-        authorization: `Basic ${Buffer.from('gl-client:gl-secret').toString('base64')}`,
-      },
-    );
-    const next = (await refreshed.json()) as { access_token: string; refresh_token: string };
-    expect(refreshed.status).toBe(200);
-    expect(next.access_token).not.toBe('glo_exchanged');
-    expect(next.refresh_token).not.toBe('glr_1');
-    const oauthPort = (token: string) =>
-      repositoryOf('gitlab', {
-        repository: server.repository,
-        baseUrl: server.url,
-        token,
-        allowPrivate: true,
-        timeoutMs: 5000,
-      });
-    expect(await oauthPort(next.access_token).branchHead('main')).toBe(second);
-    expect((await failureOf(oauthPort('glo_exchanged').branchHead('main'))).code).toBe('GIT_PROVIDER_FAILED');
   });
 });
