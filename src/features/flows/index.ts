@@ -21,7 +21,13 @@ import { flowEventTrigger } from './runs/flow-event.reactor.ts';
  * - `nextCronRun(cron, now)`: the schedule's next firing after a run; `MAX_TRIGGER_DEPTH`, `MAX_SLEEP_MS`,
  *   `REQUEST_LIMITS`: the bounds a runner enforces.
  */
-export { flowStream, FLOW_EVENT_TYPES, type FlowDefinition, type FlowEvent, type FlowGraph } from '../../contracts/flows/flow.events.ts';
+export {
+  flowStream,
+  FLOW_EVENT_TYPES,
+  type FlowDefinition,
+  type FlowEvent,
+  type FlowGraph,
+} from '../../contracts/flows/flow.events.ts';
 export { hashFlowToken, liveFlow, loadFlow } from './flow.commands.ts';
 export type { FlowEntry, FlowState } from './flow.decider.ts';
 export { entryNodes, successor, FLOW_LIMITS } from './flow-graph.ts';

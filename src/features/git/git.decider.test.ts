@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { fold } from '../../kernel/es/decider.ts';
 import { deciderSpec, runCommands } from '../../../test/support/decider-spec.ts';
 import { gitDeliveryDecider, gitIntegrationDecider, type GitIntegrationCommand } from './git.decider.ts';
-import type { GitDeliveryReceived, GitIntegrationCreated, GitIntegrationEvent } from '../../contracts/git/git.events.ts';
+import type {
+  GitDeliveryReceived,
+  GitIntegrationCreated,
+  GitIntegrationEvent,
+} from '../../contracts/git/git.events.ts';
 
 const given = deciderSpec(gitIntegrationDecider);
 const t1 = '2026-03-01T10:00:00.000Z';

@@ -12,7 +12,12 @@ import {
 } from './git.activity.decider.ts';
 import { deliveryPayload, findIntegration } from './git.commands.ts';
 import type { GitIntegrationState } from './git.decider.ts';
-import { gitCiStream, gitPullRequestStream, type GitCiFailed, type GitDeliveryReceived } from '../../contracts/git/git.events.ts';
+import {
+  gitCiStream,
+  gitPullRequestStream,
+  type GitCiFailed,
+  type GitDeliveryReceived,
+} from '../../contracts/git/git.events.ts';
 import { observe, type Observation } from '../../contracts/git/git.observations.ts';
 
 export const GIT_DELIVERY_PROCESSOR = 'git-delivery-processor';

@@ -3,7 +3,11 @@ import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { VersionExists, VersionNotFound } from './item.errors.ts';
 import { type At, type ItemVersionEvent } from '../../contracts/items/item-versions.events.ts';
 
-export { ITEM_VERSION_EVENT_TYPES, itemVersionsStream, type ItemVersionEvent } from '../../contracts/items/item-versions.events.ts';
+export {
+  ITEM_VERSION_EVENT_TYPES,
+  itemVersionsStream,
+  type ItemVersionEvent,
+} from '../../contracts/items/item-versions.events.ts';
 
 export type ItemVersionCommand =
   | { type: 'CreateVersion'; data: At & { name: string; data: ItemValues; base: number } }

@@ -5,7 +5,12 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { unhandledIds, type InboxViewer } from '../../../projections/notifications/index.ts';
 import { inboxDecider, notificationDecider } from './notifications.decider.ts';
-import { inboxStream, notificationStream, type NotificationContent, type Recipient } from '../../contracts/notifications/notifications.events.ts';
+import {
+  inboxStream,
+  notificationStream,
+  type NotificationContent,
+  type Recipient,
+} from '../../contracts/notifications/notifications.events.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store'>;
 

@@ -1,5 +1,9 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { PrivacyEvent, SubjectAccessExported, SubjectAccessExportDeleted } from '../../contracts/privacy/privacy.events.ts';
+import type {
+  PrivacyEvent,
+  SubjectAccessExported,
+  SubjectAccessExportDeleted,
+} from '../../contracts/privacy/privacy.events.ts';
 import { SubjectAccessExists, SubjectAccessNotFound } from './privacy.errors.ts';
 
 export type SarState = {

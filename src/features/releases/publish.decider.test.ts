@@ -4,7 +4,13 @@ import { deciderSpec } from '../../../test/support/decider-spec.ts';
 import { fold } from '../../kernel/es/decider.ts';
 import { publishDecider, type PublishCommand, type Verdict } from './publish.decider.ts';
 import { statusOf } from './release.decider.ts';
-import type { AtomicityMode, Outcome, ReleaseEvent, ReleaseItem, ReleasePublished } from '../../contracts/releases/release.events.ts';
+import type {
+  AtomicityMode,
+  Outcome,
+  ReleaseEvent,
+  ReleaseItem,
+  ReleasePublished,
+} from '../../contracts/releases/release.events.ts';
 
 const given = deciderSpec(publishDecider);
 const now = '2026-06-01T08:00:00.000Z';

@@ -6,7 +6,11 @@ import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { defineReactor, type Reactor } from '../../kernel/es/reactor.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { releaseDecider, type ReleaseState } from './release.decider.ts';
-import { releaseStream, type ReleaseEvent, type ReleasePublishRequested } from '../../contracts/releases/release.events.ts';
+import {
+  releaseStream,
+  type ReleaseEvent,
+  type ReleasePublishRequested,
+} from '../../contracts/releases/release.events.ts';
 import { publishRelease } from './publish.process.ts';
 
 export const RELEASE_PUBLISHER = 'release-publisher';

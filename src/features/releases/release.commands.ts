@@ -6,7 +6,12 @@ import { publishRelease } from './publish.process.ts';
 import type { Caller } from './release-authority.ts';
 import { releaseDecider, type ReleaseCommand } from './release.decider.ts';
 import { PublishAtInPast } from './release.errors.ts';
-import { releaseStream, type ReleaseAuthor, type ReleaseItem, type ReleaseMeta } from '../../contracts/releases/release.events.ts';
+import {
+  releaseStream,
+  type ReleaseAuthor,
+  type ReleaseItem,
+  type ReleaseMeta,
+} from '../../contracts/releases/release.events.ts';
 
 type Deps = Pick<AppDeps, 'store'>;
 

@@ -1,5 +1,10 @@
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
-import { evolveRelease, initialReleaseState, mergeItems, type ReleaseState } from '../../contracts/releases/release.events.ts';
+import {
+  evolveRelease,
+  initialReleaseState,
+  mergeItems,
+  type ReleaseState,
+} from '../../contracts/releases/release.events.ts';
 export type { ReleaseState } from '../../contracts/releases/release.events.ts';
 import {
   AlreadyPublished,

@@ -1,5 +1,10 @@
 import type { Decider } from '../../kernel/es/decider.ts';
-import type { AbandonReason, WebhookDeliveryEvent, WebhookEventName, WebhookPayload } from '../../contracts/webhooks/webhook.events.ts';
+import type {
+  AbandonReason,
+  WebhookDeliveryEvent,
+  WebhookEventName,
+  WebhookPayload,
+} from '../../contracts/webhooks/webhook.events.ts';
 
 /** Deliveries are retried until this long after their first attempt, then abandoned. */
 export const DELIVERY_WINDOW_MS = 24 * 3600_000;

@@ -7,7 +7,12 @@ import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/r
 import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
 import { matches, outgoing, SOURCE_EVENT_TYPES, type Outgoing, type SourceEvent } from './webhook-payload.ts';
 import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
-import { deliveryIdOf, deliveryStream, webhooksStream, type WebhookEvent } from '../../contracts/webhooks/webhook.events.ts';
+import {
+  deliveryIdOf,
+  deliveryStream,
+  webhooksStream,
+  type WebhookEvent,
+} from '../../contracts/webhooks/webhook.events.ts';
 import { domainEvent } from '../../kernel/es/on-events.ts';
 
 export const WEBHOOK_DISPATCHER = 'webhook-dispatcher';

@@ -4,7 +4,13 @@ import type { DB } from '../../kernel/db/database.ts';
 import { asSystem, scopeTo, SYSTEM_SITE, withSystem } from '../../kernel/tenancy/site.ts';
 import type { StoredEvent } from '../../kernel/es/event.ts';
 import type { EventStore, GlobalLog, GlobalPosition } from '../../kernel/es/event-store.ts';
-import { handlesEvent, liveTable, noInstanceKey, type ProjectionContext, type Projector } from '../../kernel/es/projector.ts';
+import {
+  handlesEvent,
+  liveTable,
+  noInstanceKey,
+  type ProjectionContext,
+  type Projector,
+} from '../../kernel/es/projector.ts';
 
 const BATCH = 500;
 

@@ -1,7 +1,11 @@
 import type { AppDeps } from '../../../deps.ts';
 import type { EventMetadata, NewEvent } from '../../../kernel/es/event.ts';
 import { WrongExpectedVersion } from '../../../kernel/es/event-store.ts';
-import { flowBudgetStream, type FlowBudgetCharged, type RunBudget } from '../../../contracts/flows/flow-budget.events.ts';
+import {
+  flowBudgetStream,
+  type FlowBudgetCharged,
+  type RunBudget,
+} from '../../../contracts/flows/flow-budget.events.ts';
 import type { FlowRunEvent, StepError } from '../../../contracts/flows/flow-run.events.ts';
 
 /** The part of a budget a tree ran out of: runs in all, runs started by one run, steps, or bytes of outputs. */

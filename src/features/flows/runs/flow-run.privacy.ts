@@ -1,5 +1,11 @@
 import type { AppDeps } from '../../../deps.ts';
-import { openPersonal, personalSubject, sealPersonal, shredForGood, subjectKeys } from '../../../platform/privacy/pii.ts';
+import {
+  openPersonal,
+  personalSubject,
+  sealPersonal,
+  shredForGood,
+  subjectKeys,
+} from '../../../platform/privacy/pii.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findItem } from '../../../../projections/item-documents/index.ts';
 import { runsConcerning, subjectsOfRun } from '../../../../projections/flow-run-subjects/index.ts';
