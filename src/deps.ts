@@ -12,7 +12,7 @@ import type { TokenService } from './features/auth/tokens.ts';
 import type { AddressHasher } from './features/auth/address-hash.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
 import type { Authorizer } from './kernel/auth/authorizer.ts';
-import type { SchemaReader } from '../projections/item-documents/index.ts';
+import type { SchemaReader } from '../projections/schema/index.ts';
 import type { RateLimiter } from './kernel/rate-limit/limiter.ts';
 import type { RetentionKind } from './kernel/retention.ts';
 import type { ObjectStorage } from './kernel/storage/object-storage.ts';

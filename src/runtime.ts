@@ -5,7 +5,7 @@ import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
 import { createAuthorizer } from './features/access/index.ts';
-import { schemaReader } from '../projections/item-documents/index.ts';
+import { schemaReader } from '../projections/schema/index.ts';
 import { startLeaderLoop } from './platform/leader-loop.ts';
 import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';

@@ -16,7 +16,6 @@ export {
   type Reference,
 } from './item-references.queries.ts';
 export { translateRecord } from './item-translate.ts';
-export { loadSiteSchema, relationIndex, relationOn, type SiteSchema } from './site-schema.ts';
 export {
   countSealedOutside,
   countSealedUnder,
@@ -26,6 +25,5 @@ export {
 export { candidateInside, itemInside, rowsInside, type RowCondition } from './item-rows.queries.ts';
 export { holdLiveTargets, liveTargets } from './item-targets.queries.ts';
 export { expandPaths, reachedCollections, type DropField } from './item-paths.ts';
-export { schemaReader, type SchemaReader } from './schema-reader.ts';
 export { itemsCreatedBy, type ItemCursor } from './item-authors.queries.ts';
 export { collectionsWithItems, fieldsWithValues, valuesIn } from './item-presence.queries.ts';

@@ -2,7 +2,7 @@ import { dict } from '../../src/kernel/safe/keys.ts';
 import { sql, type RawBuilder } from 'kysely';
 import { InvalidItemQuery } from './item-query.errors.ts';
 import { target, type Scope } from './item-filter.ts';
-import { NUMERIC_TYPES, TIME_TYPES } from './site-schema.ts';
+import { NUMERIC_TYPES, TIME_TYPES } from '../schema/index.ts';
 
 export const AGGREGATES = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as const;
 export type AggregateFn = (typeof AGGREGATES)[number];

@@ -7,7 +7,7 @@ import { expandRecords, type DeepSpec } from './item-expand.ts';
 import { cachedCount, changesColumn } from './item-counts.ts';
 import { checkDeep, checkFieldTree, fieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard, type Scope } from './item-filter.ts';
-import type { SiteSchema } from './site-schema.ts';
+import type { SiteSchema } from '../schema/index.ts';
 import { InvalidItemQuery } from './item-query.errors.ts';
 import { DELETED_COLUMNS, ITEM_COLUMNS, toItemRecord, type ItemRecord, type ItemRow } from './item-record.ts';
 

@@ -5,7 +5,7 @@ import type { RelationRecord } from '../schema/index.ts';
 import { toItemRecord, ITEM_COLUMNS, type ItemRecord, type ItemRow } from './item-record.ts';
 import { pick, fieldTree, checkFieldTree, widenWildcard, type FieldTree } from './item-fields.ts';
 import { compileFilter, guardRows, rootScope, sortTarget, type Filter, type Guard } from './item-filter.ts';
-import { relationOn, type SiteSchema } from './site-schema.ts';
+import { relationOn, type SiteSchema } from '../schema/index.ts';
 import { translateRecord } from './item-translate.ts';
 
 /** `deep[<relation>][_filter|_sort|_limit|_offset|fields]`: how the related items of one relation are read. */

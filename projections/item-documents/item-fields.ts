@@ -1,7 +1,7 @@
 import { InvalidItemQuery } from './item-query.errors.ts';
 import type { ItemRecord } from './item-record.ts';
 import type { DeepSpec } from './item-expand.ts';
-import { relationOn, valueType, type SiteSchema } from './site-schema.ts';
+import { relationOn, valueType, type SiteSchema } from '../schema/index.ts';
 
 /** `fields=title,author.name,tags.*` as a tree: a leaf is `true`, a relation to expand holds its own tree. */
 export type FieldTree = Map<string, FieldTree | true>;

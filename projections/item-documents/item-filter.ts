@@ -11,7 +11,7 @@ import {
   valueExpr,
   valueType,
   type SiteSchema,
-} from './site-schema.ts';
+} from '../schema/index.ts';
 
 export type Filter = Record<string, unknown>;
 

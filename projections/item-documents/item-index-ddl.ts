@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { FieldType } from '../../src/contracts/schema/schema.types.ts';
-import { NUMERIC_TYPES, TIME_TYPES } from './site-schema.ts';
+import { NUMERIC_TYPES, TIME_TYPES } from '../schema/index.ts';
 
 /**
  * Per-field indexes are made while a schema event is appended, by the serving role, which owns no table and so may

@@ -5,7 +5,7 @@ import type { TableName } from '../../src/kernel/es/projector.ts';
 import type { FieldDef, FieldType } from '../../src/contracts/schema/schema.types.ts';
 import type { SchemaEvent } from '../../src/contracts/schema/schema.events.ts';
 import { bumpChanges } from './item-counts.ts';
-import { INDEXED_TYPES } from './site-schema.ts';
+import { INDEXED_TYPES } from '../schema/index.ts';
 import { itemIndexDdl, uniqueKind, valueKind } from './item-index-ddl.ts';
 
 /**

@@ -4,7 +4,7 @@ import { checkFieldTree, fieldTree, widenWildcard, type FieldTree } from './item
 import type { Guard } from './item-filter.ts';
 import { DomainError } from '../../src/kernel/http/errors.ts';
 import type { ItemRecord } from './item-record.ts';
-import { relationOn, type SiteSchema } from './site-schema.ts';
+import { relationOn, type SiteSchema } from '../schema/index.ts';
 
 /** Whether a field leaves a record: `named` when a path names it (not through a wildcard). */
 export type DropField = (collection: string, field: string, named: boolean) => boolean;

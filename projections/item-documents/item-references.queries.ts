@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { RelationRecord } from '../schema/index.ts';
-import type { SiteSchema } from './site-schema.ts';
+import type { SiteSchema } from '../schema/index.ts';
 
 /** Live items of one relation that point at an item: where they are and which of their fields points. */
 export interface Reference {

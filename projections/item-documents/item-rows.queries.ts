@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { compileFilter, rootScope, type Filter, type Guard } from './item-filter.ts';
-import type { SiteSchema } from './site-schema.ts';
+import type { SiteSchema } from '../schema/index.ts';
 
 /**
  * The rows of some items as a permission condition sees them, under the alias a0: the item's document, or, for an

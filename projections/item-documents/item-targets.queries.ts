@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { guardRows, rootScope, type Guard } from './item-filter.ts';
-import type { SiteSchema } from './site-schema.ts';
+import type { SiteSchema } from '../schema/index.ts';
 
 /**
  * Which of the wanted items (ids per collection) are live on the site and inside the guard (a writer's read rights;

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import { Client, Errors } from 'typesense';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { readAsSite } from '../../src/kernel/tenancy/site.ts';
-import { compileFilter, rootScope, type SiteSchema } from '../item-documents/index.ts';
+import { compileFilter, rootScope } from '../item-documents/index.ts';
+import { type SiteSchema } from '../schema/index.ts';
 import { searchableFields } from '../search/index.ts';
 import type {
   SearchDocument,

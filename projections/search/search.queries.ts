@@ -2,7 +2,8 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import { MARK_START, MARK_STOP, exactQuery, positiveTerms, searchQuery } from '../../src/platform/db/text-search.ts';
 import { readAsSite } from '../../src/kernel/tenancy/site.ts';
-import { compileFilter, rootScope, type SiteSchema } from '../item-documents/index.ts';
+import { compileFilter, rootScope } from '../item-documents/index.ts';
+import { type SiteSchema } from '../schema/index.ts';
 import {
   WEIGHT_FACTORS,
   type SearchHighlight,

@@ -1,4 +1,5 @@
-import type { Filter, SiteSchema } from '../item-documents/index.ts';
+import type { Filter } from '../item-documents/index.ts';
+import type { SiteSchema } from '../schema/index.ts';
 
 /**
  * The search port: what GET /api/v1/search asks of a full-text engine (PostgreSQL now, Typesense later, DESIGN §2).

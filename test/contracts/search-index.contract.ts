@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SiteSchema } from '../../projections/item-documents/index.ts';
+import type { SiteSchema } from '../../projections/schema/index.ts';
 import type { SearchIndex, SearchRequest, SearchScope } from '../../src/features/search/index.ts';
 
 /**

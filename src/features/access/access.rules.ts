@@ -1,7 +1,8 @@
 import { resourceOf, RESOURCES } from '../../kernel/auth/authorizer.ts';
 import { FILES_COLLECTION, isSystemCollection } from '../schema/index.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
-import { compileFilter, rootScope, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { compileFilter, rootScope } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/schema/index.ts';
 import { InvalidRule } from './access.errors.ts';
 import type { PermissionDef } from '../../contracts/access/access.types.ts';
 import { fillVars, ruleVars } from './effective.ts';

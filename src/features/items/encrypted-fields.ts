@@ -3,7 +3,7 @@ import type { Keyring } from '../../kernel/crypto/keyring.ts';
 import { personalSubject } from '../../platform/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
-import { relationIndex, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { relationIndex, type SiteSchema } from '../../../projections/schema/index.ts';
 import type { RelationRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef } from '../schema/index.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';

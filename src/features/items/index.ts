@@ -4,7 +4,7 @@ import { itemRevisionsProjector } from '../../../projections/item-revisions/inde
 import { itemVersionsProjector } from '../../../projections/item-versions/index.ts';
 import { itemsRoutes } from './http/items.routes.ts';
 import { streamCommand, type StreamCommand } from '../../kernel/es/handle-command.ts';
-import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { SiteSchema } from '../../../projections/schema/index.ts';
 import { itemDecider } from './item.decider.ts';
 import { itemStream, type ItemValues } from '../../contracts/items/item.events.ts';
 import { itemsPersonalData } from './personal-data.ts';

@@ -6,7 +6,7 @@ import type { AppendCheck } from '../../kernel/es/event-store.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
 import { callerKeyProblem } from '../../platform/http/caller-key.ts';
-import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { SiteSchema } from '../../../projections/schema/index.ts';
 import type { CollectionRecord } from '../../../projections/schema/index.ts';
 import type { FieldDef, Workflow } from '../schema/index.ts';
 import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts';

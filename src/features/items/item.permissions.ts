@@ -11,8 +11,8 @@ import {
   type Filter,
   type Guard,
   type RowCondition,
-  type SiteSchema,
 } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/schema/index.ts';
 import { checkWritable, type AccessScope as Scope, type Action, type Rights } from '../../kernel/auth/authorizer.ts';
 import type { MayDecrypt } from './encrypted-fields.ts';
 import type { CollectionSchema } from './item.reads.ts';

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { siteOf } from '../../kernel/http/access.ts';
-import { relationOn } from '../../../projections/item-documents/index.ts';
+import { relationOn } from '../../../projections/schema/index.ts';
 import { personalSubject, openPersonal, subjectKeys } from '../../platform/privacy/pii.ts';
 import { placeOf, revealRecords, sealItemValues } from './encrypted-fields.ts';
 import { erasedValueOf } from './personal-fields.ts';

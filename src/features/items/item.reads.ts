@@ -1,7 +1,8 @@
 import type { AppDeps } from '../../deps.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../projections/schema/index.ts';
-import { findItem, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { findItem } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/schema/index.ts';
 import type { FieldDef } from '../schema/index.ts';
 import { CollectionNotFound } from './item.errors.ts';
 

@@ -3,12 +3,8 @@ import type { Principal } from '../../kernel/http/access.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
-import {
-  holdLiveTargets,
-  liveTargets,
-  relationOn,
-  type SiteSchema,
-} from '../../../projections/item-documents/index.ts';
+import { holdLiveTargets, liveTargets } from '../../../projections/item-documents/index.ts';
+import { relationOn, type SiteSchema } from '../../../projections/schema/index.ts';
 import { InvalidReferences } from './item.errors.ts';
 import { readGuard } from './item.permissions.ts';
 

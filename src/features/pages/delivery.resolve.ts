@@ -8,12 +8,11 @@ import {
   ExpansionLimit,
   listItems,
   reachedCollections,
-  relationOn,
   type ExpansionBudget,
   type Guard,
   type ItemRecord,
-  type SiteSchema,
 } from '../../../projections/item-documents/index.ts';
+import { relationOn, type SiteSchema } from '../../../projections/schema/index.ts';
 import { dict } from '../../kernel/safe/keys.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { readGuard } from '../items/index.ts';

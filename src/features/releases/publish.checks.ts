@@ -2,7 +2,8 @@ import type { AppDeps } from '../../deps.ts';
 import type { StreamCommand } from '../../kernel/es/handle-command.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { findItemsAnyState, type SiteSchema } from '../../../projections/item-documents/index.ts';
+import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
+import { type SiteSchema } from '../../../projections/schema/index.ts';
 import { itemUpdateCommand } from '../items/index.ts';
 import type { Verdict } from './publish.decider.ts';
 import {

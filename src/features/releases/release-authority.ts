@@ -7,7 +7,7 @@ import { PinnedRevisionNotFound, RevisionStaged } from './release.errors.ts';
 import { dictFrom, own } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
-import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { SiteSchema } from '../../../projections/schema/index.ts';
 import { findRevision } from '../../../projections/item-revisions/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';
 import { checkReferences, itemPermissions, type CollectionSchema } from '../items/index.ts';

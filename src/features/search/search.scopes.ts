@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
-import type { SiteSchema } from '../../../projections/item-documents/index.ts';
+import type { SiteSchema } from '../../../projections/schema/index.ts';
 import { searchableFields } from '../../../projections/search/index.ts';
 import { isSystemCollection } from '../schema/index.ts';
 import type { SearchScope } from '../../../projections/search/index.ts';

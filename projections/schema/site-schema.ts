@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../src/kernel/db/database.ts';
 import type { FieldDef, FieldType } from '../../src/contracts/schema/schema.types.ts';
 import { SYSTEM_COLLECTIONS } from '../../src/contracts/schema/system-collections.types.ts';
-import { listCollections, listRelations, type CollectionRecord, type RelationRecord } from '../schema/index.ts';
+import { listCollections, listRelations, type CollectionRecord, type RelationRecord } from './schema.queries.ts';
 
 /** What a query needs to know about a site's schema: every collection's fields and every relation. */
 export interface SiteSchema {
