@@ -10,6 +10,7 @@ import type { Projector } from './kernel/es/projector.ts';
 import type { Reactor } from './kernel/es/reactor.ts';
 import type { TokenService } from './features/auth/tokens.ts';
 import type { AddressHasher } from './features/auth/address-hash.ts';
+import type { ItemsApi } from './features/items/index.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
 import type { Authorizer } from './kernel/auth/authorizer.ts';
 import type { SchemaReader } from '../projections/schema/index.ts';
@@ -35,6 +36,8 @@ export interface AppDeps {
   addresses: AddressHasher;
   /** The one answer to "may this principal do this" (the site's access model), for every slice. */
   authorizer: Authorizer;
+  /** The item engine (reads, writes, checks of items) for every slice that serves or writes items. */
+  items: ItemsApi;
   /** Each site's schema, cached by schema version: the one way slices read it. */
   schemas: SchemaReader;
   /** Files' bytes: the disk under SVC_DATA_DIR/files, or S3-compatible object storage (S3_*). */

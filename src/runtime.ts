@@ -5,6 +5,7 @@ import type { Config } from './config.ts';
 import type { AppDeps } from './deps.ts';
 import { allProjectors, features } from './features/index.ts';
 import { createAuthorizer } from './features/access/index.ts';
+import { itemsApi, type ItemsApi } from './features/items/index.ts';
 import { schemaReader } from '../projections/schema/index.ts';
 import { startLeaderLoop } from './platform/leader-loop.ts';
 import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
@@ -96,6 +97,7 @@ export async function startRuntime(
   });
   const io = await openIo(config, database, store, log);
   let parts: PersonalDataPart[] | undefined;
+  let items: ItemsApi | undefined;
   const clock = opts.clock ?? systemClock;
   const deps: AppDeps = {
     config,
@@ -115,6 +117,9 @@ export async function startRuntime(
     flushMail: () => io.mail?.flush() ?? Promise.resolve(0),
     stepUp: (userId) => stepUpError(deps, userId),
     schemas: schemaReader(db, store),
+    get items() {
+      return (items ??= itemsApi(deps));
+    },
     authorizer: createAuthorizer({ store, clock, stepUp: (id) => stepUpError(deps, id) }),
     drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
     drainReactors: (name) => background.reactors.drain(name),

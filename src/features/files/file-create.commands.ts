@@ -4,7 +4,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { createItems, itemGuard, newItems, type CollectionSchema } from '../items/index.ts';
+import type { CollectionSchema } from '../items/index.ts';
 import { fileObjectKey, guarded, valuesFromBytes } from './file.commands.ts';
 import type { ReceivedUpload, UploadRefused } from './upload-receive.ts';
 import { uploadDecider } from './upload.decider.ts';
@@ -62,17 +62,19 @@ export async function createFiles(
   },
 ) {
   const { schema: s, uploads } = input;
-  const guard = itemGuard(deps);
+  const guard = deps.items.check;
   const scope = await guard.authorizeWrite(req, s, 'create', null, input.values);
   const { id: _presetId, ...presets } = scope.presets;
-  const items = newItems(
-    s.collection,
-    uploads.map(() => input.values),
-    presets,
-  ).map((item, i) => {
-    const bytes = guarded(uploads[i]!.received);
-    return { ...item, values: { ...item.values, ...valuesFromBytes(uploads[i]!.filename, bytes) }, bytes };
-  });
+  const items = deps.items.write
+    .newItems(
+      s.collection,
+      uploads.map(() => input.values),
+      presets,
+    )
+    .map((item, i) => {
+      const bytes = guarded(uploads[i]!.received);
+      return { ...item, values: { ...item.values, ...valuesFromBytes(uploads[i]!.filename, bytes) }, bytes };
+    });
   for (const item of items) await guard.checkValidation(req, s, item.id, item.values, scope);
   const stored: string[] = [];
   try {
@@ -82,7 +84,12 @@ export async function createFiles(
       await deps.storage.put(key, createReadStream(uploads[i]!.received.path), { contentType: item.bytes.mimeType });
     }
     const bulk = items.length > 1;
-    return await createItems(deps, ctx, { schema: s, items: items.map(({ bytes: _b, ...p }) => p), bulk, as: req });
+    return await deps.items.write.create(ctx, {
+      schema: s,
+      items: items.map(({ bytes: _b, ...p }) => p),
+      bulk,
+      as: req,
+    });
   } catch (err) {
     await Promise.all(stored.map((key) => deps.storage.delete(key).catch(() => undefined)));
     throw err;

@@ -5,7 +5,7 @@ import type { AppDeps } from '../../deps.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { newId } from '../../kernel/ids.ts';
-import { createItems, itemGuard, newItems, type CollectionSchema } from '../items/index.ts';
+import type { CollectionSchema } from '../items/index.ts';
 import { admitDeclared } from './upload-guard/inspect.ts';
 import { uploadPolicyOf } from './upload-config.ts';
 import { uploadDecider, type UploadState } from './upload.decider.ts';
@@ -207,10 +207,10 @@ export async function registerFile(
   if (state.phase === 'none' || state.by !== ctx.actor.id) throw new UploadNotFound({ uploadId });
   if (state.phase !== 'authorized' && state.phase !== 'received') throw new UploadAlreadyUsed({ uploadId });
   // The create rule and the fields the caller writes now; its validation once the values from the bytes are known.
-  const guard = itemGuard(deps);
+  const guard = deps.items.check;
   const scope = await guard.authorizeWrite(req, s, 'create', null, input.values);
   const { id: _presetId, ...presets } = scope.presets;
-  const [item] = newItems(s.collection, [input.values], presets);
+  const [item] = deps.items.write.newItems(s.collection, [input.values], presets);
   const fileId = item!.id;
   let received: ReceivedUpload | null = null;
   try {
@@ -232,7 +232,12 @@ export async function registerFile(
     const target = fileObjectKey(ctx.siteId, fileId, bytes.sha256);
     if (received) await deps.storage.put(target, createReadStream(received.path), { contentType: bytes.mimeType });
     else await deps.storage.copy(guardedKey(ctx.siteId, uploadId, bytes.sha256), target);
-    const created = await createItems(deps, ctx, { schema: s, items: [{ ...item!, values }], bulk: false, as: req });
+    const created = await deps.items.write.create(ctx, {
+      schema: s,
+      items: [{ ...item!, values }],
+      bulk: false,
+      as: req,
+    });
     await removeFolder(deps, uploadFolder(ctx.siteId, uploadId));
     return created;
   } finally {

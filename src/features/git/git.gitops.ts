@@ -9,7 +9,7 @@ import { dictFrom } from '../../kernel/safe/keys.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listIntents, type GitIntentRow } from '../../../projections/git-integrations/index.ts';
 import { importConfig, type ImportResult } from '../config/index.ts';
-import { createItems, itemGuard, readItem, updateItem } from '../items/index.ts';
+import type { ItemsApi } from '../items/index.ts';
 import { findPageBySlug, pageWrites } from '../pages/index.ts';
 import { RESOURCES } from '../../kernel/auth/authorizer.ts';
 import { newId } from '../../kernel/ids.ts';
@@ -222,7 +222,7 @@ async function importManifest(
 /** What lives now: an item's values, or a page's title and layout (found by slug). */
 async function liveOf(run: SyncRun, collection: string, itemId: string): Promise<Record<string, unknown> | null> {
   const { deps, siteId } = run;
-  if (collection !== PAGE_INTENTS) return (await readItem(deps, siteId, collection, itemId))?.record ?? null;
+  if (collection !== PAGE_INTENTS) return (await deps.items.find(siteId, collection, itemId))?.record ?? null;
   const page = await readAsSite(deps.db, siteId, (db) => findPageBySlug(db, siteId, itemId, false));
   return page && { id: page.id, title: page.title, layoutConfig: page.layoutConfig };
 }
@@ -283,7 +283,7 @@ async function recordIntents(run: SyncRun, intents: Declared[], scan: DriftScan)
  * apply; any other failure ends the sync.
  */
 async function reconcile(run: SyncRun, pending: Pending[], report: SyncReport): Promise<void> {
-  const guard = itemGuard(run.deps);
+  const guard = run.deps.items.check;
   const pages = pageWrites(run.deps.store);
   for (const { intent, live, fields } of pending) {
     const at = { path: intent.path, collection: intent.collection, itemId: intent.itemId };
@@ -337,17 +337,17 @@ async function writePage(
 /** Items: created or updated through the item commands, each authorized as the caller. */
 async function writeItem(
   run: SyncRun,
-  guard: ReturnType<typeof itemGuard>,
+  guard: ItemsApi['check'],
   { intent, live, changes }: IntentWrite,
 ): Promise<void> {
   const { deps, caller, gitops } = run;
   const s = await guard.collection(caller, intent.collection);
   if (!live) {
     const items = await guard.authorizeCreate(caller, s, [{ ...intent.values, id: intent.id }], false);
-    await createItems(deps, gitops, { schema: s, items, bulk: false, as: caller });
+    await deps.items.write.create(gitops, { schema: s, items, bulk: false, as: caller });
   } else {
     await guard.authorizeUpdate(caller, s, intent.itemId, changes, (current) => ({ ...current, ...changes }));
-    await updateItem(deps, gitops, { schema: s, id: intent.itemId, changes, as: caller });
+    await deps.items.write.update(gitops, { schema: s, id: intent.itemId, changes, as: caller });
   }
 }
 

@@ -10,32 +10,16 @@ import { itemStream, type ItemValues } from '../../contracts/items/item.events.t
 import { itemsPersonalData } from './personal-data.ts';
 import { itemFrames } from './item.frames.ts';
 
-/** The write checks of the item routes (update rule, writable fields, row conditions, validation), for other slices. */
-export { itemPermissions, readGuard } from './item.permissions.ts';
+/** The item engine as a port (`deps.items`, built once by the composition root) and the types of its reads. */
+export { itemsApi, type ItemsApi } from './items.api.ts';
 export type { CollectionSchema } from './item.reads.ts';
-export { envelopeMigration } from './envelope-migration.ts';
-/** The item engine for slices that serve a system collection (files) through routes of their own. */
-export { itemGuard } from './item.guard.ts';
-export { itemReader } from './item.reader.ts';
-export { createItems, deleteItem, newItems, updateItem } from './item.commands.ts';
-/** Relation values name items the writer may read (422 otherwise): for writes outside the item commands. */
-export { checkReferences } from './item.references.ts';
-export { present, presentRevision, withNullFields, writeMeta, writtenRecord } from './item.present.ts';
-export { readItem } from './item.reads.ts';
-export { readItemsAs } from './item.principal-reads.ts';
-export { checkLiveQuery, readLive, type LiveQuery } from './item.live-reads.ts';
+export type { ItemRead, ListRead } from './item.reader.ts';
+export type { LiveQuery } from './item.live-reads.ts';
 export type { ItemFrameData } from './item.frames.ts';
-export {
-  ItemBody,
-  ItemListBody,
-  ItemRecord,
-  ItemsCreatedBody,
-  ItemWriteBody,
-  RevisionListMeta,
-  RevisionRecord,
-} from './http/items.schemas.ts';
-export { RevisionPage, revisionPage } from './http/item-history.params.ts';
-export { ItemListQuery, ItemReadQuery } from './http/item-query.schema.ts';
+/** The item routes' schemas and query parsers, for routes of other slices that serve items (files, search). */
+export { itemHttp } from './http/item-http.ts';
+/** The re-encryption of stored values under the active key (the encryption slice's route runs it). */
+export { envelopeMigration } from './envelope-migration.ts';
 
 export const itemsFeature: Feature = {
   name: 'items',

@@ -4,7 +4,7 @@ import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { itemVersionsDecider, itemVersionsStream, type ItemVersionCommand } from './item-versions.ts';
 import { InvalidValues } from './item.errors.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';
-import { sealValues } from './item.present.ts';
+import { sealValues } from './item.seal.ts';
 import { sealPersonalValues } from './personal-fields.ts';
 import type { CollectionSchema } from './item.reads.ts';
 import { valueProblems } from './item.values.ts';

@@ -4,7 +4,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems } from '../../../projections/item-documents/index.ts';
 import { itemGuard } from './item.guard.ts';
 import { present } from './item.present.ts';
-import { parseItemQuery } from './http/item-query.params.ts';
+import { parseItemQuery } from './item-query.language.ts';
 
 /** What a live subscription asks of a collection: a filter and fields of the list language (checked as the list route checks them). */
 export interface LiveQuery {

@@ -1,24 +1,13 @@
 import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import { siteOf } from '../../kernel/http/access.ts';
-import { relationOn } from '../../../projections/schema/index.ts';
 import { personalSubject, openPersonal, subjectKeys } from '../../platform/privacy/pii.ts';
-import { placeOf, revealRecords, sealItemValues } from './encrypted-fields.ts';
+import { placeOf, revealRecords } from './encrypted-fields.ts';
 import { erasedValueOf } from './personal-fields.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';
 import type { ItemState } from './item.decider.ts';
 import { itemPermissions, readGuard } from './item.permissions.ts';
 import type { CollectionSchema } from './item.reads.ts';
-
-/** Encrypts the values of encrypted fields before they go into a command (see encrypted-fields.ts). */
-export const sealValues = (
-  deps: Pick<AppDeps, 'config'>,
-  siteId: string,
-  s: CollectionSchema,
-  id: string,
-  values: ItemValues,
-  path: string[] = [],
-) => sealItemValues(deps.config.keyring, siteId, s.collection.name, id, s.fields, values, path);
 
 /**
  * Records as the caller may see them: fields it may not read dropped, each encrypted value decrypted where the
@@ -62,21 +51,6 @@ export async function present<T>(
   const hide = (r: Record<string, unknown>) =>
     Object.fromEntries(Object.entries(r).filter(([k]) => !s.schema.fields.get(name)?.has(k) || guard.visible(name, k)));
   return (Array.isArray(revealed) ? revealed.map(hide) : hide(revealed as Record<string, unknown>)) as T;
-}
-
-/**
- * A written record as answers show it: every field of the collection present, `null` where it has no value
- * (as reads show it; o2m and m2m fields hold no value of their own and stay out). Hidden fields go later.
- */
-export function withNullFields<T extends Record<string, unknown>>(s: CollectionSchema, record: T): T {
-  const out: Record<string, unknown> = { ...record };
-  for (const f of s.fields) {
-    if (Object.hasOwn(out, f.field)) continue;
-    const kind = relationOn(s.schema, s.collection.name, f.field)?.kind;
-    if (kind === 'o2m' || kind === 'm2m') continue;
-    Object.defineProperty(out, f.field, { value: null, enumerable: true, writable: true, configurable: true });
-  }
-  return out as T;
 }
 
 /** The meta of a write's answer: the stream's version after it and the revision it made (null when it changed nothing). */

@@ -4,7 +4,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems } from '../../../projections/item-documents/index.ts';
 import { itemGuard } from './item.guard.ts';
 import { present } from './item.present.ts';
-import { parseItemQuery } from './http/item-query.params.ts';
+import { parseItemQuery } from './item-query.language.ts';
 
 /**
  * Items of a collection as a principal may read them (its read rule's rows and fields), by id or by a filter of the

@@ -1,3 +1,5 @@
+import type { CollectionSchema } from './item.reads.ts';
+import { relationOn } from '../../../projections/schema/index.ts';
 import { own } from '../../kernel/safe/keys.ts';
 import { envelopeKeyId } from '../../platform/crypto/envelope.ts';
 import { personalSubject } from '../../platform/privacy/pii.ts';
@@ -117,4 +119,19 @@ export function withDefaults(fields: FieldDef[], values: Record<string, unknown>
   for (const f of fields)
     if (!(f.field in out) && f.default !== null && f.default !== undefined) out[f.field] = f.default;
   return out;
+}
+
+/**
+ * A written record as answers show it: every field of the collection present, `null` where it has no value
+ * (as reads show it; o2m and m2m fields hold no value of their own and stay out). Hidden fields go later.
+ */
+export function withNullFields<T extends Record<string, unknown>>(s: CollectionSchema, record: T): T {
+  const out: Record<string, unknown> = { ...record };
+  for (const f of s.fields) {
+    if (Object.hasOwn(out, f.field)) continue;
+    const kind = relationOn(s.schema, s.collection.name, f.field)?.kind;
+    if (kind === 'o2m' || kind === 'm2m') continue;
+    Object.defineProperty(out, f.field, { value: null, enumerable: true, writable: true, configurable: true });
+  }
+  return out as T;
 }

@@ -15,7 +15,6 @@ import {
 import { relationOn, type SiteSchema } from '../../../projections/schema/index.ts';
 import { dict } from '../../kernel/safe/keys.ts';
 import type { Principal } from '../../kernel/http/access.ts';
-import { readGuard } from '../items/index.ts';
 import { FILES_COLLECTION } from '../schema/index.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
@@ -183,14 +182,14 @@ export const deliveryStats = { renders: 0 };
  * null when the site has no published page with this slug.
  */
 export async function resolvePage(
-  deps: Pick<AppDeps, 'db' | 'schemas' | 'authorizer'>,
+  deps: Pick<AppDeps, 'db' | 'schemas' | 'authorizer' | 'items'>,
   siteId: string,
   slug: string,
 ): Promise<DeliveredPage | null> {
   deliveryStats.renders += 1;
   // Read before the transaction (PGlite runs one at a time); a cached schema costs one version read.
   const schema = await deps.schemas.read(siteId);
-  const guard = readGuard(await deps.authorizer.rights(publicReader(siteId)));
+  const guard = deps.items.check.readGuard(await deps.authorizer.rights(publicReader(siteId)));
   return readAsSite(deps.db, siteId, async (trx) => {
     const page = await findPageBySlug(trx, siteId, slug, true);
     if (!page) return null;

@@ -7,7 +7,7 @@ import { roleOn } from '../../kernel/auth/actor.ts';
 import { previewBaseOf } from '../../kernel/tenancy/site.ts';
 import { userActor } from '../auth/index.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
-import { checkLiveQuery, readLive, type LiveQuery } from '../items/index.ts';
+import type { LiveQuery } from '../items/index.ts';
 import { inboxViewer, receives, type Recipient, type Standing } from '../notifications/index.ts';
 import type { ItemFrameData } from '../items/index.ts';
 import type { NotificationFrameData } from '../notifications/index.ts';
@@ -212,7 +212,7 @@ export class Connection implements RealtimeClient {
       return this.error('VALIDATION_FAILED', `at most ${max} subscriptions per connection`, s.id);
     const query: LiveQuery = { filter: s.query?.filter ?? null, fields: s.query?.fields ?? null };
     try {
-      await checkLiveQuery(this.deps, who.principal, s.collection, query);
+      await this.deps.items.read.checkLive(who.principal, s.collection, query);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       return this.error(err.code, err.message, s.id);
@@ -342,7 +342,7 @@ export class Connection implements RealtimeClient {
           [...ids],
         ]);
         return memoized(memo, key, () =>
-          readLive(this.deps, who.principal, sub.collection, sub.query, { ids: [...ids], withDeleted }),
+          this.deps.items.read.live(who.principal, sub.collection, sub.query, { ids: [...ids], withDeleted }),
         );
       };
       try {

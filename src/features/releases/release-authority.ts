@@ -10,7 +10,7 @@ import { findApiKeyCredential } from '../../../projections/api-keys/index.ts';
 import type { SiteSchema } from '../../../projections/schema/index.ts';
 import { findRevision } from '../../../projections/item-revisions/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';
-import { checkReferences, itemPermissions, type CollectionSchema } from '../items/index.ts';
+import type { CollectionSchema } from '../items/index.ts';
 import type { ReleaseAuthor, ReleaseItem } from '../../contracts/releases/release.events.ts';
 
 /**
@@ -93,8 +93,8 @@ export const callerFor = (actor: Actor, siteId: string): Caller => ({ actor, sit
  * the update rule, the changed fields writable, the current row inside the rule's conditions, and (with
  * `validation`) the resulting item inside the rule's validation. Throws the DomainError PATCH would answer.
  */
-export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>) {
-  const perms = itemPermissions(deps);
+export function releaseItemChecks(deps: Pick<AppDeps, 'items'>) {
+  const perms = deps.items.check;
   return async (
     caller: Caller,
     schema: SiteSchema,
@@ -113,7 +113,7 @@ export function releaseItemChecks(deps: Pick<AppDeps, 'db' | 'store' | 'authoriz
     // The pinned values' relations must still name items this caller may read, as a PATCH by them would.
     if (opts.validation) {
       const write = { collection: target.collection, values: target.changes, path: opts.path ?? [] };
-      await checkReferences(deps, siteOf(caller), caller, schema, [write]);
+      await perms.references(siteOf(caller), caller, schema, [write]);
     }
   };
 }

@@ -10,7 +10,7 @@ import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllo
 import { itemKey, type ReleaseAuthor, type ReleaseItem } from '../../contracts/releases/release.events.ts';
 import { isSystemCollection } from '../schema/index.ts';
 
-type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas'>;
+type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas' | 'items'>;
 
 /** Releases are for those who may update items somewhere on the site. */
 export async function mayRelease(deps: Pick<AppDeps, 'authorizer'>, p: Principal): Promise<void> {

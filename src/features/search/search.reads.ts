@@ -1,9 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
-import { siteOf } from '../../kernel/http/access.ts';
+import { siteOf, type Principal } from '../../kernel/http/access.ts';
 import { searchText } from '../../platform/db/text-search.ts';
 import { pgSearchIndex } from '../../../projections/search/index.ts';
-import { itemGuard, itemReader } from '../items/index.ts';
 import { SearchQueryRequired, SearchQueryTooLong } from './search.errors.ts';
 import { searchScopes } from './search.scopes.ts';
 import { typesenseOf } from './typesense.ts';
@@ -29,6 +27,8 @@ export interface SearchInput {
   collection: string | null;
   limit: number;
   offset: number;
+  /** X-Svc-Locale of the request: the items are shown translated as their reads show them. */
+  locale: string | null;
 }
 
 /**
@@ -36,10 +36,9 @@ export interface SearchInput {
  * the items API shows it to the caller (the same guard, fields and presentation); a hit whose item the items API
  * no longer shows (changed meanwhile) is left out.
  */
-export async function runSearch(deps: AppDeps, req: FastifyRequest, input: SearchInput) {
+export async function runSearch(deps: AppDeps, req: Principal, input: SearchInput) {
   const q = searchWords(input.q);
-  const guard = itemGuard(deps);
-  const named = input.collection === null ? null : await guard.collection(req, input.collection);
+  const named = input.collection === null ? null : await deps.items.collection(req, input.collection);
   const schema = named?.schema ?? (await deps.schemas.read(siteOf(req)));
   const scopes = await searchScopes(deps, req, schema, input.collection);
   const { hits, total } = await searchIndexOf(deps).search({
@@ -50,7 +49,7 @@ export async function runSearch(deps: AppDeps, req: FastifyRequest, input: Searc
     offset: input.offset,
     schema,
   });
-  const items = await itemsOf(deps, req, hits);
+  const items = await itemsOf(deps, req, input.locale, hits);
   const data = hits.flatMap((h) => {
     const item = items.get(h.collection)?.get(h.id);
     return item ? [{ collection: h.collection, id: h.id, score: h.score, highlights: h.highlights, item }] : [];
@@ -59,16 +58,15 @@ export async function runSearch(deps: AppDeps, req: FastifyRequest, input: Searc
 }
 
 /** The hits' items through the items API's list query (one per collection), by collection and id. */
-async function itemsOf(deps: AppDeps, req: FastifyRequest, hits: SearchHit[]) {
-  const guard = itemGuard(deps);
-  const reader = itemReader(deps);
+async function itemsOf(deps: AppDeps, caller: Principal, locale: string | null, hits: SearchHit[]) {
+  const { items } = deps;
   const ids = new Map<string, string[]>();
   for (const h of hits) ids.set(h.collection, [...(ids.get(h.collection) ?? []), h.id]);
   const out = new Map<string, Map<string, Record<string, unknown>>>();
   for (const [collection, list] of ids) {
-    const s = await guard.collection(req, collection);
-    const raw = { filter: JSON.stringify({ id: { _in: list } }), limit: String(list.length), meta: 'none' };
-    const page = await reader.list(req, s, raw);
+    const s = await items.collection(caller, collection);
+    const query = items.read.query({ filter: { id: { _in: list } }, limit: list.length, locale });
+    const page = await items.read.list(caller, s, query);
     const records = page.data as Record<string, unknown>[];
     out.set(collection, new Map(records.map((r) => [String(r.id), r])));
   }

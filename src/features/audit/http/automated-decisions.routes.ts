@@ -7,7 +7,6 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { agentRevisionsOfCreator, countAgentRevisionsOfCreator } from '../../../../projections/item-revisions/index.ts';
 import { listEnvelope } from '../../../kernel/http/envelope.ts';
 import { AutomatedDecision, AutomatedDecisionsMeta } from './audit.schemas.ts';
-import { itemGuard, presentRevision } from '../../items/index.ts';
 
 const Page = z
   .object({
@@ -20,7 +19,7 @@ const Page = z
 export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { db } = deps;
-  const guard = itemGuard(deps);
+  const guard = deps.items.check;
   app.get(
     '/api/v1/me/automated-decisions',
     {
@@ -51,7 +50,7 @@ export const automatedDecisionsRoutes: FastifyPluginAsync<AppDeps> = async (plai
           const s = await guard.collection(req, r.collection).catch(() => null);
           if (!s) return { ...r, data: {}, delta: {} };
           // The item's id is the entry's itemId: data keeps the revision's own keys, as the subject's export has them.
-          const shown = await presentRevision(deps, req, s, r.itemId, r);
+          const shown = await deps.items.present.revision(req, s, r.itemId, r);
           const { id: _id, ...data } = shown.data;
           return { ...shown, data };
         }),

@@ -6,7 +6,6 @@ import { errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite, SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { referencedByPublished } from '../../../../projections/item-documents/index.ts';
-import { readItem } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { fileDerivatives, fileSource } from '../file.commands.ts';
 import { FileNotDelivered } from '../file.errors.ts';
@@ -46,7 +45,7 @@ export const deliverAssetsRoutes: FastifyPluginAsync<AppDeps & { transformer: Tr
     const used = await readAsSite(deps.db, site, (trx) =>
       referencedByPublished(trx, site, schema, FILES_COLLECTION, id),
     );
-    const found = used ? await readItem(deps, site, FILES_COLLECTION, id) : null;
+    const found = used ? await deps.items.find(site, FILES_COLLECTION, id) : null;
     if (!found) throw new FileNotDelivered();
     return fileSource(site, id, found.record as Record<string, unknown>);
   };

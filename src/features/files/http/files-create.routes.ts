@@ -8,7 +8,7 @@ import { commandContext, type CommandContext } from '../../../kernel/http/comman
 import { errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { RefusedInput } from '../../../kernel/http/kernel.errors.ts';
 import { openApiTransform } from '../../../platform/http/openapi.ts';
-import { itemGuard, ItemsCreatedBody, present, type CollectionSchema } from '../../items/index.ts';
+import { itemHttp, type CollectionSchema } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { createFiles, recordUploadRefusal } from '../file-create.commands.ts';
 import { registerFile } from '../file.commands.ts';
@@ -50,7 +50,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
   await plain.register(multipart, { ...partLimits(MAX_UPLOAD_BYTES), throwFileSizeLimit: true });
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { clock, authorizer } = deps;
-  const guard = itemGuard(deps);
+  const guard = deps.items.check;
   /** The caller may upload (never the public role) and create files; answers the collection. */
   const allowed = async (req: FastifyRequest) => {
     await refusePublicUpload(authorizer, req);
@@ -70,7 +70,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
     try {
       await checkFolder(deps, ctx.siteId, values.folder);
       const created = await createFiles(deps, req, ctx, { schema: s, values, uploads: files });
-      const records = await present(deps, req, s, created.records);
+      const records = await deps.items.present.records(req, s, created.records);
       reply.status(201);
       return files.length === 1
         ? { data: records[0], meta: { revisionId: created.revisionIds[0] } }
@@ -113,7 +113,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         summary: 'Create file records: register an uploaded file (JSON), or upload files (multipart/form-data)',
         // A multipart body is read by the handler as a stream (the parser leaves `body` unset).
         body: RegisterBody.nullish(),
-        response: { 201: ItemsCreatedBody, ...uploadFailures() },
+        response: { 201: itemHttp.ItemsCreatedBody, ...uploadFailures() },
       },
     },
     async (req, reply) => {
@@ -128,7 +128,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
       await checkFolder(deps, ctx.siteId, values.folder);
       const created = await registerFile(deps, req, ctx, { uploadId, schema: s, values });
       reply.status(201);
-      const [record] = await present(deps, req, s, created.records);
+      const [record] = await deps.items.present.records(req, s, created.records);
       return { data: record, meta: { revisionId: created.revisionIds[0] } };
     },
   );
@@ -140,7 +140,7 @@ export const filesCreateRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps
         tags,
         summary: 'Create a file record from a file the service fetches from a URL',
         body: ImportBody,
-        response: { 201: ItemsCreatedBody, ...uploadFailures() },
+        response: { 201: itemHttp.ItemsCreatedBody, ...uploadFailures() },
       },
     },
     async (req, reply) => {

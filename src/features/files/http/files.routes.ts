@@ -7,26 +7,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
-import {
-  deleteItem,
-  ItemBody,
-  ItemListBody,
-  ItemListQuery,
-  ItemReadQuery,
-  itemGuard,
-  itemReader,
-  ItemWriteBody,
-  present,
-  readItem,
-  RevisionListMeta,
-  RevisionPage,
-  revisionPage,
-  RevisionRecord,
-  updateItem,
-  withNullFields,
-  writeMeta,
-  writtenRecord,
-} from '../../items/index.ts';
+import { itemHttp } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
@@ -92,8 +73,9 @@ const BYTE_FIELDS = ['sha256', 'type', 'filename'] as const;
 export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transformer }> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { clock, authorizer, storage, transformer } = deps;
-  const guard = itemGuard(deps);
-  const reader = itemReader(deps);
+  const { items } = deps;
+  const guard = items.check;
+  const reader = items.read;
   const files = (req: FastifyRequest) => guard.collection(req, FILES_COLLECTION, { system: true });
 
   app.post(
@@ -159,14 +141,14 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       schema: {
         tags,
         summary: 'List files (the item list-query language)',
-        querystring: ItemListQuery,
-        response: { 200: ItemListBody },
+        querystring: itemHttp.ItemListQuery,
+        response: { 200: itemHttp.ItemListBody },
       },
     },
     async (req) => {
       const s = await files(req);
       await guard.guardFor(req, FILES_COLLECTION);
-      return reader.list(req, s, req.query as Raw);
+      return reader.list(req, s, itemHttp.listRead(req, req.query as Raw));
     },
   );
 
@@ -177,14 +159,14 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         tags,
         summary: 'Read a file record (asOf and version for its past)',
         params: IdParams,
-        querystring: ItemReadQuery,
-        response: { 200: ItemBody },
+        querystring: itemHttp.ItemReadQuery,
+        response: { 200: itemHttp.ItemBody },
       },
     },
     async (req) => {
       const s = await files(req);
       await guard.guardFor(req, FILES_COLLECTION);
-      return reader.read(req, s, req.params.id, req.query as Raw);
+      return reader.get(req, s, req.params.id, itemHttp.itemRead(req, req.query as Raw));
     },
   );
 
@@ -195,11 +177,11 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         tags,
         summary: 'List the revisions of a file record',
         params: IdParams,
-        querystring: RevisionPage,
-        response: { 200: listEnvelope(RevisionRecord, RevisionListMeta) },
+        querystring: itemHttp.RevisionPage,
+        response: { 200: listEnvelope(itemHttp.RevisionRecord, itemHttp.RevisionListMeta) },
       },
     },
-    async (req) => reader.revisions(req, await files(req), req.params.id, revisionPage(req.query)),
+    async (req) => reader.revisions(req, await files(req), req.params.id, itemHttp.revisionPage(req.query)),
   );
 
   app.patch(
@@ -210,7 +192,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
         summary: 'Change the title, description, tags, folder or focal point of a file',
         params: IdParams,
         body: FileValues,
-        response: { 200: ItemWriteBody },
+        response: { 200: itemHttp.ItemWriteBody },
       },
     },
     async (req) => {
@@ -220,9 +202,13 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       await guard.authorizeUpdate(req, s, id, values, (current) => ({ ...current, ...values }));
       await checkFolder(deps, siteOf(req), values.folder);
       const ctx = commandContext(req, clock);
-      const res = await updateItem(deps, ctx, { schema: s, id, changes: values, as: req });
-      const record = writtenRecord(id, res.state) ?? (await readItem(deps, ctx.siteId, FILES_COLLECTION, id))!.record;
-      return { data: await present(deps, req, s, withNullFields(s, record)), meta: writeMeta(res) };
+      const res = await items.write.update(ctx, { schema: s, id, changes: values, as: req });
+      const record =
+        items.present.writtenRecord(id, res.state) ?? (await items.find(ctx.siteId, FILES_COLLECTION, id))!.record;
+      return {
+        data: await items.present.records(req, s, items.present.withNullFields(s, record)),
+        meta: items.present.writeMeta(res),
+      };
     },
   );
 
@@ -233,7 +219,7 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
       const s = await files(req);
       await guard.authorizeWrite(req, s, 'delete', req.params.id);
       const held = await guard.refuseIfHeldUp(req, s, req.params.id);
-      await deleteItem(deps, commandContext(req, clock), { schema: s, id: req.params.id }, held);
+      await items.write.delete(commandContext(req, clock), { schema: s, id: req.params.id }, held);
       return reply.status(204).send();
     },
   );
@@ -242,12 +228,15 @@ export const filesRoutes: FastifyPluginAsync<AppDeps & { transformer: Transforme
   const readable = async (req: FastifyRequest, id: string) => {
     const s = await files(req);
     await guard.guardFor(req, FILES_COLLECTION);
-    const shown = (await reader.one(req, s, id, {})) as Record<string, unknown> | null;
+    const shown = (await reader.one(req, s, id, { locale: itemHttp.readHeaders(req).locale })) as Record<
+      string,
+      unknown
+    > | null;
     if (!shown) throw new FileNotFound({ id });
     // The record as the caller sees it serves, unless a field rule hid what serving needs: then it is read whole.
     const whole = BYTE_FIELDS.every((f) => Object.hasOwn(shown, f))
       ? shown
-      : ((await readItem(deps, siteOf(req), FILES_COLLECTION, id))?.record as Record<string, unknown> | undefined);
+      : ((await items.find(siteOf(req), FILES_COLLECTION, id))?.record as Record<string, unknown> | undefined);
     if (!whole) throw new FileNotFound({ id });
     const source = fileSource(siteOf(req), id, whole);
     // A caller whose rule hides the name downloads under the id: the bytes are theirs to read, the name is not.

@@ -6,7 +6,6 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { checkCallerKey } from '../../../platform/http/caller-key.ts';
-import { itemGuard, itemReader } from '../../items/index.ts';
 import { FILES_COLLECTION } from '../../schema/index.ts';
 import { changeFolder, createFolder, deleteFolder, readFolders } from '../folder.commands.ts';
 import type { FolderRecord } from '../folder.decider.ts';
@@ -39,8 +38,7 @@ const tags = ['files'];
 export const foldersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { authorizer, clock } = deps;
-  const guard = itemGuard(deps);
-  const reader = itemReader(deps);
+  const { items } = deps;
 
   app.get(
     '/api/v1/folders',
@@ -102,8 +100,9 @@ export const foldersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) =>
       await requireMedia(authorizer, req, 'delete');
       const { id } = req.params;
       if (!(await readFolders(deps, siteOf(req))).has(id)) throw new FolderNotFound({ id });
-      const s = await guard.collection(req, FILES_COLLECTION, { system: true });
-      const inside = await reader.list(req, s, { 'filter[folder][_eq]': id, limit: '1', fields: 'id', meta: 'none' });
+      const s = await items.collection(req, FILES_COLLECTION, { system: true });
+      const query = items.read.query({ filter: { folder: { _eq: id } }, limit: 1, fields: ['id'] });
+      const inside = await items.read.list(req, s, query);
       if (inside.data.length) throw new FolderNotEmpty({ id });
       await deleteFolder(deps, commandContext(req, clock), id);
       return reply.status(204).send();

@@ -1,17 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../../kernel/es/event.ts';
 import { dictFrom } from '../../../kernel/safe/keys.ts';
-import {
-  createItems,
-  deleteItem,
-  itemGuard,
-  readItem,
-  readItemsAs,
-  updateItem,
-  withNullFields,
-  writtenRecord,
-  type CollectionSchema,
-} from '../../items/index.ts';
+import type { CollectionSchema } from '../../items/index.ts';
 import { itemStream, type ItemEvent } from '../../../contracts/items/item.events.ts';
 import type { DataChain } from '../flow-template.ts';
 import type { StepContext, StepResult } from './flow-run.ops.ts';
@@ -52,8 +42,8 @@ async function writtenBefore(c: StepContext, s: CollectionSchema, id: string): P
 
 /** The item as it reads now: the output of a write this step had made before it was tried again. */
 async function recordNow(c: StepContext, s: CollectionSchema, id: string) {
-  const found = await readItem(c.deps, c.siteId, s.collection.name, id);
-  return found ? withNullFields(s, found.record) : { id };
+  const found = await c.deps.items.find(c.siteId, s.collection.name, id);
+  return found ? c.deps.items.present.withNullFields(s, found.record) : { id };
 }
 
 /**
@@ -63,7 +53,7 @@ async function recordNow(c: StepContext, s: CollectionSchema, id: string) {
  */
 export const itemHandlers = {
   create: (async (c, o) => {
-    const guard = itemGuard(c.deps);
+    const guard = c.deps.items.check;
     const s = await guard.collection(c.principal, String(o.collection));
     const body = values(o.data);
     const id = body.id ?? stepItemId(s.collection.primaryKeyType, c.runId, c.nodeId);
@@ -73,13 +63,13 @@ export const itemHandlers = {
     if (before && isOfType(before, 'ItemCreated')) {
       const e = before.data;
       const audit = { created_at: e.at, created_by: e.by, updated_at: e.at, updated_by: e.by };
-      return resolve(withNullFields(s, { ...e.values, id: e.id, ...audit }));
+      return resolve(c.deps.items.present.withNullFields(s, { ...e.values, id: e.id, ...audit }));
     }
-    const created = await createItems(c.deps, c.command, { schema: s, items, bulk: false, as: c.principal });
+    const created = await c.deps.items.write.create(c.command, { schema: s, items, bulk: false, as: c.principal });
     return resolve(created.records[0] ?? null);
   }) satisfies Handler,
   read: (async (c, o) => {
-    const rows = await readItemsAs(c.deps, c.principal, String(o.collection), {
+    const rows = await c.deps.items.read.as(c.principal, String(o.collection), {
       ...(o.id !== undefined ? { id: str(o.id) } : {}),
       ...(o.filter ? { filter: values(o.filter) } : {}),
       limit: Number(o.limit ?? 25),
@@ -87,7 +77,7 @@ export const itemHandlers = {
     return resolve(o.id !== undefined ? (rows[0] ?? null) : rows);
   }) satisfies Handler,
   update: (async (c, o) => {
-    const guard = itemGuard(c.deps);
+    const guard = c.deps.items.check;
     const s = await guard.collection(c.principal, String(o.collection));
     const id = str(o.id);
     const changes = values(o.data);
@@ -95,19 +85,19 @@ export const itemHandlers = {
     await guard.authorizeUpdate(c.principal, s, id, changes, (current) => ({ ...current, ...changes }));
     if (c.dryRun) return resolve({ wouldHave: 'updated an item', collection: o.collection, id, changes });
     if (await writtenBefore(c, s, id)) return resolve(await recordNow(c, s, id));
-    const res = await updateItem(c.deps, c.command, { schema: s, id, changes, as: c.principal });
-    const record = writtenRecord(id, res.state);
-    return resolve(record ? withNullFields(s, record) : { id });
+    const res = await c.deps.items.write.update(c.command, { schema: s, id, changes, as: c.principal });
+    const record = c.deps.items.present.writtenRecord(id, res.state);
+    return resolve(record ? c.deps.items.present.withNullFields(s, record) : { id });
   }) satisfies Handler,
   delete: (async (c, o) => {
-    const guard = itemGuard(c.deps);
+    const guard = c.deps.items.check;
     const s = await guard.collection(c.principal, String(o.collection));
     const id = str(o.id);
     if (!c.dryRun && (await writtenBefore(c, s, id))) return resolve({ id, deleted: true });
     await guard.authorizeWrite(c.principal, s, 'delete', id);
     const held = await guard.refuseIfHeldUp(c.principal, s, id);
     if (c.dryRun) return resolve({ wouldHave: 'deleted an item', collection: o.collection, id });
-    await deleteItem(c.deps, c.command, { schema: s, id }, held);
+    await c.deps.items.write.delete(c.command, { schema: s, id }, held);
     return resolve({ id, deleted: true });
   }) satisfies Handler,
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_OFFSET } from './item-query.params.ts';
+import { MAX_OFFSET } from '../item-query.language.ts';
 
 /*
  * The item query language as the routes' querystring schemas: the OpenAPI document lists every parameter from

@@ -8,6 +8,7 @@ import { upsertSingleton } from '../item.commands.ts';
 import { NotASingleton } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
 import { itemReader } from '../item.reader.ts';
+import { itemRead, listRead, singletonRead } from './item-read.params.ts';
 import { writeMeta } from '../item.present.ts';
 import type { CollectionSchema } from '../item.reads.ts';
 import { CollectionParams, ItemParams } from './item-params.ts';
@@ -47,8 +48,9 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       const s = await guard.collection(req, req.params.collection);
       // The caller's words are parsed only once the caller may read the collection at all.
       await guardFor(req, s.collection.name);
-      if (s.collection.singleton) return { data: await one(req, s, singletonId(s), req.query as Raw) };
-      return list(req, s, req.query as Raw);
+      if (s.collection.singleton)
+        return { data: await one(req, s, singletonId(s), singletonRead(req, req.query as Raw)) };
+      return list(req, s, listRead(req, req.query as Raw));
     },
   );
 
@@ -66,7 +68,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
     async (req) => {
       const s = await guard.collection(req, req.params.collection);
       await guardFor(req, s.collection.name);
-      return read(req, s, req.params.id, req.query as Raw);
+      return read(req, s, req.params.id, itemRead(req, req.query as Raw));
     },
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { AppDeps } from '../../../deps.ts';
+import { itemHttp } from '../../items/index.ts';
 import { runSearch } from '../search.reads.ts';
 import { SearchBody, SearchQuery } from './search.schemas.ts';
 
@@ -19,7 +20,8 @@ export const searchRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => 
     },
     async (req) => {
       const { q, collection, limit, offset } = req.query;
-      return runSearch(deps, req, { q, collection: collection ?? null, limit, offset });
+      const { locale } = itemHttp.readHeaders(req);
+      return runSearch(deps, req, { q, collection: collection ?? null, limit, offset, locale });
     },
   );
 };

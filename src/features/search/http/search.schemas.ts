@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { ItemRecord } from '../../items/index.ts';
+import { itemHttp } from '../../items/index.ts';
+
+const { ItemRecord } = itemHttp;
 
 /** GET /api/v1/search: `q` in web-search syntax ("a phrase", -not, or); without `collection`, every readable one. */
 export const SearchQuery = z.object({

@@ -1,5 +1,5 @@
-import { InvalidQueryParameter } from '../item-query.errors.ts';
-import { dict, isForbiddenKey } from '../../../kernel/safe/keys.ts';
+import { InvalidQueryParameter } from './item-query.errors.ts';
+import { dict, isForbiddenKey } from '../../kernel/safe/keys.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);

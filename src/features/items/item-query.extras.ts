@@ -1,8 +1,8 @@
-import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
-import { inspectJson } from '../../../platform/http/input-guard.ts';
-import { dict, dictFrom, isForbiddenKey } from '../../../kernel/safe/keys.ts';
-import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../../projections/item-documents/index.ts';
-import type { DeepSpec } from '../../../../projections/item-documents/index.ts';
+import { InvalidQueryParameter, UnsafeQueryValue } from './item-query.errors.ts';
+import { inspectJson } from '../../platform/http/input-guard.ts';
+import { dict, dictFrom, isForbiddenKey } from '../../kernel/safe/keys.ts';
+import { AGGREGATES, type Aggregate, type AggregateFn } from '../../../projections/item-documents/index.ts';
+import type { DeepSpec } from '../../../projections/item-documents/index.ts';
 import { bracketFilter, coerce } from './item-query.brackets.ts';
 
 type Raw = Record<string, string | string[] | undefined>;

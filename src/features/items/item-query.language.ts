@@ -1,8 +1,8 @@
-import { InvalidQueryParameter, UnsafeQueryValue } from '../item-query.errors.ts';
-import { inspectJson } from '../../../platform/http/input-guard.ts';
+import { InvalidQueryParameter, UnsafeQueryValue } from './item-query.errors.ts';
+import { inspectJson } from '../../platform/http/input-guard.ts';
 import { bracketFilter } from './item-query.brackets.ts';
 import { parseAggregate, parseDeep, parseGroupBy, parseMeta, parseSearch } from './item-query.extras.ts';
-import type { ItemQuery } from '../../../../projections/item-documents/index.ts';
+import type { ItemQuery } from '../../../projections/item-documents/index.ts';
 
 type Raw = Record<string, string | string[] | undefined>;
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[v.length - 1] : v);
