@@ -292,7 +292,7 @@ export class Connection implements RealtimeClient {
     if (!who) return this.end('access_revoked');
     const reads = await this.readItems(fresh, who, memo);
     for (const f of fresh) {
-      if (f.type === 'notification') this.notification(f, who);
+      if (isNotificationFrame(f)) this.notification(f, who);
       else if (isItemFrame(f)) this.item(f, reads);
       if (f.checkpoint) this.upTo = f.checkpoint;
     }
@@ -303,9 +303,8 @@ export class Connection implements RealtimeClient {
     return false;
   }
 
-  private notification(f: RelayFrame, who: Who): void {
-    const d = f.data as NotificationFrameData;
-    if (typeof d.payload !== 'object' || d.payload === null) return;
+  private notification(f: RelayFrame & { data: NotificationFrameData }, who: Who): void {
+    const d = f.data;
     const recipient: Recipient | null = d.recipient ?? null;
     if (recipient && !receives(who.principal.actor!.id, who.standing, recipient)) return;
     this.send({ type: 'notification', id: f.checkpoint, data: d.payload });
@@ -363,7 +362,7 @@ export class Connection implements RealtimeClient {
     f: RelayFrame & { data: ItemFrameData },
     reads: Map<string, { live: Map<string, unknown>; deleted: Map<string, unknown> }>,
   ): void {
-    const d = f.data as ItemFrameData;
+    const d = f.data;
     for (const sub of this.subs.values()) {
       if (sub.collection !== d.collection) continue;
       const r = reads.get(sub.id);
@@ -388,6 +387,13 @@ export class Connection implements RealtimeClient {
     }
   }
 }
+
+/** A notification frame with a payload (a peer's message is checked, never trusted). */
+const isNotificationFrame = (f: RelayFrame): f is RelayFrame & { data: NotificationFrameData } => {
+  if (f.type !== 'notification' || typeof f.data !== 'object' || f.data === null) return false;
+  const payload: unknown = Reflect.get(f.data, 'payload');
+  return typeof payload === 'object' && payload !== null;
+};
 
 /** An item frame with the shape the relay gives it (a peer's message is checked, never trusted). */
 const isItemFrame = (f: RelayFrame): f is RelayFrame & { data: ItemFrameData } => {
