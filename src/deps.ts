@@ -9,7 +9,7 @@ import type { ProjectionEngine } from './platform/es/projection-engine.ts';
 import type { Projector } from './kernel/es/projector.ts';
 import type { Reactor } from './kernel/es/reactor.ts';
 import type { TokenService } from './features/auth/tokens.ts';
-import type { AddressHasher } from './features/auth/address-hash.ts';
+import type { AddressHasher } from './contracts/auth/address-hash.ts';
 import type { Authenticator } from './kernel/auth/actor.ts';
 import type { Authorizer } from './kernel/auth/authorizer.ts';
 import type { SchemaReader } from '../projections/schema/index.ts';
