@@ -13,7 +13,7 @@ import { duePreviews, livePreviewsOf } from '../../../projections/git-integratio
 import { findUserForToken } from '../../../projections/users/index.ts';
 import { findSite, siteCreator } from '../../../projections/sites/index.ts';
 import { userActor } from '../auth/index.ts';
-import { isSystemCollection } from '../schema/index.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 import { createSite, deleteSite } from '../sites/index.ts';
 import { siteStream } from '../../contracts/sites/site.events.ts';
 import type { GitIntegrationState } from './git.decider.ts';

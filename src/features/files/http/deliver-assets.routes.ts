@@ -7,7 +7,7 @@ import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite, SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { referencedByPublished } from '../../../../projections/item-documents/index.ts';
 import { readItem } from '../../items/index.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { fileDerivatives, fileSource } from '../file.commands.ts';
 import { FileNotDelivered } from '../file.errors.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';

@@ -27,7 +27,7 @@ import {
   writeMeta,
   writtenRecord,
 } from '../../items/index.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
 import { checkFolder } from '../folder.commands.ts';
