@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.ts';
 import { features } from './features/index.ts';
-import { findSite } from './features/sites/index.ts';
+import { findSite } from '../projections/sites/index.ts';
 import { installAccess } from './kernel/http/access.ts';
 import fastifyStatic from '@fastify/static';
 import { installErrorHandling } from './kernel/http/error-handler.ts';

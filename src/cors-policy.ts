@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from './deps.ts';
 import { API_KEY_EVENT_TYPES, publishableKeyId, publishableKeyOrigins } from './features/api-keys/index.ts';
-import { SITE_EVENT_TYPES, siteCorsSettings } from './features/sites/index.ts';
+import { siteCorsSettings } from '../projections/sites/index.ts';
+import { SITE_EVENT_TYPES } from './contracts/sites/site.events.ts';
 import { OriginList } from './platform/http/cors-origins.ts';
 import { buildCorsIndex, cachedCorsIndex, type CorsPolicy } from './platform/http/cors.ts';
 

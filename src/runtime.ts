@@ -8,7 +8,8 @@ import { createAuthorizer } from './features/access/index.ts';
 import { itemsApi, type ItemsApi } from './features/items/index.ts';
 import { schemaReader } from '../projections/schema/index.ts';
 import { startLeaderLoop } from './platform/leader-loop.ts';
-import { AddressHasher, stepUpError, TokenService } from './features/auth/index.ts';
+import { stepUpError, TokenService } from './features/auth/index.ts';
+import { AddressHasher } from './contracts/auth/address-hash.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
 import type { Database, DB } from './kernel/db/database.ts';
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SiteSchema } from '../../projections/schema/index.ts';
-import type { SearchIndex, SearchRequest, SearchScope } from '../../src/features/search/index.ts';
+import type { SearchIndex, SearchRequest, SearchScope } from '../../projections/search/index.ts';
 
 /**
  * An engine under test with the service around it: collections are defined and items written and deleted the way the

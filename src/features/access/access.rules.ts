@@ -1,5 +1,5 @@
 import { resourceOf, RESOURCES } from '../../kernel/auth/authorizer.ts';
-import { FILES_COLLECTION, isSystemCollection } from '../schema/index.ts';
+import { FILES_COLLECTION, isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 import { DomainError } from '../../kernel/http/errors.ts';
 import { compileFilter, rootScope } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/schema/index.ts';

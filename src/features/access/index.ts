@@ -8,9 +8,7 @@ import { teamsRoutes } from './http/teams.routes.ts';
 
 export { roleBase, roleIsKnown, siteAccess } from './site-access.ts';
 export { roleChain } from './access.decider.ts';
-export { SYSTEM_ROLES, type Action, type PermissionDef } from '../../contracts/access/access.types.ts';
-export { checkWritable, permissionsOf, readGuard, requireScope } from './request-permissions.ts';
-export { scopeOf, type PermissionSet, type Scope } from './effective.ts';
+export type { Scope } from './effective.ts';
 export { createAuthorizer } from './authorizer.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../../../test/setup/app.ts';
-import { legacyAddressHash } from './address-hash.ts';
+import { legacyAddressHash } from '../../contracts/auth/address-hash.ts';
 import { emailClaimStream } from '../../contracts/auth/user.events.ts';
 
 let t: TestApp;

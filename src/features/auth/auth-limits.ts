@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.ts';
-import type { AddressHasher } from './address-hash.ts';
+import type { AddressHasher } from '../../contracts/auth/address-hash.ts';
 import { enforceRate } from '../../platform/rate-limit/enforce.ts';
 import type { RateLimiter, RateRule } from '../../kernel/rate-limit/limiter.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Config } from '../../config.ts';
-import type { AddressHasher } from './address-hash.ts';
+import type { AddressHasher } from '../../contracts/auth/address-hash.ts';
 import type { Decider } from '../../kernel/es/decider.ts';
 import type { DomainEvent, EventMetadata } from '../../kernel/es/event.ts';
 import type { EventStore } from '../../kernel/es/event-store.ts';

@@ -15,22 +15,25 @@ import { usersRoutes } from './users/users.routes.ts';
 import { inviteRoutes } from './users/invite.routes.ts';
 import { impersonateRoutes } from './users/impersonate.routes.ts';
 import { authPersonalData } from './personal-data.ts';
+import { checkPassword } from './password-policy.ts';
+import { hashPassword } from './passwords.ts';
+import { grantSiteRole, registerUser } from './user.commands.ts';
+import { currentUser, passwordStepUp } from './http/caller.ts';
 
-export { checkPassword } from './password-policy.ts';
-export { externalUserId, provisionExternalUser, type ExternalUserInput } from './external-users.ts';
-export { hashPassword } from './passwords.ts';
+export { provisionExternalUser } from './external-users.ts';
 export { TokenService } from './tokens.ts';
 export { userActor } from './internal-authenticator.ts';
-export { AddressHasher, assertNoLegacyClaim } from './address-hash.ts';
 export { stepUpError } from './tfa/step-up.ts';
 export { Session } from './http/auth.schemas.ts';
-export { grantSiteRole, registerUser } from './user.commands.ts';
 export { startSession } from './http/session-http.ts';
-/** The caller's account and the password step-up of sensitive changes, for other slices' routes. */
-export { currentUser, passwordStepUp } from './http/caller.ts';
 export { revokeAllSessions } from './session.commands.ts';
 export { userDecider } from './user.decider.ts';
-export { userStream } from '../../contracts/auth/user.events.ts';
+
+/** An account made outside the sign-up routes (first-run setup): the password rule, its hash, the user, a site role. */
+export const accounts = { checkPassword, hashPassword, registerUser, grantSiteRole };
+
+/** The caller's account and the password step-up of sensitive changes, for other slices' routes. */
+export const caller = { currentUser, passwordStepUp };
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(authRoutes, deps);

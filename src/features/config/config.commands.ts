@@ -7,8 +7,11 @@ import { VersionConflict } from '../../kernel/http/kernel.errors.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { collectionsWithItems, fieldsWithValues } from '../../../projections/item-documents/index.ts';
 import { versionFieldsWithValues } from '../../../projections/item-versions/index.ts';
-import { schemaDecider, schemaSnapshot, schemaStream, type SchemaSnapshot, type SchemaState } from '../schema/index.ts';
-import { SettingsBody, siteDecider, siteStream, type SiteSettings } from '../sites/index.ts';
+import { schemaDecider, schemaSnapshot } from '../schema/index.ts';
+import { schemaStream } from '../../contracts/schema/schema.events.ts';
+import type { SchemaSnapshot, SchemaState } from '../../contracts/schema/schema.snapshot.ts';
+import { SettingsBody, siteDecider } from '../sites/index.ts';
+import { siteStream, type SiteSettings } from '../../contracts/sites/site.events.ts';
 import { shredDeletedSecrets, webhookConfigCommand, webhookConfigs } from '../webhooks/index.ts';
 import { DestructiveBlocked, ManifestInvalid } from './config.errors.ts';
 import {

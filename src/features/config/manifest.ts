@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../kernel/safe/keys.ts';
+import { CreateCollectionBody, checkFieldAttributes, fieldShape } from '../../contracts/schema/schema.records.ts';
 import {
-  CreateCollectionBody,
-  checkFieldAttributes,
-  fieldShape,
   isVersioned,
   NAME_PATTERN,
   ON_DELETE,
@@ -11,7 +9,7 @@ import {
   type CollectionDef,
   type FieldDef,
   type RelationDef,
-} from '../schema/index.ts';
+} from '../../contracts/schema/schema.types.ts';
 import { WebhookConfigSchema, type WebhookConfig } from '../webhooks/index.ts';
 
 export const MANIFEST_VERSION = 'svc.config@v1';

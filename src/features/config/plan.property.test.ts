@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { schemaDecider, snapshotOf, type SchemaState } from '../schema/index.ts';
+import { schemaDecider } from '../schema/index.ts';
+import { snapshotOf, type SchemaState } from '../../contracts/schema/schema.snapshot.ts';
 import { schemaManifest } from './config.commands.ts';
 import { Manifest, MODES, type Mode } from './manifest.ts';
 import { plan, type CurrentConfig } from './plan.ts';

@@ -4,7 +4,8 @@ import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import type { CommandContext } from '../../kernel/http/command-meta.ts';
 import { SubjectErased } from '../../platform/privacy/pii.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { userDecider, userStream } from '../auth/index.ts';
+import { userDecider } from '../auth/index.ts';
+import { userStream } from '../../contracts/auth/user.events.ts';
 import { restrictedAmong } from '../../../projections/consents/index.ts';
 import { consentDecider, restrictionDecider, type ConsentRecord, type ConsentState } from './consent.decider.ts';
 import {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AddressHasher } from '../auth/index.ts';
+import { AddressHasher } from '../../contracts/auth/address-hash.ts';
 import { addressHash, addressProblem, normaliseAddress } from './address.ts';
 
 const hasher = new AddressHasher('k'.repeat(32));

@@ -6,7 +6,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { findItemsAnyState } from '../../../projections/item-documents/index.ts';
 import { shredRunsConcerning } from '../flows/index.ts';
-import { itemSubjectId } from '../schema/index.ts';
+import { itemSubjectId } from '../../contracts/schema/schema.types.ts';
 import type { ErasureCompleted } from '../../contracts/erasure/erasure.events.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
 import { ItemSubjectNotFound, NothingSealed } from './erasure.errors.ts';

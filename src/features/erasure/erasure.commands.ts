@@ -10,11 +10,11 @@ import { countInstanceAdmins, findUserByEmail, findUserById, type UserRow } from
 import { liveSessions } from '../../../projections/sessions/index.ts';
 import { incompleteErasures } from '../../../projections/erasures/index.ts';
 import { listApiKeys, revokeApiKey } from '../api-keys/index.ts';
-import { revokeAllSessions, userDecider, userStream } from '../auth/index.ts';
+import { revokeAllSessions, userDecider } from '../auth/index.ts';
 import { shredSuppressedAddress } from '../email/index.ts';
 import { shredRunsConcerning } from '../flows/index.ts';
 import { deleteSubjectAccessExportsOf } from '../privacy/index.ts';
-import type { UserErased, UserEvent } from '../../contracts/auth/user.events.ts';
+import { userStream, type UserErased, type UserEvent } from '../../contracts/auth/user.events.ts';
 import { completeItemErasure, isItemSubject } from './erasure-items.commands.ts';
 import { recordProof, startErasure } from './erasure.record.ts';
 import { claimInstanceAdminErasure } from './instance-admin-claim.ts';

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../../deps.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
-import { findSite } from '../sites/index.ts';
+import { findSite } from '../../../projections/sites/index.ts';
 import { resolveUploadPolicy, type UploadPolicy } from './upload-policy.ts';
 
 /** The upload policy in effect on a site: its `upload_policy` setting, then the environment, then the defaults. */

@@ -12,43 +12,7 @@ import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
 import { FLOW_WORKER, runDueFlows } from './runs/flow-run.worker.ts';
 import { flowEventTrigger } from './runs/flow-event.reactor.ts';
 
-/**
- * For the runs and triggers of flows (and any slice that starts one):
- * - `liveFlow(store, siteId, flowId)`, `loadFlow`: a flow's definition folded from its stream (`FlowEntry`, with
- *   `tokenHash` for the webhook trigger: compare `hashFlowToken(presented)` in constant time).
- * - `OPERATIONS` / `OperationSpec`: each operation's zod options, hint and edges; `entryNodes`, `successor`: where a
- *   run starts and which node a step leaves to; `renderTemplate`, `compileCondition`, `lookup`: the pure steps.
- * - `nextCronRun(cron, now)`: the schedule's next firing after a run; `MAX_TRIGGER_DEPTH`, `MAX_SLEEP_MS`,
- *   `REQUEST_LIMITS`: the bounds a runner enforces.
- */
-export {
-  flowStream,
-  FLOW_EVENT_TYPES,
-  type FlowDefinition,
-  type FlowEvent,
-  type FlowGraph,
-} from '../../contracts/flows/flow.events.ts';
-export { hashFlowToken, liveFlow, loadFlow } from './flow.commands.ts';
-export type { FlowEntry, FlowState } from './flow.decider.ts';
-export { entryNodes, successor, FLOW_LIMITS } from './flow-graph.ts';
-export { nextCronRun } from './flow-cron.ts';
-export { renderTemplate, lookup, TemplateError, type DataChain } from './flow-template.ts';
-export { compileCondition, ConditionError } from './flow-condition.ts';
-export {
-  OPERATIONS,
-  MAX_TRIGGER_DEPTH,
-  MAX_SLEEP_MS,
-  REQUEST_LIMITS,
-  type OperationSpec,
-} from './operations/registry.ts';
-export { flowGuard } from './flow.guard.ts';
 export { shredRunsConcerning } from './runs/flow-run.privacy.ts';
-export {
-  flowRunStream,
-  type FlowRunFailed,
-  type FlowRunStarted,
-  type FlowRunSucceeded,
-} from '../../contracts/flows/flow-run.events.ts';
 
 const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
   await app.register(flowsRoutes, deps);

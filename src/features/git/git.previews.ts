@@ -11,9 +11,11 @@ import { asSystem, previewSiteId, readAsSite } from '../../kernel/tenancy/site.t
 import { siteHead, siteStreamEvents } from '../../../projections/event-log/index.ts';
 import { duePreviews, livePreviewsOf } from '../../../projections/git-integrations/index.ts';
 import { findUserForToken } from '../../../projections/users/index.ts';
+import { findSite, siteCreator } from '../../../projections/sites/index.ts';
 import { userActor } from '../auth/index.ts';
-import { isSystemCollection } from '../schema/index.ts';
-import { createSite, deleteSite, findSite, siteCreator, siteStream } from '../sites/index.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
+import { createSite, deleteSite } from '../sites/index.ts';
+import { siteStream } from '../../contracts/sites/site.events.ts';
 import type { GitIntegrationState } from './git.decider.ts';
 import {
   gitPreviewStream,

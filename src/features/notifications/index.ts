@@ -25,14 +25,6 @@ export const notificationsFeature: Feature = {
   ],
 };
 
-export { notify, type NotifyInput } from './notifications.commands.ts';
-export {
-  payloadOf,
-  type NotificationKind,
-  type NotificationPayload,
-  type NotificationRaised,
-  type Recipient,
-  type Severity,
-} from '../../contracts/notifications/notifications.events.ts';
+export { notify } from './notifications.commands.ts';
 export { inboxViewer, receives, standingOf, type Standing } from './notifications.guard.ts';
 export type { NotificationFrameData } from './notifications.frames.ts';

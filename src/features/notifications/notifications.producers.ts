@@ -5,7 +5,12 @@ import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/r
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findFlow } from '../../../projections/flows/index.ts';
 import { findRelease } from '../../../projections/releases/index.ts';
-import { flowRunStream, type FlowRunFailed, type FlowRunStarted, type FlowRunSucceeded } from '../flows/index.ts';
+import {
+  flowRunStream,
+  type FlowRunFailed,
+  type FlowRunStarted,
+  type FlowRunSucceeded,
+} from '../../contracts/flows/flow-run.events.ts';
 import type { ReleasePublished, ReleasePublishRefused } from '../../contracts/releases/release.events.ts';
 import { notify, type NotifyInput } from './notifications.commands.ts';
 

@@ -15,7 +15,7 @@ import {
 import { relationOn, type SiteSchema } from '../../../projections/schema/index.ts';
 import { dict } from '../../kernel/safe/keys.ts';
 import type { Principal } from '../../kernel/http/access.ts';
-import { FILES_COLLECTION } from '../schema/index.ts';
+import { FILES_COLLECTION } from '../../contracts/schema/system-collections.types.ts';
 import { findPageBySlug, type PageRecord } from '../../../projections/pages/index.ts';
 import type { DeliveredPage } from './delivery-cache.ts';
 import { PageTooLarge } from './page.errors.ts';

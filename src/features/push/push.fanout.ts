@@ -3,7 +3,8 @@ import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { subscriptionPage, type PushSubscriptionRecord } from '../../../projections/push-subscriptions/index.ts';
-import { payloadOf, receives, standingOf, type NotificationRaised, type Standing } from '../notifications/index.ts';
+import { receives, standingOf, type Standing } from '../notifications/index.ts';
+import { payloadOf, type NotificationRaised } from '../../contracts/notifications/notifications.events.ts';
 import { dispatch } from './push.sender.ts';
 
 export const PUSH_FANOUT = 'push-fanout';

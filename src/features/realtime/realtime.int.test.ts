@@ -5,7 +5,8 @@ import { apiClient, firstError } from '../../../test/setup/api.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { systemMetadata } from '../../../test/support/metadata.ts';
 import { openSse, openWs, type SeenFrame } from '../../../test/support/realtime-client.ts';
-import { notify, type Recipient } from '../notifications/index.ts';
+import { notify } from '../notifications/index.ts';
+import type { Recipient } from '../../contracts/notifications/notifications.events.ts';
 import { createSite } from '../sites/index.ts';
 
 /** Site main: an admin, an editor, an author (row and field rules on articles); site other: its own admin. */

@@ -8,7 +8,7 @@ import { findItemsAnyState } from '../../../projections/item-documents/index.ts'
 import { pinnedValues, releaseChanges, releaseItemChecks } from './release-authority.ts';
 import { AuthorRequired, ReleaseItemDenied, ReleaseItemNotFound, ReleasesNotAllowed } from './release.errors.ts';
 import { itemKey, type ReleaseAuthor, type ReleaseItem } from '../../contracts/releases/release.events.ts';
-import { isSystemCollection } from '../schema/index.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'store' | 'authorizer' | 'schemas' | 'items'>;
 

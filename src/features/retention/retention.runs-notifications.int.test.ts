@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from '../../../test/setup/app.ts';
 import { createUser } from '../../../test/setup/users.ts';
 import { ManualClock } from '../../kernel/clock.ts';
 import { notify } from '../notifications/index.ts';
-import type { Recipient } from '../notifications/index.ts';
+import type { Recipient } from '../../contracts/notifications/notifications.events.ts';
 import { runDueFlows } from '../flows/runs/flow-run.worker.ts';
 import { runRetentionEverywhere } from './index.ts';
 

@@ -2,30 +2,16 @@ import type { Feature } from '../../deps.ts';
 import { schemaProjector } from '../../../projections/schema/index.ts';
 import { schemaRoutes } from './http/schema.routes.ts';
 
-export { schemaStream } from '../../contracts/schema/schema.events.ts';
-export { NAME_PATTERN, type FieldDef, type FieldType, type Workflow } from '../../contracts/schema/schema.types.ts';
-export { FILES_COLLECTION, isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
-export { CollectionNotFound } from './schema.errors.ts';
 export const schemaFeature: Feature = { name: 'schema', projectors: [schemaProjector], routes: schemaRoutes };
-export { schemaSnapshot, snapshotOf, type SchemaSnapshot, type SnapshotCollection } from './schema.snapshot.ts';
-export type { CollectionDef, RelationDef, SubjectDef } from '../../contracts/schema/schema.types.ts';
-export { isVersioned, itemSubjectId } from '../../contracts/schema/schema.types.ts';
+export { CollectionNotFound } from './schema.errors.ts';
+export { schemaSnapshot } from './schema.snapshot.ts';
+export { schemaDecider, type PlanStep } from './schema.decider.ts';
+/** The schema records and predicates the item engine takes from here; other slices import src/contracts/schema. */
 export {
-  CARRIER_TYPES,
-  convertible,
-  fieldWithDefaults,
-  FIELD_TYPES,
-  PRIMARY_KEY_TYPES,
-  RELATION_KINDS,
-  ON_DELETE,
-  SYSTEM_FIELDS,
+  isVersioned,
+  itemSubjectId,
+  NAME_PATTERN,
+  type FieldDef,
+  type Workflow,
 } from '../../contracts/schema/schema.types.ts';
-export {
-  checkFieldAttributes,
-  CreateCollectionBody,
-  CreateFieldBody,
-  fieldShape,
-  RelationRecord,
-} from './http/schema.schemas.ts';
-export { schemaDecider, type PlanStep, type SchemaState } from './schema.decider.ts';
-export type { PlanSummary } from '../../contracts/schema/schema.events.ts';
+export { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';

@@ -38,16 +38,7 @@ import {
   type SubjectDef,
   type Workflow,
 } from '../../contracts/schema/schema.types.ts';
-
-interface CollectionState {
-  def: CollectionDef;
-  deleted: boolean;
-  fields: Record<string, FieldDef>;
-}
-export interface SchemaState {
-  collections: Record<string, CollectionState>;
-  relations: Record<string, RelationDef>;
-}
+import type { CollectionState, SchemaState } from '../../contracts/schema/schema.snapshot.ts';
 
 type At = { now: string };
 export type SchemaCommand =

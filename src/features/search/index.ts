@@ -3,19 +3,6 @@ import { searchProjector } from '../../../projections/search/index.ts';
 import { searchRoutes } from './http/search.routes.ts';
 import { typesenseIndexer, typesenseOf, typesenseSweep } from './typesense.ts';
 
-export type {
-  SearchDocument,
-  SearchDocumentField,
-  SearchHighlight,
-  SearchHit,
-  SearchIndex,
-  SearchRequest,
-  SearchResult,
-  SearchScope,
-  SearchWeight,
-} from '../../../projections/search/index.ts';
-export { MAX_QUERY_CHARS, searchWords } from './search.reads.ts';
-
 /**
  * Full-text search: the `search` read model and GET /api/v1/search; with Typesense configured, the reactor and the
  * sweep that keep it in step (the route then asks Typesense).

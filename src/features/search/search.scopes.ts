@@ -2,7 +2,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { Principal } from '../../kernel/http/access.ts';
 import type { SiteSchema } from '../../../projections/schema/index.ts';
 import { searchableFields } from '../../../projections/search/index.ts';
-import { isSystemCollection } from '../schema/index.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 import type { SearchScope } from '../../../projections/search/index.ts';
 
 /**

@@ -7,9 +7,8 @@ import { DomainError } from '../../kernel/http/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { seal } from '../../platform/privacy/pii.ts';
 import { SITE_ID_PATTERN } from '../../kernel/tenancy/site.ts';
-import { checkPassword, hashPassword } from '../auth/index.ts';
 import { emailClaimStream } from '../../contracts/auth/user.events.ts';
-import { grantSiteRole, registerUser } from '../auth/index.ts';
+import { accounts } from '../auth/index.ts';
 import { createSite } from '../sites/index.ts';
 import { isValidAdminPath } from '../studio/index.ts';
 import { setupDecider, type SetupState } from './setup.decider.ts';
@@ -37,7 +36,7 @@ export async function runSetup(
   if (!SITE_ID_PATTERN.test(input.siteId)) throw new InvalidSetupSiteId();
   const adminPath = input.adminPath ?? `/studio-${newId().slice(0, 10).toLowerCase()}`;
   if (!isValidAdminPath(adminPath)) throw new InvalidAdminPath();
-  checkPassword(input.password, input.email);
+  accounts.checkPassword(input.password, input.email);
   const userId = newId();
   const email = input.email.trim();
   const started: Omit<SetupStarted['data'], 'at'> = {
@@ -46,7 +45,7 @@ export async function runSetup(
     adminUserId: userId,
     email: await seal(deps.db, deps.config.keyring, userId, email),
     emailHash: deps.addresses.hash(email),
-    passwordHash: await seal(deps.db, deps.config.keyring, userId, await hashPassword(input.password)),
+    passwordHash: await seal(deps.db, deps.config.keyring, userId, await accounts.hashPassword(input.password)),
     adminPath,
   };
   const now = deps.clock.now().toISOString();
@@ -92,11 +91,11 @@ async function finishSetup(deps: AppDeps, s: SetupStarted['data'], metadata: Eve
     instanceAdmin: true,
     now,
   };
-  await ignoreConflict(registerUser(deps, meta, register));
+  await ignoreConflict(accounts.registerUser(deps, meta, register));
   const site = { siteId: s.siteId, name: s.siteName, createdBy: s.adminUserId, now };
   await ignoreConflict(createSite(deps, { metadata: { ...metadata, siteId: s.siteId } }, site));
   const grant = { userId: s.adminUserId, siteId: s.siteId, role: 'admin', now };
-  await grantSiteRole(deps, meta, grant);
+  await accounts.grantSiteRole(deps, meta, grant);
   await handleCommand(deps.store, setupDecider, SETUP_STREAM, { type: 'CompleteSetup', data: { now } }, meta);
 }
 

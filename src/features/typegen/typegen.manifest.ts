@@ -1,6 +1,12 @@
 import { toRelationRecord, type RelationRecord } from '../../../projections/schema/index.ts';
-import type { FieldDef, RelationDef, SchemaSnapshot, SnapshotCollection } from '../schema/index.ts';
-import { FIELD_TYPES, PRIMARY_KEY_TYPES, RELATION_KINDS } from '../schema/index.ts';
+import {
+  FIELD_TYPES,
+  PRIMARY_KEY_TYPES,
+  RELATION_KINDS,
+  type FieldDef,
+  type RelationDef,
+} from '../../contracts/schema/schema.types.ts';
+import type { SchemaSnapshot, SnapshotCollection } from '../../contracts/schema/schema.snapshot.ts';
 import { keyTypeName, typeNames } from './typegen.names.ts';
 
 type FieldType = (typeof FIELD_TYPES)[number];

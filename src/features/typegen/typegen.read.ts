@@ -1,5 +1,7 @@
 import type { EventStore } from '../../kernel/es/event-store.ts';
-import { schemaSnapshot, schemaStream, type SchemaSnapshot } from '../schema/index.ts';
+import { schemaSnapshot } from '../schema/index.ts';
+import { schemaStream } from '../../contracts/schema/schema.events.ts';
+import type { SchemaSnapshot } from '../../contracts/schema/schema.snapshot.ts';
 import { Lru } from './typegen.cache.ts';
 import { UnknownCollectionName } from './typegen.errors.ts';
 import { buildManifest, type ManifestFilter, type TypegenManifest } from './typegen.manifest.ts';

@@ -5,7 +5,8 @@ import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
 import { deliveryDecider, type ScheduleDelivery } from './delivery.decider.ts';
-import { matches, outgoing, SOURCE_EVENT_TYPES, type Outgoing, type SourceEvent } from './webhook-payload.ts';
+import { matches, outgoing, type Outgoing } from './webhook-payload.ts';
+import { SOURCE_EVENT_TYPES, type SourceEvent } from '../../contracts/webhooks/webhook.sources.ts';
 import { webhooksDecider, type WebhooksState } from './webhook.decider.ts';
 import {
   deliveryIdOf,

@@ -18,7 +18,6 @@ export { WebhookConfigSchema, type WebhookConfig } from './webhook.schema.ts';
 export { shredDeletedSecrets, webhookConfigCommand, webhookConfigs } from './webhook.commands.ts';
 export { sendDueDeliveries } from './delivery.sender.ts';
 export { touchesRestricted, WEBHOOK_DISPATCHER } from './delivery.reactor.ts';
-export { SOURCE_EVENT_TYPES, sourceEventName, type SourceEvent } from './webhook-payload.ts';
 
 /** Outbound webhooks: settings per site, deliveries recorded from the log by a reactor and sent by a loop. */
 export const webhooksFeature: Feature = {

@@ -1,37 +1,7 @@
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
-import type {
-  ItemCreated,
-  ItemDeleted,
-  ItemReplaced,
-  ItemRestored,
-  ItemReverted,
-  ItemUpdated,
-  ItemVersionPromoted,
-} from '../../contracts/items/item.events.ts';
-import type { ReleasePublished } from '../../contracts/releases/release.events.ts';
 import type { WebhookEntry } from './webhook.decider.ts';
 import type { WebhookEventName, WebhookPayload } from '../../contracts/webhooks/webhook.events.ts';
-
-/** The log's events a webhook can hear of. */
-export type SourceEvent =
-  | ItemCreated
-  | ItemUpdated
-  | ItemReplaced
-  | ItemDeleted
-  | ItemReverted
-  | ItemRestored
-  | ItemVersionPromoted
-  | ReleasePublished;
-export const SOURCE_EVENT_TYPES = [
-  'ItemCreated',
-  'ItemUpdated',
-  'ItemReplaced',
-  'ItemDeleted',
-  'ItemReverted',
-  'ItemRestored',
-  'ItemVersionPromoted',
-  'ReleasePublished',
-] as const satisfies readonly SourceEvent['type'][];
+import { sourceEventName, type SourceEvent } from '../../contracts/webhooks/webhook.sources.ts';
 
 /** What a source event is to a webhook: its name, the collections it touches, and the payload sent. */
 export interface Outgoing {
@@ -42,20 +12,6 @@ export interface Outgoing {
 
 /** Keys only: values may be sealed or encrypted, and the receiver reads the item with credentials of its own. */
 const fieldsOf = (values: Record<string, unknown>) => Object.keys(values).sort();
-
-const NAME = new Map<SourceEvent['type'], WebhookEventName>([
-  ['ItemCreated', 'items.create'],
-  ['ItemRestored', 'items.create'],
-  ['ItemUpdated', 'items.update'],
-  ['ItemReplaced', 'items.update'],
-  ['ItemReverted', 'items.update'],
-  ['ItemVersionPromoted', 'items.update'],
-  ['ItemDeleted', 'items.delete'],
-]);
-
-/** The public name of a source event (`items.create`, …, `release.published`), as webhooks and flows hear it. */
-export const sourceEventName = (type: SourceEvent['type']): WebhookEventName =>
-  type === 'ReleasePublished' ? 'release.published' : NAME.get(type)!;
 
 /**
  * The payload of a source event (pure). Items: their site, collection and id, the source event's type and the
@@ -81,7 +37,7 @@ export function outgoing(e: StoredEventOf<SourceEvent>): Outgoing {
     data.fields = fieldsOf(e.data.values);
   if (e.type === 'ItemVersionPromoted') data.fields = fieldsOf(e.data.values);
   if (e.type === 'ItemReverted') data.revisionId = e.data.revisionId;
-  const event = NAME.get(e.type)!;
+  const event = sourceEventName(e.type);
   return { event, collections: [collection], payload: { type: event, timestamp: at, data } };
 }
 

@@ -20,7 +20,7 @@ import { permissionsOf } from '../request-permissions.ts';
 import { siteAccess } from '../site-access.ts';
 import { CheckBody, CheckResult, PermissionMatrix } from './access.schemas.ts';
 import { dataEnvelope } from '../../../kernel/http/envelope.ts';
-import { isSystemCollection } from '../../schema/index.ts';
+import { isSystemCollection } from '../../../contracts/schema/system-collections.types.ts';
 
 /** The permissions matrix of a set: for each collection (and media, pages, the memory) and action, the fields and conditions. */
 function matrix(set: PermissionSet, collections: string[]) {

@@ -1,10 +1,7 @@
-import {
-  isSystemCollection,
-  isVersioned,
-  type CollectionDef,
-  type PlanStep,
-  type SnapshotCollection,
-} from '../../schema/index.ts';
+import type { PlanStep } from '../../schema/index.ts';
+import { isSystemCollection } from '../../../contracts/schema/system-collections.types.ts';
+import { isVersioned, type CollectionDef } from '../../../contracts/schema/schema.types.ts';
+import type { SnapshotCollection } from '../../../contracts/schema/schema.snapshot.ts';
 import { collectionFromManifest, type ManifestCollection } from '../manifest.ts';
 import { changedAttrs, problem, type Planning } from './planning.ts';
 

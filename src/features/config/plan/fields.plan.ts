@@ -1,5 +1,6 @@
 import { LIMITS } from '../manifest.ts';
-import { convertible, isSystemCollection, SYSTEM_FIELDS, type FieldDef } from '../../schema/index.ts';
+import { convertible, SYSTEM_FIELDS, type FieldDef } from '../../../contracts/schema/schema.types.ts';
+import { isSystemCollection } from '../../../contracts/schema/system-collections.types.ts';
 import { changedAttrs, problem, type Planning } from './planning.ts';
 
 const FIELD_ATTRS = [

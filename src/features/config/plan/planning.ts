@@ -1,11 +1,7 @@
 import type { ErrorObject } from '../../../kernel/http/errors.ts';
-import {
-  fieldWithDefaults,
-  type FieldDef,
-  type PlanStep,
-  type SchemaSnapshot,
-  type SnapshotCollection,
-} from '../../schema/index.ts';
+import type { PlanStep } from '../../schema/index.ts';
+import { fieldWithDefaults, type FieldDef } from '../../../contracts/schema/schema.types.ts';
+import type { SchemaSnapshot, SnapshotCollection } from '../../../contracts/schema/schema.snapshot.ts';
 import type { Manifest, ManifestCollection, ManifestWebhook, Mode, SettingKey } from '../manifest.ts';
 
 export type Risk = 'low' | 'medium' | 'high';

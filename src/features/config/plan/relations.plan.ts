@@ -1,5 +1,6 @@
 import { own } from '../../../kernel/safe/keys.ts';
-import { CARRIER_TYPES, isSystemCollection, type RelationDef } from '../../schema/index.ts';
+import { CARRIER_TYPES, type RelationDef } from '../../../contracts/schema/schema.types.ts';
+import { isSystemCollection } from '../../../contracts/schema/system-collections.types.ts';
 import { relationKey, type ManifestRelation } from '../manifest.ts';
 import { problem, type Planning } from './planning.ts';
 

@@ -6,7 +6,7 @@ import { errorEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { enforceRate } from '../../../platform/rate-limit/enforce.ts';
 import { readAsSite, SITE_ID_PATTERN } from '../../../kernel/tenancy/site.ts';
 import { referencedByPublished } from '../../../../projections/item-documents/index.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { fileDerivatives, fileSource } from '../file.commands.ts';
 import { FileNotDelivered } from '../file.errors.ts';
 import { resolveTransform } from '../transform/transform.resolve.ts';

@@ -9,7 +9,7 @@ import { errorEnvelope } from '../../../kernel/http/envelope.ts';
 import { RefusedInput } from '../../../kernel/http/kernel.errors.ts';
 import { openApiTransform } from '../../../platform/http/openapi.ts';
 import { itemHttp, type CollectionSchema } from '../../items/index.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { createFiles, recordUploadRefusal } from '../file-create.commands.ts';
 import { registerFile } from '../file.commands.ts';
 import { fetchImport } from '../file-import.ts';

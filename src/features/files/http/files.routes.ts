@@ -8,7 +8,7 @@ import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { DomainError } from '../../../kernel/http/errors.ts';
 import { dataEnvelope, errorEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { itemHttp } from '../../items/index.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { authorizeUpload, fileDerivatives, fileSource, receiveSignedUpload } from '../file.commands.ts';
 import { FileNotFound } from '../file.errors.ts';
 import { checkFolder } from '../folder.commands.ts';

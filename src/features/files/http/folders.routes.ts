@@ -6,7 +6,7 @@ import { siteOf } from '../../../kernel/http/access.ts';
 import { commandContext } from '../../../kernel/http/command-meta.ts';
 import { dataEnvelope, listEnvelope, NoContent } from '../../../kernel/http/envelope.ts';
 import { checkCallerKey } from '../../../platform/http/caller-key.ts';
-import { FILES_COLLECTION } from '../../schema/index.ts';
+import { FILES_COLLECTION } from '../../../contracts/schema/system-collections.types.ts';
 import { changeFolder, createFolder, deleteFolder, readFolders } from '../folder.commands.ts';
 import type { FolderRecord } from '../folder.decider.ts';
 import { FolderNotEmpty, FolderNotFound } from '../folder.errors.ts';

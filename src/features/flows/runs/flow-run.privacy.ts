@@ -10,7 +10,7 @@ import { readAsSite } from '../../../kernel/tenancy/site.ts';
 import { findItem } from '../../../../projections/item-documents/index.ts';
 import { runsConcerning, subjectsOfRun } from '../../../../projections/flow-run-subjects/index.ts';
 import type { FlowRunRecord } from '../../../../projections/flow-runs/index.ts';
-import { itemSubjectId } from '../../schema/index.ts';
+import { itemSubjectId } from '../../../contracts/schema/schema.types.ts';
 import type { FlowRunEvent, FlowRunStarted } from '../../../contracts/flows/flow-run.events.ts';
 
 type Deps = Pick<AppDeps, 'db' | 'config' | 'schemas'>;

@@ -6,7 +6,7 @@ import { dataEnvelope } from '../../../kernel/http/envelope.ts';
 import { AdministratorsOnly } from '../../../kernel/http/kernel.errors.ts';
 import type { Principal } from '../../../kernel/http/access.ts';
 import { SYSTEM_SITE } from '../../../kernel/tenancy/site.ts';
-import { currentUser, passwordStepUp } from '../../auth/index.ts';
+import { caller } from '../../auth/index.ts';
 import type { AdminPathCache } from '../admin-path.cache.ts';
 import { changeAdminPath } from '../studio.commands.ts';
 import { InstancePatch, InstanceRecord } from './studio.schemas.ts';
@@ -49,8 +49,8 @@ export const instanceRoutes: FastifyPluginAsync<AppDeps & { paths: AdminPathCach
     },
     async (req, reply) => {
       instanceAdmin(req);
-      const user = await currentUser(deps, req);
-      await passwordStepUp(deps, reply, user, req.body.password);
+      const user = await caller.currentUser(deps, req);
+      await caller.passwordStepUp(deps, reply, user, req.body.password);
       const ctx = commandContext(req, deps.clock, SYSTEM_SITE);
       const { adminPath } = await changeAdminPath(deps, ctx, { to: req.body.adminPath });
       return { data: { adminPath } };

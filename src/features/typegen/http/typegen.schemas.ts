@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { isInheritedName } from '../../../kernel/safe/keys.ts';
-import { FIELD_TYPES, NAME_PATTERN, PRIMARY_KEY_TYPES, RELATION_KINDS, RelationRecord } from '../../schema/index.ts';
+import {
+  FIELD_TYPES,
+  NAME_PATTERN,
+  PRIMARY_KEY_TYPES,
+  RELATION_KINDS,
+} from '../../../contracts/schema/schema.types.ts';
+import { RelationRecord } from '../../../contracts/schema/schema.records.ts';
 
 /** Most names one list may hold (a site's collections fit; a pasted dump does not). */
 export const MAX_LISTED = 200;
