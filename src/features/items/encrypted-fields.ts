@@ -5,7 +5,7 @@ import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EncryptionKeyRequired, InvalidValues } from './item.errors.ts';
 import { relationIndex, type SiteSchema } from '../../../projections/schema/index.ts';
 import type { RelationRecord } from '../../../projections/schema/index.ts';
-import type { FieldDef } from '../schema/index.ts';
+import type { FieldDef } from '../../contracts/schema/schema.types.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { typeProblem } from './item.values.ts';
 

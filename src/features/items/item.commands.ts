@@ -8,7 +8,7 @@ import { newId } from '../../kernel/ids.ts';
 import { callerKeyProblem } from '../../platform/http/caller-key.ts';
 import type { SiteSchema } from '../../../projections/schema/index.ts';
 import type { CollectionRecord } from '../../../projections/schema/index.ts';
-import type { FieldDef, Workflow } from '../schema/index.ts';
+import type { FieldDef, Workflow } from '../../contracts/schema/schema.types.ts';
 import { itemDecider, type ItemCommand, type ItemState } from './item.decider.ts';
 import { IntegerIdRequired, InvalidItemId, InvalidNewItems } from './item.errors.ts';
 import { itemStream, type ItemEvent, type ItemValues } from '../../contracts/items/item.events.ts';

@@ -2,7 +2,7 @@ import { own } from '../../kernel/safe/keys.ts';
 import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
 import { EditorialGateRequired, InvalidValues, ItemExists, ItemNotFound } from './item.errors.ts';
-import type { FieldDef, Workflow } from '../schema/index.ts';
+import type { FieldDef, Workflow } from '../../contracts/schema/schema.types.ts';
 import type { ItemEvent, ItemValues } from '../../contracts/items/item.events.ts';
 import { valueProblems, withDefaults } from './item.values.ts';
 

@@ -5,7 +5,7 @@ import { CollectionNotFound, DependentRecordsExist, SingletonCreate } from './it
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findDependents, type Dependent } from '../../../projections/item-documents/index.ts';
 import type { AppendCheck } from '../../kernel/es/event-store.ts';
-import { isSystemCollection } from '../schema/index.ts';
+import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';
 import { itemPermissions } from './item.permissions.ts';
 import { collectionSchema, readItem, type CollectionSchema } from './item.reads.ts';

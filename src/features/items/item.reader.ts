@@ -4,7 +4,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { listItems, translateRecord, type ItemQuery } from '../../../projections/item-documents/index.ts';
 import { listItemVersions } from '../../../projections/item-versions/index.ts';
 import { listRevisions, revisionAt } from '../../../projections/item-revisions/index.ts';
-import { isVersioned } from '../schema/index.ts';
+import { isVersioned } from '../../contracts/schema/schema.types.ts';
 import { ItemAbsentThen, ItemNotFound, VersioningOff } from './item.errors.ts';
 import { itemGuard } from './item.guard.ts';
 import { present, presentRevision } from './item.present.ts';

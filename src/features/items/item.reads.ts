@@ -3,7 +3,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import type { CollectionRecord, RelationRecord } from '../../../projections/schema/index.ts';
 import { findItem } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/schema/index.ts';
-import type { FieldDef } from '../schema/index.ts';
+import type { FieldDef } from '../../contracts/schema/schema.types.ts';
 import { CollectionNotFound } from './item.errors.ts';
 
 /** What the item commands, checks and answers need to know about the collection they serve. */

@@ -4,7 +4,7 @@ import { own } from '../../kernel/safe/keys.ts';
 import { envelopeKeyId } from '../../platform/crypto/envelope.ts';
 import { personalSubject } from '../../platform/privacy/pii.ts';
 import type { ErrorObject } from '../../kernel/http/errors.ts';
-import type { FieldDef } from '../schema/index.ts';
+import type { FieldDef } from '../../contracts/schema/schema.types.ts';
 
 /** System values every item may carry besides its collection's fields. */
 const SYSTEM: Record<string, (v: unknown) => string | null> = {

@@ -6,7 +6,7 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { findItem } from '../../../projections/item-documents/index.ts';
 import { type SiteSchema } from '../../../projections/schema/index.ts';
 import { findUserById } from '../../../projections/users/index.ts';
-import { itemSubjectId, type FieldDef } from '../schema/index.ts';
+import { itemSubjectId, type FieldDef } from '../../contracts/schema/schema.types.ts';
 import { placeOf } from './encrypted-fields.ts';
 import { InvalidValues } from './item.errors.ts';
 import type { ItemValues } from '../../contracts/items/item.events.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NAME_PATTERN } from '../../schema/index.ts';
+import { NAME_PATTERN } from '../../../contracts/schema/schema.types.ts';
 import { pathId } from '../../../kernel/http/path-params.ts';
 
 const name = z.string().regex(NAME_PATTERN);

@@ -10,7 +10,7 @@ import { deltaOf } from '../../../../projections/item-revisions/index.ts';
 import { listItemVersions, revisionCount } from '../../../../projections/item-versions/index.ts';
 import { createVersion, deleteVersion, updateVersion } from '../item-versions.commands.ts';
 import { promoteVersion } from '../item.commands.ts';
-import { isVersioned } from '../../schema/index.ts';
+import { isVersioned } from '../../../contracts/schema/schema.types.ts';
 import { ItemNotFound, VersioningOff, VersionNotFound } from '../item.errors.ts';
 import { itemGuard } from '../item.guard.ts';
 import { checkReferences } from '../item.references.ts';
