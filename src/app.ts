@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import swagger from '@fastify/swagger';
 import { serializerCompiler } from 'fastify-type-provider-zod';
 import type { AppDeps } from './deps.ts';
@@ -41,7 +46,39 @@ export async function buildApp(
   opts: { logger?: boolean; logStream?: pino.DestinationStream; compressionThreshold?: number } = {},
 ): Promise<FastifyInstance> {
   const c = deps.config;
-  const app = Fastify({
+  const app = Fastify(serverOptions(deps, opts));
+  app.setValidatorCompiler(guardedValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installResponseHeaders(app);
+  installErrorHandling(app);
+  installEdge(app);
+  await installCors(app, corsPolicy(deps, app));
+  await installPressureLimiter(app, {
+    enabled: c.SVC_PRESSURE_LIMITER_ENABLED,
+    sampleIntervalMs: c.SAMPLE_INTERVAL,
+    maxEventLoopDelayMs: c.MAX_EVENT_LOOP_DELAY,
+    maxEventLoopUtilization: c.MAX_EVENT_LOOP_UTILIZATION,
+    retryAfterS: c.RETRY_AFTER,
+    excludedPaths: c.EXCLUDED_PATHS,
+  });
+  await app.register(cookie);
+  // reply.sendFile for whoever serves files outside a route of their own (the studio's assets); no routes.
+  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'ignore' });
+  // Before any route: only routes registered after it are compressed.
+  await installCompression(app, { threshold: opts.compressionThreshold });
+  await installOpenApi(app, c.SVC_PUBLIC_URL);
+  installRequestChecks(app, deps);
+  for (const f of features) await app.register(f.routes, deps);
+  app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  return app;
+}
+
+/** The server's limits and timeouts, its log (redacted, one line per request) and request ids. */
+function serverOptions(deps: AppDeps, opts: { logger?: boolean; logStream?: pino.DestinationStream }) {
+  const c = deps.config;
+  return {
     ...edgeServerOptions({
       requestTimeoutMs: c.SVC_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: c.SVC_HEADERS_TIMEOUT_MS,
@@ -67,10 +104,14 @@ export async function buildApp(
     logController: new OneLineRequestLog(),
     genReqId: (req) => givenId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: 1_048_576,
-  });
-  app.setValidatorCompiler(guardedValidatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
-  // While shutting down, answers close their connection, so a keep-alive client does not hold the exit.
+  } satisfies FastifyServerOptions;
+}
+
+/**
+ * Every answer names its request id. While shutting down, answers close their connection, so a keep-alive client
+ * does not hold the exit.
+ */
+function installResponseHeaders(app: FastifyInstance): void {
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -79,22 +120,10 @@ export async function buildApp(
     reply.header('x-request-id', req.id);
     if (closing) reply.header('connection', 'close');
   });
-  installErrorHandling(app);
-  installEdge(app);
-  await installCors(app, corsPolicy(deps, app));
-  await installPressureLimiter(app, {
-    enabled: c.SVC_PRESSURE_LIMITER_ENABLED,
-    sampleIntervalMs: c.SAMPLE_INTERVAL,
-    maxEventLoopDelayMs: c.MAX_EVENT_LOOP_DELAY,
-    maxEventLoopUtilization: c.MAX_EVENT_LOOP_UTILIZATION,
-    retryAfterS: c.RETRY_AFTER,
-    excludedPaths: c.EXCLUDED_PATHS,
-  });
-  await app.register(cookie);
-  // reply.sendFile for whoever serves files outside a route of their own (the studio's assets); no routes.
-  await app.register(fastifyStatic, { serve: false, index: false, dotfiles: 'ignore' });
-  // Before any route: only routes registered after it are compressed.
-  await installCompression(app, { threshold: opts.compressionThreshold });
+}
+
+/** The OpenAPI document of every route registered after it, and the routes that serve it. */
+async function installOpenApi(app: FastifyInstance, publicUrl: string | undefined): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -104,7 +133,7 @@ export async function buildApp(
         description:
           'Multi-tenant, event-sourced headless content service. Every answer is `{ data, meta? }` or `{ errors }`.',
       },
-      servers: [{ url: c.SVC_PUBLIC_URL ?? '/' }],
+      servers: [{ url: publicUrl ?? '/' }],
       components: { securitySchemes },
     },
     stripBasePath: false,
@@ -112,6 +141,14 @@ export async function buildApp(
     transformObject: openApiTransformObject,
   });
   installOpenApiRoutes(app);
+}
+
+/**
+ * What every request passes through before its route: the caller and the site, a flow run tree, deprecation
+ * notices, metrics and the rate limit.
+ */
+function installRequestChecks(app: FastifyInstance, deps: AppDeps): void {
+  const c = deps.config;
   installAccess(app, {
     authenticate: authenticator(deps),
     siteExists: siteCache(deps, app),
@@ -134,11 +171,6 @@ export async function buildApp(
     rule: { max: deps.config.SVC_RATE_LIMIT_MAX, windowS: deps.config.SVC_RATE_LIMIT_WINDOW_S },
     disabled: deps.config.SVC_RATE_LIMIT_DISABLED,
   });
-  for (const f of features) await app.register(f.routes, deps);
-  app.get('/api/v1/openapi.json', { config: { caller: 'public', site: false }, schema: { hide: true } }, async () =>
-    app.swagger(),
-  );
-  return app;
 }
 
 /**

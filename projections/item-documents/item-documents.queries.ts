@@ -124,31 +124,13 @@ export async function listItems(
   const tree = fieldTree(q.fields);
   checkFieldTree(tree, schema, collection);
   checkDeep(q.deep, schema, collection);
-  const keys: SortKey[] = q.sort.map((s) =>
-    s.startsWith('-')
-      ? { expr: sortTarget(s.slice(1), scope), desc: true }
-      : { expr: sortTarget(s, scope), desc: false },
-  );
-  if (!q.single)
-    keys.push(
-      { expr: sql`a0.created_at`, desc: false, notNull: true },
-      { expr: sql`a0.id`, desc: false, notNull: true },
-    );
+  const keys = sortKeys(q, scope);
   const order = keys.map((k) => (k.desc ? sql`${k.expr} desc` : sql`${k.expr} asc`));
   const orderBy = order.length ? sql`order by ${sql.join(order)}` : sql``;
-  let keyset = { where: sql`true`, with: sql`` };
   // The anchor of `after`: an item of the list's collection the caller may read (filter or not).
   const anchor = () => sql`a0.site_id = ${siteId} and a0.collection = ${collection} and a0.id = ${q.after ?? null}
                      and ${live} and ${guardRows(scope)}`;
-  if (q.after !== undefined) {
-    if (q.asOf || q.single)
-      throw new InvalidItemQuery({ message: 'after cannot be combined with asOf', path: ['query', 'after'] });
-    keyset = {
-      with: sql`with svc_after as (select ${sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`))}
-                from item_documents a0 where ${anchor()}) `,
-      where: afterKeys(keys),
-    };
-  }
+  const keyset = keysetAfter(q, keys, anchor);
   const counted = q.meta.total || q.meta.filterCount;
   const cacheable = counted && !q.asOf && selfContained;
   // The collection's change counter comes with the page, so a count in the cache costs no statement of its own.
@@ -156,15 +138,7 @@ export async function listItems(
     q.withDeleted ? DELETED_COLUMNS : sql``
   }${cacheable ? sql`, ${changesColumn(siteId, collection)}` : sql``} from item_documents a0
                  where ${where} and ${keyset.where} ${orderBy} limit ${q.limit} offset ${q.offset}`.execute(db);
-  if (q.after !== undefined && !rows.rows.length) {
-    // An empty page: the end of the list, or an anchor the caller cannot use (unknown, another's, hidden).
-    const found = await sql`select 1 from item_documents a0 where ${anchor()}`.execute(db);
-    if (!found.rows.length)
-      throw new InvalidItemQuery({
-        message: `after names no item of ${collection} you may read`,
-        path: ['query', 'after'],
-      });
-  }
+  if (q.after !== undefined && !rows.rows.length) await checkAnchor(db, collection, anchor());
   // One after the other: both run on the same transaction's connection.
   const countQuery = sql<{ n: number }>`${source} select count(*)::int as n from item_documents a0 where ${where}`;
   const count = await (!counted
@@ -185,6 +159,46 @@ export async function listItems(
     data,
     meta: { ...(q.meta.total ? { total: n } : {}), ...(q.meta.filterCount ? { filter_count: n } : {}), ...page },
   };
+}
+
+/** The list's order: the sort asked for, then (unless one item is asked for) creation and id, so every page is stable. */
+function sortKeys(q: ItemQuery, scope: Scope): SortKey[] {
+  const keys: SortKey[] = q.sort.map((s) =>
+    s.startsWith('-')
+      ? { expr: sortTarget(s.slice(1), scope), desc: true }
+      : { expr: sortTarget(s, scope), desc: false },
+  );
+  if (!q.single)
+    keys.push(
+      { expr: sql`a0.created_at`, desc: false, notNull: true },
+      { expr: sql`a0.id`, desc: false, notNull: true },
+    );
+  return keys;
+}
+
+/**
+ * Keyset pagination (`after`): the anchor's sort key values as `svc_after`, and the condition on the rows past it.
+ * Without `after`, nothing to add.
+ */
+function keysetAfter(q: ItemQuery, keys: SortKey[], anchor: () => RawBuilder<unknown>) {
+  if (q.after === undefined) return { where: sql`true`, with: sql`` };
+  if (q.asOf || q.single)
+    throw new InvalidItemQuery({ message: 'after cannot be combined with asOf', path: ['query', 'after'] });
+  return {
+    with: sql`with svc_after as (select ${sql.join(keys.map((k, i) => sql`${k.expr} as ${sql.raw(`k${i}`)}`))}
+                from item_documents a0 where ${anchor()}) `,
+    where: afterKeys(keys),
+  };
+}
+
+/** An empty page after `after`: the end of the list, or an anchor the caller cannot use (unknown, another's, hidden). */
+async function checkAnchor(db: Db, collection: string, anchor: RawBuilder<unknown>): Promise<void> {
+  const found = await sql`select 1 from item_documents a0 where ${anchor}`.execute(db);
+  if (!found.rows.length)
+    throw new InvalidItemQuery({
+      message: `after names no item of ${collection} you may read`,
+      path: ['query', 'after'],
+    });
 }
 
 interface SortKey {

@@ -82,103 +82,170 @@ function checkParent(s: AccessState, id: string, parentId: string | null): void 
   if (roleChain(s, parentId).includes(id)) throw new RoleInheritanceCycle();
 }
 
+type Cmd<T extends AccessCommand['type']> = Extract<AccessCommand, { type: T }>;
+
+/** Detaches every attachment `match` picks, before the thing they are attached to goes. */
+const detachAll = (s: AccessState, match: (a: AccessState['attachments'][number]) => boolean, at: string) =>
+  s.attachments.filter(match).map((a): AccessEvent => ({ type: 'PolicyDetached', data: { ...a, at } }));
+
+function createRole(cmd: Cmd<'CreateRole'>, s: AccessState): AccessEvent[] {
+  const { now: at, ...role } = cmd.data;
+  checkRoleName(s, role.name);
+  checkParent(s, role.id, role.parentId);
+  return [{ type: 'RoleCreated', data: { role, at } }];
+}
+
+function updateRole(cmd: Cmd<'UpdateRole'>, s: AccessState): AccessEvent[] {
+  const { id, changes, now: at } = cmd.data;
+  if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'changed' });
+  if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
+  if (changes.name !== undefined) checkRoleName(s, changes.name, id);
+  if (changes.parentId !== undefined) checkParent(s, id, changes.parentId);
+  return [{ type: 'RoleUpdated', data: { id, changes, at } }];
+}
+
+/** A role with child roles stays; its policies are detached before it goes. */
+function deleteRole(cmd: Cmd<'DeleteRole'>, s: AccessState): AccessEvent[] {
+  const { id, now: at } = cmd.data;
+  if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'deleted' });
+  if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
+  const children = [...s.roles.values()].filter((r) => r.parentId === id);
+  if (children.length) throw new RoleHasChildren({ roleId: id, children: children.map((c) => c.id) });
+  const detached = detachAll(s, (a) => a.target.kind === 'role' && a.target.id === id, at);
+  return [...detached, { type: 'RoleDeleted', data: { id, at } }];
+}
+
+function createPolicy(cmd: Cmd<'CreatePolicy'>): AccessEvent[] {
+  const { now: at, ...policy } = cmd.data;
+  return [{ type: 'PolicyCreated', data: { policy, at } }];
+}
+
+function updatePolicy(cmd: Cmd<'UpdatePolicy'>, s: AccessState): AccessEvent[] {
+  const { id, changes, now: at } = cmd.data;
+  if (!s.policies.get(id)) throw new PolicyNotFound({ policyId: id });
+  return [{ type: 'PolicyUpdated', data: { id, changes, at } }];
+}
+
+/** A policy is detached from everything it is attached to before it goes. */
+function deletePolicy(cmd: Cmd<'DeletePolicy'>, s: AccessState): AccessEvent[] {
+  const { id, now: at } = cmd.data;
+  if (!s.policies.get(id)) throw new PolicyNotFound({ policyId: id });
+  const detached = detachAll(s, (a) => a.policyId === id, at);
+  return [...detached, { type: 'PolicyDeleted', data: { id, at } }];
+}
+
+function addPermission(cmd: Cmd<'AddPermission'>, s: AccessState): AccessEvent[] {
+  const { policyId, permission, now: at } = cmd.data;
+  if (!s.policies.get(policyId)) throw new PolicyNotFound({ policyId });
+  return [{ type: 'PermissionAdded', data: { policyId, permission, at } }];
+}
+
+function removePermission(cmd: Cmd<'RemovePermission'>, s: AccessState): AccessEvent[] {
+  const p = s.policies.get(cmd.data.policyId);
+  if (!p) throw new PolicyNotFound({ policyId: cmd.data.policyId });
+  if (!p.permissions.some((x) => x.id === cmd.data.permissionId))
+    throw new PermissionNotFound({ permissionId: cmd.data.permissionId });
+  return [{ type: 'PermissionRemoved', data: { ...cmd.data, at: cmd.data.now } }];
+}
+
+/** Whether the policy is attached to the target, once both are known to exist (attaching and detaching ask alike). */
+function attachedNow(s: AccessState, policyId: string, target: AttachTarget): boolean {
+  if (!s.policies.get(policyId)) throw new PolicyNotFound({ policyId });
+  if (target.kind === 'role' && !roleExists(s, target.id))
+    throw new UnknownAttachTarget({ kind: 'role', id: target.id });
+  if (target.kind === 'team' && !s.teams.get(target.id)) throw new UnknownAttachTarget({ kind: 'team', id: target.id });
+  return s.attachments.some((a) => a.policyId === policyId && sameTarget(a.target, target));
+}
+
+/** Attaching an attached policy again changes nothing. */
+function attachPolicy(cmd: Cmd<'AttachPolicy'>, s: AccessState): AccessEvent[] {
+  const { policyId, target, now: at } = cmd.data;
+  return attachedNow(s, policyId, target) ? [] : [{ type: 'PolicyAttached', data: { policyId, target, at } }];
+}
+
+/** Detaching a policy that is not attached changes nothing. */
+function detachPolicy(cmd: Cmd<'DetachPolicy'>, s: AccessState): AccessEvent[] {
+  const { policyId, target, now: at } = cmd.data;
+  return attachedNow(s, policyId, target) ? [{ type: 'PolicyDetached', data: { policyId, target, at } }] : [];
+}
+
+function createTeam(cmd: Cmd<'CreateTeam'>, s: AccessState): AccessEvent[] {
+  const { now: at, ...team } = cmd.data;
+  if ([...s.teams.values()].some((t) => t.name.toLowerCase() === team.name.toLowerCase()))
+    throw new TeamNameTaken({ name: team.name });
+  return [{ type: 'TeamCreated', data: { team, at } }];
+}
+
+function updateTeam(cmd: Cmd<'UpdateTeam'>, s: AccessState): AccessEvent[] {
+  const { id, name, now: at } = cmd.data;
+  if (!s.teams.get(id)) throw new TeamNotFound({ teamId: id });
+  return [{ type: 'TeamUpdated', data: { id, name, at } }];
+}
+
+/** The team's policies are detached before it goes. */
+function deleteTeam(cmd: Cmd<'DeleteTeam'>, s: AccessState): AccessEvent[] {
+  const { id, now: at } = cmd.data;
+  if (!s.teams.get(id)) throw new TeamNotFound({ teamId: id });
+  const detached = detachAll(s, (a) => a.target.kind === 'team' && a.target.id === id, at);
+  return [...detached, { type: 'TeamDeleted', data: { id, at } }];
+}
+
+/** The team, which must exist, and whether the user is one of its members. */
+function membership(s: AccessState, teamId: string, userId: string) {
+  const team = s.teams.get(teamId);
+  if (!team) throw new TeamNotFound({ teamId });
+  return { team, member: team.members.includes(userId) };
+}
+
+/** Adding a member again changes nothing. */
+function addTeamMember(cmd: Cmd<'AddTeamMember'>, s: AccessState): AccessEvent[] {
+  const { userId, now: at } = cmd.data;
+  const { team, member } = membership(s, cmd.data.teamId, userId);
+  return member ? [] : [{ type: 'TeamMemberAdded', data: { teamId: team.id, userId, at } }];
+}
+
+/** Removing someone who is not a member changes nothing. */
+function removeTeamMember(cmd: Cmd<'RemoveTeamMember'>, s: AccessState): AccessEvent[] {
+  const { userId, now: at } = cmd.data;
+  const { team, member } = membership(s, cmd.data.teamId, userId);
+  return member ? [{ type: 'TeamMemberRemoved', data: { teamId: team.id, userId, at } }] : [];
+}
+
 export const accessDecider: Decider<AccessState, AccessCommand, AccessEvent> = {
   initialState: () => ({ roles: new Map(), policies: new Map(), attachments: [], teams: new Map() }),
   evolve: (s, e) => (foldable(e) ? evolve(s, e) : s),
   decide: (cmd, s) => {
-    const at = cmd.data.now;
     switch (cmd.type) {
-      case 'CreateRole': {
-        const { now: _n, ...role } = cmd.data;
-        checkRoleName(s, role.name);
-        checkParent(s, role.id, role.parentId);
-        return [{ type: 'RoleCreated', data: { role, at } }];
-      }
-      case 'UpdateRole': {
-        const { id, changes } = cmd.data;
-        if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'changed' });
-        if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
-        if (changes.name !== undefined) checkRoleName(s, changes.name, id);
-        if (changes.parentId !== undefined) checkParent(s, id, changes.parentId);
-        return [{ type: 'RoleUpdated', data: { id, changes, at } }];
-      }
-      case 'DeleteRole': {
-        const { id } = cmd.data;
-        if (SYSTEM.has(id)) throw new SystemRoleFixed({ roleId: id, change: 'deleted' });
-        if (!s.roles.get(id)) throw new RoleNotFound({ roleId: id });
-        const children = [...s.roles.values()].filter((r) => r.parentId === id);
-        if (children.length) throw new RoleHasChildren({ roleId: id, children: children.map((c) => c.id) });
-        const detached: AccessEvent[] = s.attachments
-          .filter((a) => a.target.kind === 'role' && a.target.id === id)
-          .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
-        return [...detached, { type: 'RoleDeleted', data: { id, at } }];
-      }
-      case 'CreatePolicy': {
-        const { now: _n, ...policy } = cmd.data;
-        return [{ type: 'PolicyCreated', data: { policy, at } }];
-      }
+      case 'CreateRole':
+        return createRole(cmd, s);
+      case 'UpdateRole':
+        return updateRole(cmd, s);
+      case 'DeleteRole':
+        return deleteRole(cmd, s);
+      case 'CreatePolicy':
+        return createPolicy(cmd);
       case 'UpdatePolicy':
-        if (!s.policies.get(cmd.data.id)) throw new PolicyNotFound({ policyId: cmd.data.id });
-        return [{ type: 'PolicyUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } }];
-      case 'DeletePolicy': {
-        const { id } = cmd.data;
-        if (!s.policies.get(id)) throw new PolicyNotFound({ policyId: id });
-        const detached: AccessEvent[] = s.attachments
-          .filter((a) => a.policyId === id)
-          .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
-        return [...detached, { type: 'PolicyDeleted', data: { id, at } }];
-      }
+        return updatePolicy(cmd, s);
+      case 'DeletePolicy':
+        return deletePolicy(cmd, s);
       case 'AddPermission':
-        if (!s.policies.get(cmd.data.policyId)) throw new PolicyNotFound({ policyId: cmd.data.policyId });
-        return [
-          { type: 'PermissionAdded', data: { policyId: cmd.data.policyId, permission: cmd.data.permission, at } },
-        ];
-      case 'RemovePermission': {
-        const p = s.policies.get(cmd.data.policyId);
-        if (!p) throw new PolicyNotFound({ policyId: cmd.data.policyId });
-        if (!p.permissions.some((x) => x.id === cmd.data.permissionId))
-          throw new PermissionNotFound({ permissionId: cmd.data.permissionId });
-        return [{ type: 'PermissionRemoved', data: { ...cmd.data, at } }];
-      }
+        return addPermission(cmd, s);
+      case 'RemovePermission':
+        return removePermission(cmd, s);
       case 'AttachPolicy':
-      case 'DetachPolicy': {
-        const { policyId, target } = cmd.data;
-        if (!s.policies.get(policyId)) throw new PolicyNotFound({ policyId });
-        if (target.kind === 'role' && !roleExists(s, target.id))
-          throw new UnknownAttachTarget({ kind: 'role', id: target.id });
-        if (target.kind === 'team' && !s.teams.get(target.id))
-          throw new UnknownAttachTarget({ kind: 'team', id: target.id });
-        const attached = s.attachments.some((a) => a.policyId === policyId && sameTarget(a.target, target));
-        if (cmd.type === 'AttachPolicy')
-          return attached ? [] : [{ type: 'PolicyAttached', data: { policyId, target, at } }];
-        return attached ? [{ type: 'PolicyDetached', data: { policyId, target, at } }] : [];
-      }
-      case 'CreateTeam': {
-        const { now: _n, ...team } = cmd.data;
-        if ([...s.teams.values()].some((t) => t.name.toLowerCase() === team.name.toLowerCase()))
-          throw new TeamNameTaken({ name: team.name });
-        return [{ type: 'TeamCreated', data: { team, at } }];
-      }
+        return attachPolicy(cmd, s);
+      case 'DetachPolicy':
+        return detachPolicy(cmd, s);
+      case 'CreateTeam':
+        return createTeam(cmd, s);
       case 'UpdateTeam':
-        if (!s.teams.get(cmd.data.id)) throw new TeamNotFound({ teamId: cmd.data.id });
-        return [{ type: 'TeamUpdated', data: { id: cmd.data.id, name: cmd.data.name, at } }];
-      case 'DeleteTeam': {
-        const { id } = cmd.data;
-        if (!s.teams.get(id)) throw new TeamNotFound({ teamId: id });
-        const detached: AccessEvent[] = s.attachments
-          .filter((a) => a.target.kind === 'team' && a.target.id === id)
-          .map((a) => ({ type: 'PolicyDetached', data: { ...a, at } }));
-        return [...detached, { type: 'TeamDeleted', data: { id, at } }];
-      }
+        return updateTeam(cmd, s);
+      case 'DeleteTeam':
+        return deleteTeam(cmd, s);
       case 'AddTeamMember':
-      case 'RemoveTeamMember': {
-        const t = s.teams.get(cmd.data.teamId);
-        if (!t) throw new TeamNotFound({ teamId: cmd.data.teamId });
-        const member = t.members.includes(cmd.data.userId);
-        if (cmd.type === 'AddTeamMember')
-          return member ? [] : [{ type: 'TeamMemberAdded', data: { teamId: t.id, userId: cmd.data.userId, at } }];
-        return member ? [{ type: 'TeamMemberRemoved', data: { teamId: t.id, userId: cmd.data.userId, at } }] : [];
-      }
+        return addTeamMember(cmd, s);
+      case 'RemoveTeamMember':
+        return removeTeamMember(cmd, s);
       default:
         return assertNever(cmd);
     }

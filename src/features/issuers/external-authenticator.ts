@@ -29,12 +29,46 @@ const ISSUER_EVENTS = new Set<string>(ISSUER_EVENT_TYPES);
  * another node's change is seen within `cacheMs`. Key sets are cached per issuer record version.
  */
 export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authenticator {
-  const bySite = new Map<string, { at: number; issuers: TrustedIssuerRecord[] }>();
-  const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
-  const provisioned = new Map<string, { userId: string; role: string }>();
-  // Every request with a bearer token asks here first: the token's (unverified) issuer is decoded once per token.
+  const issuerClaim = issuerClaims();
+  const issuersOf = siteIssuers(deps, cacheMs);
+  const keysOf = issuerKeySets(deps);
+  const userIdFor = externalUserIds(deps);
+  return {
+    name: 'external-jwt',
+    order: 50,
+    authenticate: async (token, ctx): Promise<Actor | null> => {
+      if (!ctx.siteId || !SITE_ID_PATTERN.test(ctx.siteId)) return null;
+      const iss = issuerClaim(token);
+      if (iss === null) return null;
+      const issuer = (await issuersOf(ctx.siteId)).find((i) => i.issuer === iss);
+      if (!issuer) return null;
+      const payload = await verify(deps, token, issuer, keysOf);
+      const { subject, role, email } = claimsOf(payload, issuer, ctx.siteId);
+      return {
+        type: 'user',
+        id: await userIdFor(issuer, subject, email, ctx.siteId, role),
+        email,
+        instanceAdmin: false,
+        roles: { [ctx.siteId]: role },
+        tokenVersion: 0,
+        amr: ['ext'],
+      };
+    },
+  };
+}
+
+const bounded = <V>(m: Map<string, V>, k: string, v: V) => {
+  m.set(k, v);
+  if (m.size > MAX_ENTRIES) m.delete(m.keys().next().value as string);
+};
+
+/**
+ * A token's (unverified) issuer, decoded once per token: every request with a bearer token asks here first.
+ * Null for a token that is not a JWT or names no issuer.
+ */
+function issuerClaims(): (token: string) => string | null {
   const issuers = new Map<string, string | null>();
-  const issuerClaim = (token: string): string | null => {
+  return (token) => {
     const known = issuers.get(token);
     if (known !== undefined) return known;
     let iss: unknown = null;
@@ -53,6 +87,14 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     }
     return found;
   };
+}
+
+/**
+ * A site's enabled issuers, cached for `cacheMs`. A change this node commits to an issuer drops the site's entry,
+ * and a read that overlapped such a change is not cached.
+ */
+function siteIssuers(deps: AppDeps, cacheMs: number): (siteId: string) => Promise<TrustedIssuerRecord[]> {
+  const bySite = new Map<string, { at: number; issuers: TrustedIssuerRecord[] }>();
   let epoch = 0;
   deps.store.onAppended((events) => {
     for (const e of events)
@@ -61,12 +103,7 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
         bySite.delete(e.siteId);
       }
   });
-  const bounded = <V>(m: Map<string, V>, k: string, v: V) => {
-    m.set(k, v);
-    if (m.size > MAX_ENTRIES) m.delete(m.keys().next().value as string);
-  };
-
-  const issuersOf = async (siteId: string): Promise<TrustedIssuerRecord[]> => {
+  return async (siteId) => {
     const hit = bySite.get(siteId);
     if (hit && Date.now() - hit.at < cacheMs) return hit.issuers;
     const before = epoch;
@@ -74,8 +111,12 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     if (epoch === before) bounded(bySite, siteId, { at: Date.now(), issuers });
     return issuers;
   };
+}
 
-  const keysOf = (issuer: TrustedIssuerRecord): Promise<JWTVerifyGetKey> => {
+/** An issuer's key set, fetched once per issuer record version. */
+function issuerKeySets(deps: AppDeps): (issuer: TrustedIssuerRecord) => Promise<JWTVerifyGetKey> {
+  const keySets = new Map<string, Promise<JWTVerifyGetKey>>();
+  return (issuer) => {
     const k = `${issuer.id}:${issuer.version}`;
     let keys = keySets.get(k);
     if (!keys) {
@@ -89,30 +130,54 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     }
     return keys;
   };
+}
 
-  const verify = async (token: string, issuer: TrustedIssuerRecord): Promise<JWTPayload> => {
-    try {
-      const { payload } = await jwtVerify(token, await keysOf(issuer), {
-        issuer: issuer.issuer,
-        audience: issuer.audience,
-        algorithms: [...issuer.algorithms],
-        clockTolerance: issuer.clockSkewSeconds,
-        currentDate: deps.clock.now(),
-      });
-      return payload;
-    } catch (err) {
-      if (err instanceof errors.JWTExpired) throw new ExternalTokenExpired();
-      throw new ExternalTokenUnverified();
-    }
-  };
+/**
+ * The token's claims once its signature, issuer, audience, algorithm and times check out, else why not (a key set
+ * that could not be fetched verifies nothing).
+ */
+async function verify(
+  deps: AppDeps,
+  token: string,
+  issuer: TrustedIssuerRecord,
+  keysOf: (issuer: TrustedIssuerRecord) => Promise<JWTVerifyGetKey>,
+): Promise<JWTPayload> {
+  try {
+    const { payload } = await jwtVerify(token, await keysOf(issuer), {
+      issuer: issuer.issuer,
+      audience: issuer.audience,
+      algorithms: [...issuer.algorithms],
+      clockTolerance: issuer.clockSkewSeconds,
+      currentDate: deps.clock.now(),
+    });
+    return payload;
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw new ExternalTokenExpired();
+    throw new ExternalTokenUnverified();
+  }
+}
 
-  const userIdFor = async (
-    issuer: TrustedIssuerRecord,
-    subject: string,
-    email: string,
-    siteId: string,
-    role: string,
-  ) => {
+/** Who the verified token names, through the issuer's claim mapping: its site (if mapped), subject, role and email. */
+function claimsOf(payload: JWTPayload, issuer: TrustedIssuerRecord, siteId: string) {
+  const { claimMapping } = issuer;
+  const siteClaim = claimMapping.siteId === undefined ? undefined : claimAt(payload, claimMapping.siteId);
+  if (siteClaim !== undefined && siteClaim !== siteId) throw new TokenForAnotherSite();
+  const subject = claimAt(payload, claimMapping.externalId);
+  if (typeof subject !== 'string' || !subject) throw new ExternalTokenWithoutSubject();
+  const role = resolveRole(issuer, claimAt(payload, claimMapping.roles));
+  if (!role) throw new NoMappedRole();
+  const emailClaim = claimAt(payload, claimMapping.email);
+  const email = typeof emailClaim === 'string' ? emailClaim : '';
+  return { subject, role, email };
+}
+
+/**
+ * The user an external subject acts as: a fixed id, or with just-in-time provisioning the account provisioned for
+ * it on the site (asked again when the mapped role changes).
+ */
+function externalUserIds(deps: AppDeps) {
+  const provisioned = new Map<string, { userId: string; role: string }>();
+  return async (issuer: TrustedIssuerRecord, subject: string, email: string, siteId: string, role: string) => {
     if (!issuer.jitProvisioning) return `ext:${issuer.id}:${subject}`;
     const k = `${issuer.id}\u0000${subject}\u0000${siteId}`;
     const hit = provisioned.get(k);
@@ -123,36 +188,5 @@ export function externalAuthenticator(deps: AppDeps, cacheMs = 5_000): Authentic
     );
     bounded(provisioned, k, { userId, role });
     return userId;
-  };
-
-  return {
-    name: 'external-jwt',
-    order: 50,
-    authenticate: async (token, ctx): Promise<Actor | null> => {
-      if (!ctx.siteId || !SITE_ID_PATTERN.test(ctx.siteId)) return null;
-      const iss = issuerClaim(token);
-      if (iss === null) return null;
-      const issuer = (await issuersOf(ctx.siteId)).find((i) => i.issuer === iss);
-      if (!issuer) return null;
-      const payload = await verify(token, issuer);
-      const { claimMapping } = issuer;
-      const siteClaim = claimMapping.siteId === undefined ? undefined : claimAt(payload, claimMapping.siteId);
-      if (siteClaim !== undefined && siteClaim !== ctx.siteId) throw new TokenForAnotherSite();
-      const subject = claimAt(payload, claimMapping.externalId);
-      if (typeof subject !== 'string' || !subject) throw new ExternalTokenWithoutSubject();
-      const role = resolveRole(issuer, claimAt(payload, claimMapping.roles));
-      if (!role) throw new NoMappedRole();
-      const emailClaim = claimAt(payload, claimMapping.email);
-      const email = typeof emailClaim === 'string' ? emailClaim : '';
-      return {
-        type: 'user',
-        id: await userIdFor(issuer, subject, email, ctx.siteId, role),
-        email,
-        instanceAdmin: false,
-        roles: { [ctx.siteId]: role },
-        tokenVersion: 0,
-        amr: ['ext'],
-      };
-    },
   };
 }

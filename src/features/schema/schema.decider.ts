@@ -3,30 +3,30 @@ import { assertNever, type Decider } from '../../kernel/es/decider.ts';
 import {
   CollectionExists,
   CollectionInUse,
-  CollectionNotFound,
   EnumNeedsChoices,
   FieldCarriesRelation,
   FieldExists,
   FieldNotFound,
   PersonalDataRule,
-  RelationKeyRequired,
   RelationNotFound,
-  RelationOnFieldExists,
-  SearchableRule,
-  SystemCollectionFixed,
   SystemFieldName,
   TypeNotConvertible,
-  UnknownCollection,
-  UnknownRelationField,
-  UnknownWorkflowField,
   WrongCarrierType,
 } from './schema.errors.ts';
+import {
+  changeable,
+  checkPersonalField,
+  checkRelation,
+  checkSearchable,
+  checkSubject,
+  checkWorkflow,
+  usedBy,
+} from './schema.checks.ts';
 import type { PlanSummary, SchemaEvent } from '../../contracts/schema/schema.events.ts';
-import { isSystemCollection, SYSTEM_COLLECTIONS } from '../../contracts/schema/system-collections.types.ts';
+import { SYSTEM_COLLECTIONS } from '../../contracts/schema/system-collections.types.ts';
 import {
   CARRIER_TYPES,
   convertible,
-  searchableRefusal,
   SYSTEM_FIELDS,
   type CollectionChanges,
   type CollectionDef,
@@ -35,8 +35,6 @@ import {
   type FieldType,
   type RelationChanges,
   type RelationDef,
-  type SubjectDef,
-  type Workflow,
 } from '../../contracts/schema/schema.types.ts';
 import type { CollectionState, SchemaState } from '../../contracts/schema/schema.snapshot.ts';
 
@@ -65,26 +63,6 @@ export type PlanStep =
       : never
     : never;
 
-/** A workflow gates `status` or one of the collection's fields (a new collection has only `status`). */
-function checkWorkflow(workflow: Workflow | null | undefined, fields: Record<string, FieldDef>): void {
-  if (!workflow) return;
-  if (workflow.field !== 'status' && !own(fields, workflow.field))
-    throw new UnknownWorkflowField({ field: workflow.field });
-}
-
-function live(s: SchemaState, name: string, at = 'collection'): CollectionState {
-  const c = own(s.collections, name);
-  if (!c || c.deleted) throw new CollectionNotFound({ name, at });
-  return c;
-}
-
-/** A collection whose definition and fields a request may change: a live one that is not a system collection. */
-function changeable(s: SchemaState, name: string, at = 'collection'): CollectionState {
-  const c = live(s, name, at);
-  if (isSystemCollection(name)) throw new SystemCollectionFixed({ name, at });
-  return c;
-}
-
 /** Every site's schema starts with the system collections (files), fixed and never deleted. */
 function systemCollections(): Record<string, CollectionState> {
   const out: Record<string, CollectionState> = Object.create(null);
@@ -94,107 +72,6 @@ function systemCollections(): Record<string, CollectionState> {
     out[name] = { def: c.collection, deleted: false, fields };
   }
   return out;
-}
-
-function usedBy(s: SchemaState, collection: string, field?: string): RelationDef[] {
-  return Object.values(s.relations).filter((r) =>
-    field
-      ? r.collection === collection && r.field === field
-      : r.target === collection || r.junctionCollection === collection || r.collection === collection,
-  );
-}
-
-/** The types whose values can name a user (a subject field). */
-const SUBJECT_FIELD_TYPES: readonly FieldType[] = ['string', 'uuid'];
-
-/**
- * A collection's subject: the item itself, or a field that names a user (`user_created`, or a string or uuid field
- * of the collection that is neither personal nor encrypted); removed only while no field is personal.
- */
-function checkSubject(subject: SubjectDef | null | undefined, fields: Record<string, FieldDef>): void {
-  if (!subject) {
-    const personal = Object.values(fields).find((f) => f.personal);
-    if (personal)
-      throw new PersonalDataRule({
-        message: `${personal.field} is personal: the collection needs a subject`,
-        at: 'subject',
-      });
-    return;
-  }
-  if (subject.from === 'item' || subject.field === 'user_created') return;
-  const f = own(fields, subject.field);
-  if (!f) throw new PersonalDataRule({ message: `subject field ${subject.field} does not exist`, at: 'subject' });
-  if (!SUBJECT_FIELD_TYPES.includes(f.type) || f.personal || f.encrypted)
-    throw new PersonalDataRule({
-      message: `subject field ${subject.field} must be a string or uuid field, neither personal nor encrypted`,
-      at: 'subject',
-    });
-}
-
-/** A field as it will be: a personal one needs the collection's subject and can be neither unique nor defaulted. */
-function checkPersonalField(c: CollectionState, f: FieldDef): void {
-  if (f.personal) {
-    if (!c.def.subject)
-      throw new PersonalDataRule({ message: `a personal field needs the collection's subject`, at: 'personal' });
-    if (f.unique) throw new PersonalDataRule({ message: 'a personal field cannot be unique', at: 'unique' });
-    if (f.default !== null && f.default !== undefined)
-      throw new PersonalDataRule({ message: 'a personal field has no default', at: 'default' });
-  } else if (f.erasedValue !== undefined && f.erasedValue !== null) {
-    throw new PersonalDataRule({ message: 'only a personal field has an erasedValue', at: 'erasedValue' });
-  }
-  const subject = c.def.subject;
-  if (subject?.from === 'field' && subject.field === f.field) checkSubject(subject, { ...c.fields, [f.field]: f });
-}
-
-/** A field as it will be: `searchable: true` only where search may index it (never sealed values). */
-function checkSearchable(f: FieldDef): void {
-  const refusal = f.searchable === true ? searchableRefusal(f) : null;
-  if (refusal) throw new SearchableRule({ message: refusal });
-}
-
-/** A reference inside a request body to something that does not exist is bad input (400), not a missing resource. */
-function ref(s: SchemaState, name: string | null, at: string): CollectionState {
-  if (!name) throw new RelationKeyRequired({ at });
-  const c = own(s.collections, name);
-  if (!c || c.deleted) throw new UnknownCollection({ name, at });
-  return c;
-}
-
-/** The value type a relation's carrying field must have: an id for m2o, a list of `{ collection, item }` for m2a. */
-
-function needField(c: CollectionState, collection: string, field: string | null, at: string): void {
-  if (!field) throw new RelationKeyRequired({ at, byKind: true });
-  if (!own(c.fields, field)) throw new UnknownRelationField({ collection, field, at });
-}
-
-/**
- * Where each kind keeps its references (DESIGN decisions): m2o holds the target id in `field`; o2m reads the
- * target items whose `targetField` holds this id; m2m goes through junction items holding `junctionField` (this id)
- * and `targetField` (the target id); m2a holds `[{ collection, item }]` in `field`.
- */
-function checkRelation(s: SchemaState, r: RelationDef): void {
-  const c = ref(s, r.collection, 'collection');
-  // A system collection may be the target of an m2o (a file reference), never carry a relation or hold a reverse
-  // side (its fields are fixed, and only its slice writes its items).
-  if (isSystemCollection(r.collection)) throw new SystemCollectionFixed({ name: r.collection, at: 'collection' });
-  if (r.junctionCollection && isSystemCollection(r.junctionCollection))
-    throw new SystemCollectionFixed({ name: r.junctionCollection, at: 'junctionCollection' });
-  if (r.kind !== 'm2o' && r.target && isSystemCollection(r.target))
-    throw new SystemCollectionFixed({ name: r.target, at: 'target' });
-  needField(c, r.collection, r.field, 'field');
-  if (own(c.fields, r.field)!.personal)
-    throw new PersonalDataRule({ message: `${r.field} is personal: it cannot carry a relation`, at: 'field' });
-  const carriers: readonly string[] = own(CARRIER_TYPES, r.kind) ?? [];
-  if (!carriers.includes(own(c.fields, r.field)!.type)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
-  const target = r.kind === 'm2a' ? null : ref(s, r.target, 'target');
-  if (r.kind === 'o2m') needField(target!, r.target!, r.targetField, 'targetField');
-  if (r.kind === 'm2m') {
-    const junction = ref(s, r.junctionCollection, 'junctionCollection');
-    needField(junction, r.junctionCollection!, r.junctionField, 'junctionField');
-    needField(junction, r.junctionCollection!, r.targetField, 'targetField');
-  }
-  if (usedBy(s, r.collection, r.field).length)
-    throw new RelationOnFieldExists({ collection: r.collection, field: r.field });
 }
 
 /** The schema of one site: collections, their fields, and the relations between them. */
@@ -222,125 +99,144 @@ function decidePlan(steps: PlanStep[], summary: PlanSummary, at: string, s: Sche
   return [...out, { type: 'SchemaChanged', data: { change: 'plan.applied', collection: null, at, summary } }];
 }
 
+type Cmd<T extends SchemaCommand['type']> = Extract<SchemaCommand, { type: T }>;
+
+/** The spec's schema.changed signal that follows every change (for caches and type generation). */
+const changed = (change: string, collection: string | null, at: string): SchemaEvent => ({
+  type: 'SchemaChanged',
+  data: { change, collection, at },
+});
+
 function decideSchema(cmd: SchemaCommand, s: SchemaState): SchemaEvent[] {
-  const at = cmd.data.now;
-  const changed = (change: string, collection: string | null): SchemaEvent => ({
-    type: 'SchemaChanged',
-    data: { change, collection, at },
-  });
   switch (cmd.type) {
-    case 'CreateCollection': {
-      const { collection } = cmd.data;
-      if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
-      checkWorkflow(collection.workflow, {});
-      checkSubject(collection.subject, {});
-      return [{ type: 'CollectionCreated', data: { collection, at } }, changed('collection.created', collection.name)];
-    }
-    case 'UpdateCollection': {
-      const c = changeable(s, cmd.data.name, 'name');
-      checkWorkflow(cmd.data.changes.workflow, c.fields);
-      if (cmd.data.changes.subject !== undefined) checkSubject(cmd.data.changes.subject, c.fields);
-      return [
-        { type: 'CollectionUpdated', data: { name: cmd.data.name, changes: cmd.data.changes, at } },
-        changed('collection.updated', cmd.data.name),
-      ];
-    }
-    case 'DeleteCollection': {
-      changeable(s, cmd.data.name, 'name');
-      const refs = usedBy(s, cmd.data.name).filter((r) => r.collection !== cmd.data.name);
-      if (refs.length) throw new CollectionInUse({ name: cmd.data.name, relations: refs.map((r) => r.id) });
-      return [
-        { type: 'CollectionDeleted', data: { name: cmd.data.name, at } },
-        changed('collection.deleted', cmd.data.name),
-      ];
-    }
-    case 'CreateField': {
-      const c = changeable(s, cmd.data.collection);
-      const name = cmd.data.field.field;
-      if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
-      if (own(c.fields, name)) throw new FieldExists({ collection: cmd.data.collection, field: name });
-      checkPersonalField(c, cmd.data.field);
-      checkSearchable(cmd.data.field);
-      return [
-        { type: 'FieldCreated', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
-        changed('field.created', cmd.data.collection),
-      ];
-    }
-    case 'UpdateField': {
-      const c = changeable(s, cmd.data.collection);
-      const f = own(c.fields, cmd.data.field);
-      if (!f) throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
-      if (f.type === 'enum' && cmd.data.changes.choices === null) throw new EnumNeedsChoices();
-      checkPersonalField(c, { ...f, ...cmd.data.changes, personal: f.personal });
-      checkSearchable({ ...f, ...cmd.data.changes, personal: f.personal });
-      const { collection, field, changes } = cmd.data;
-      return [{ type: 'FieldUpdated', data: { collection, field, changes, at } }, changed('field.updated', collection)];
-    }
-    case 'ChangeFieldType': {
-      const { collection, field, to, choices } = cmd.data;
-      const f = own(changeable(s, collection).fields, field);
-      if (!f) throw new FieldNotFound({ collection, field, at: 'field' });
-      if (f.type === to) return [];
-      if (f.encrypted)
-        throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
-      if (f.personal) throw new TypeNotConvertible({ field, from: f.type, to, why: 'a personal field keeps its type' });
-      checkPersonalField(changeable(s, collection), { ...f, type: to });
-      checkSearchable({ ...f, type: to });
-      if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
-      if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
-      for (const r of usedBy(s, collection, field)) {
-        const carriers = own(CARRIER_TYPES, r.kind) ?? [];
-        if (!carriers.includes(to)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
-      }
-      const data = {
-        collection,
-        field,
-        from: f.type,
-        to,
-        choices: to === 'enum' ? choices : null,
-        unique: f.unique,
-        at,
-      };
-      return [{ type: 'FieldTypeChanged', data }, changed('field.type_changed', collection)];
-    }
-    case 'DeleteField': {
-      const c = changeable(s, cmd.data.collection);
-      if (!own(c.fields, cmd.data.field))
-        throw new FieldNotFound({ collection: cmd.data.collection, field: cmd.data.field, at: 'field' });
-      const subject = c.def.subject;
-      if (subject?.from === 'field' && subject.field === cmd.data.field)
-        throw new PersonalDataRule({ message: `${cmd.data.field} is the collection's subject`, at: 'field' });
-      if (usedBy(s, cmd.data.collection, cmd.data.field).length)
-        throw new FieldCarriesRelation({ field: cmd.data.field });
-      return [
-        { type: 'FieldDeleted', data: { collection: cmd.data.collection, field: cmd.data.field, at } },
-        changed('field.deleted', cmd.data.collection),
-      ];
-    }
+    case 'CreateCollection':
+      return createCollection(cmd, s);
+    case 'UpdateCollection':
+      return updateCollection(cmd, s);
+    case 'DeleteCollection':
+      return deleteCollection(cmd, s);
+    case 'CreateField':
+      return createField(cmd, s);
+    case 'UpdateField':
+      return updateField(cmd, s);
+    case 'ChangeFieldType':
+      return changeFieldType(cmd, s);
+    case 'DeleteField':
+      return deleteField(cmd, s);
     case 'CreateRelation':
-      checkRelation(s, cmd.data.relation);
-      return [
-        { type: 'RelationCreated', data: { relation: cmd.data.relation, at } },
-        changed('relation.created', cmd.data.relation.collection),
-      ];
-    case 'UpdateRelation': {
-      const r = own(s.relations, cmd.data.id);
-      if (!r) throw new RelationNotFound({ id: cmd.data.id });
-      return [
-        { type: 'RelationUpdated', data: { id: cmd.data.id, changes: cmd.data.changes, at } },
-        changed('relation.updated', r.collection),
-      ];
-    }
-    case 'DeleteRelation': {
-      const r = own(s.relations, cmd.data.id);
-      if (!r) throw new RelationNotFound({ id: cmd.data.id });
-      return [{ type: 'RelationDeleted', data: { id: cmd.data.id, at } }, changed('relation.deleted', r.collection)];
-    }
+      return createRelation(cmd, s);
+    case 'UpdateRelation':
+      return updateRelation(cmd, s);
+    case 'DeleteRelation':
+      return deleteRelation(cmd, s);
     case 'ApplyPlan':
-      return decidePlan(cmd.data.steps, cmd.data.summary, at, s);
+      return decidePlan(cmd.data.steps, cmd.data.summary, cmd.data.now, s);
     default:
       return assertNever(cmd);
   }
+}
+
+function createCollection(cmd: Cmd<'CreateCollection'>, s: SchemaState): SchemaEvent[] {
+  const { collection, now: at } = cmd.data;
+  if (own(s.collections, collection.name)) throw new CollectionExists({ name: collection.name });
+  checkWorkflow(collection.workflow, {});
+  checkSubject(collection.subject, {});
+  return [{ type: 'CollectionCreated', data: { collection, at } }, changed('collection.created', collection.name, at)];
+}
+
+function updateCollection(cmd: Cmd<'UpdateCollection'>, s: SchemaState): SchemaEvent[] {
+  const { name, changes, now: at } = cmd.data;
+  const c = changeable(s, name, 'name');
+  checkWorkflow(changes.workflow, c.fields);
+  if (changes.subject !== undefined) checkSubject(changes.subject, c.fields);
+  return [{ type: 'CollectionUpdated', data: { name, changes, at } }, changed('collection.updated', name, at)];
+}
+
+/** Refused while a relation of another collection targets the collection or passes through it. */
+function deleteCollection(cmd: Cmd<'DeleteCollection'>, s: SchemaState): SchemaEvent[] {
+  const { name, now: at } = cmd.data;
+  changeable(s, name, 'name');
+  const refs = usedBy(s, name).filter((r) => r.collection !== name);
+  if (refs.length) throw new CollectionInUse({ name, relations: refs.map((r) => r.id) });
+  return [{ type: 'CollectionDeleted', data: { name, at } }, changed('collection.deleted', name, at)];
+}
+
+function createField(cmd: Cmd<'CreateField'>, s: SchemaState): SchemaEvent[] {
+  const { collection, field, now: at } = cmd.data;
+  const c = changeable(s, collection);
+  const name = field.field;
+  if ((SYSTEM_FIELDS as readonly string[]).includes(name)) throw new SystemFieldName({ field: name });
+  if (own(c.fields, name)) throw new FieldExists({ collection, field: name });
+  checkPersonalField(c, field);
+  checkSearchable(field);
+  return [{ type: 'FieldCreated', data: { collection, field, at } }, changed('field.created', collection, at)];
+}
+
+/** The changes are checked on the field as it will be (its type and whether it is personal are not among them). */
+function updateField(cmd: Cmd<'UpdateField'>, s: SchemaState): SchemaEvent[] {
+  const { collection, field, changes, now: at } = cmd.data;
+  const c = changeable(s, collection);
+  const f = own(c.fields, field);
+  if (!f) throw new FieldNotFound({ collection, field, at: 'field' });
+  if (f.type === 'enum' && changes.choices === null) throw new EnumNeedsChoices();
+  checkPersonalField(c, { ...f, ...changes, personal: f.personal });
+  checkSearchable({ ...f, ...changes, personal: f.personal });
+  return [{ type: 'FieldUpdated', data: { collection, field, changes, at } }, changed('field.updated', collection, at)];
+}
+
+/**
+ * A field's values converted to another type: never an encrypted or a personal field's, only between convertible
+ * types, and only to a type every relation the field carries accepts. The same type changes nothing.
+ */
+function changeFieldType(cmd: Cmd<'ChangeFieldType'>, s: SchemaState): SchemaEvent[] {
+  const { collection, field, to, choices, now: at } = cmd.data;
+  const f = own(changeable(s, collection).fields, field);
+  if (!f) throw new FieldNotFound({ collection, field, at: 'field' });
+  if (f.type === to) return [];
+  if (f.encrypted) throw new TypeNotConvertible({ field, from: f.type, to, why: 'an encrypted field keeps its type' });
+  if (f.personal) throw new TypeNotConvertible({ field, from: f.type, to, why: 'a personal field keeps its type' });
+  checkPersonalField(changeable(s, collection), { ...f, type: to });
+  checkSearchable({ ...f, type: to });
+  if (!convertible(f.type, to)) throw new TypeNotConvertible({ field, from: f.type, to });
+  if (to === 'enum' && !choices?.length) throw new EnumNeedsChoices();
+  for (const r of usedBy(s, collection, field)) {
+    const carriers = own(CARRIER_TYPES, r.kind) ?? [];
+    if (!carriers.includes(to)) throw new WrongCarrierType({ kind: r.kind, types: carriers });
+  }
+  const data = { collection, field, from: f.type, to, choices: to === 'enum' ? choices : null, unique: f.unique, at };
+  return [{ type: 'FieldTypeChanged', data }, changed('field.type_changed', collection, at)];
+}
+
+/** A field stays while it is the collection's subject or carries a relation. */
+function deleteField(cmd: Cmd<'DeleteField'>, s: SchemaState): SchemaEvent[] {
+  const { collection, field, now: at } = cmd.data;
+  const c = changeable(s, collection);
+  if (!own(c.fields, field)) throw new FieldNotFound({ collection, field, at: 'field' });
+  const subject = c.def.subject;
+  if (subject?.from === 'field' && subject.field === field)
+    throw new PersonalDataRule({ message: `${field} is the collection's subject`, at: 'field' });
+  if (usedBy(s, collection, field).length) throw new FieldCarriesRelation({ field });
+  return [{ type: 'FieldDeleted', data: { collection, field, at } }, changed('field.deleted', collection, at)];
+}
+
+function createRelation(cmd: Cmd<'CreateRelation'>, s: SchemaState): SchemaEvent[] {
+  const { relation, now: at } = cmd.data;
+  checkRelation(s, relation);
+  return [{ type: 'RelationCreated', data: { relation, at } }, changed('relation.created', relation.collection, at)];
+}
+
+function updateRelation(cmd: Cmd<'UpdateRelation'>, s: SchemaState): SchemaEvent[] {
+  const { id, changes, now: at } = cmd.data;
+  const r = own(s.relations, id);
+  if (!r) throw new RelationNotFound({ id });
+  return [{ type: 'RelationUpdated', data: { id, changes, at } }, changed('relation.updated', r.collection, at)];
+}
+
+function deleteRelation(cmd: Cmd<'DeleteRelation'>, s: SchemaState): SchemaEvent[] {
+  const { id, now: at } = cmd.data;
+  const r = own(s.relations, id);
+  if (!r) throw new RelationNotFound({ id });
+  return [{ type: 'RelationDeleted', data: { id, at } }, changed('relation.deleted', r.collection, at)];
 }
 
 function evolveSchema(s: SchemaState, e: SchemaEvent): SchemaState {

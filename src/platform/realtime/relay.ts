@@ -60,22 +60,61 @@ const PAGES_PER_TICK = 20;
 export function startRelay(opts: RelayOptions): Relay {
   const { hub, events } = opts;
   const lock = new LeaderLock(opts.locks, ':realtime');
-  const byType = new Map<string, FrameSource>();
-  for (const s of opts.sources) for (const t of s.types) byType.set(t, s);
-  let position: GlobalPosition | null | undefined;
-  let stopped = false;
-  let running: Promise<void> = Promise.resolve();
-  let queued = false;
-  let failing = false;
-  /** A node that lost the leader lock asks again only after a poll interval (wakes come with every append). */
-  let followerUntil = 0;
-  /** Until when another node said it has clients (it says so every poll interval while it has). */
-  let peersUntil = 0;
-  /** Where a listening node's clients start, for a relay that starts from idle. */
-  let startHint: GlobalPosition | null = null;
-  const listened = () => hub.connections() > 0 || Date.now() < peersUntil;
+  const framesOf = framer(opts.sources);
+  const s: RelayState = { position: undefined, stopped: false, queued: false, peersUntil: 0, startHint: null };
+  const queue = serialQueue(opts.log);
+  const leads = leadership(hub, lock, opts.pollMs);
+  const listened = () => hub.connections() > 0 || Date.now() < s.peersUntil;
+  const step = () => readOn(s, { hub, events, framesOf, listened, leads });
+  const wake = (): void => {
+    if (s.queued || s.stopped) return;
+    s.queued = true;
+    void queue.run(async () => {
+      s.queued = false;
+      await step();
+    });
+  };
+  const unsubscribe = subscribe(s, opts, listened, wake);
 
-  const framesOf = (list: readonly StoredEvent[]): RelayFrame[] => {
+  return {
+    framesOf,
+    ready: async () => {
+      await queue.run(async () => {
+        if (s.position === undefined) s.position = await events.headPosition();
+      });
+      const at = s.position ?? null;
+      // The leader may be another node, idle until now: it starts no later than this connection's start.
+      hub.announceListening(at);
+      return at;
+    },
+    tick: () => queue.run(step),
+    stop: async () => {
+      s.stopped = true;
+      unsubscribe();
+      await queue.drained();
+      await lock.release();
+    },
+  };
+}
+
+/** Where the relay stands and what it knows of the other nodes: shared by its reads and its wake-ups. */
+interface RelayState {
+  /** The last event framed; undefined while idle (the next read starts at the head, or at `startHint`). */
+  position: GlobalPosition | null | undefined;
+  stopped: boolean;
+  /** A read is queued and has not started: further wakes until then add nothing. */
+  queued: boolean;
+  /** Until when another node said it has clients (it says so every poll interval while it has). */
+  peersUntil: number;
+  /** Where a listening node's clients start, for a relay that starts from idle. */
+  startHint: GlobalPosition | null;
+}
+
+/** The frames of the events some source frames, in the events' order. */
+function framer(sources: readonly FrameSource[]): (list: readonly StoredEvent[]) => RelayFrame[] {
+  const byType = new Map<string, FrameSource>();
+  for (const s of sources) for (const t of s.types) byType.set(t, s);
+  return (list) => {
     const out: RelayFrame[] = [];
     for (const e of list) {
       const f = byType.get(e.type)?.frame(e);
@@ -83,100 +122,110 @@ export function startRelay(opts: RelayOptions): Relay {
     }
     return out;
   };
+}
 
-  const serial = (work: () => Promise<void>): Promise<void> => {
-    const next = running.then(work, work);
-    running = next.then(
-      () => void (failing = false),
-      (err: unknown) => {
-        // Its place is kept: the next wake reads on from it, so no frame is skipped by an error.
-        if (!failing) opts.log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
-        failing = true;
-      },
-    );
-    return next;
+/** Runs the relay's work one piece at a time, in order; a failure is logged once until a piece succeeds again. */
+function serialQueue(log: Logger) {
+  let running: Promise<void> = Promise.resolve();
+  let failing = false;
+  return {
+    run: (work: () => Promise<void>): Promise<void> => {
+      const next = running.then(work, work);
+      running = next.then(
+        () => void (failing = false),
+        (err: unknown) => {
+          // Its place is kept: the next wake reads on from it, so no frame is skipped by an error.
+          if (!failing) log.warn({ err }, 'realtime relay: reading the log failed; it tries again on the next wake');
+          failing = true;
+        },
+      );
+      return next;
+    },
+    /** Settles once the work queued so far has run. */
+    drained: () => running.catch(() => undefined),
   };
+}
 
-  const leads = async (): Promise<boolean> => {
+/**
+ * Whether this node reads the log: always while frames stay on their node; when they cross nodes, only while it holds
+ * the leader lock. A node that lost the lock asks again only after a poll interval (wakes come with every append).
+ */
+function leadership(hub: RealtimeHub, lock: LeaderLock, pollMs: number): () => Promise<boolean> {
+  let followerUntil = 0;
+  return async () => {
     if (!hub.crossNode) return true;
     if (Date.now() < followerUntil) return false;
     const won = await lock.acquire();
-    if (!won) followerUntil = Date.now() + opts.pollMs;
+    if (!won) followerUntil = Date.now() + pollMs;
     return won;
   };
+}
 
-  const step = async (): Promise<void> => {
-    if (stopped) return;
-    // Nobody listens on any node: no read at all (an idle relay costs no database work).
-    if (!listened() || !(await leads())) {
-      position = undefined;
-      return;
-    }
-    if (position === undefined) {
-      const hint = startHint;
-      startHint = null;
-      position = hint ?? (await events.headPosition());
-      // From the head there is nothing to read yet; from a listening node's start there may be.
-      if (hint === null) return;
-    }
-    for (let i = 0; i < PAGES_PER_TICK; i++) {
-      const batch = await events.readAll({ after: position ?? undefined, limit: PAGE });
-      if (batch.length === 0) return;
-      hub.broadcast(framesOf(batch));
-      position = batch[batch.length - 1]!.checkpoint;
-      if (batch.length < PAGE) return;
-    }
-  };
+interface Reader {
+  hub: RealtimeHub;
+  events: RelayOptions['events'];
+  framesOf: (list: readonly StoredEvent[]) => RelayFrame[];
+  listened: () => boolean;
+  leads: () => Promise<boolean>;
+}
 
-  const wake = (): void => {
-    if (queued || stopped) return;
-    queued = true;
-    void serial(async () => {
-      queued = false;
-      await step();
-    });
-  };
+/** One read: up to PAGES_PER_TICK pages of the log after the relay's place, broadcast, by the leader while heard. */
+async function readOn(s: RelayState, { hub, events, framesOf, listened, leads }: Reader): Promise<void> {
+  if (s.stopped) return;
+  // Nobody listens on any node: no read at all (an idle relay costs no database work).
+  if (!listened() || !(await leads())) {
+    s.position = undefined;
+    return;
+  }
+  if (s.position === undefined) {
+    const hint = s.startHint;
+    s.startHint = null;
+    s.position = hint ?? (await events.headPosition());
+    // From the head there is nothing to read yet; from a listening node's start there may be.
+    if (hint === null) return;
+  }
+  for (let i = 0; i < PAGES_PER_TICK; i++) {
+    const batch = await events.readAll({ after: s.position ?? undefined, limit: PAGE });
+    if (batch.length === 0) return;
+    hub.broadcast(framesOf(batch));
+    s.position = batch[batch.length - 1]!.checkpoint;
+    if (batch.length < PAGE) return;
+  }
+}
 
+/**
+ * Wakes the relay on this node's appends, other nodes' wakes and listeners, and every poll interval (announcing this
+ * node's clients); returns the unsubscription.
+ */
+function subscribe(s: RelayState, opts: RelayOptions, listened: () => boolean, wake: () => void): () => void {
+  const { hub, events } = opts;
   const unAppended = events.onAppended(() => {
     // Unheard, the relay forgets its place (the next listener starts at the head, not at a stale place).
-    if (!listened()) return void (position = undefined);
+    if (!listened()) return void (s.position = undefined);
     hub.wakePeers();
     wake();
   });
   const unPeer = hub.onPeerWake(wake);
   const unListening = hub.onPeerListening((from) => {
-    peersUntil = Date.now() + 3 * opts.pollMs;
+    s.peersUntil = Date.now() + 3 * opts.pollMs;
     // The earliest place some node's new clients start from, for when this relay starts from idle.
-    if (position === undefined && from !== null && (startHint === null || events.comparePositions(from, startHint) < 0))
-      startHint = from;
+    if (
+      s.position === undefined &&
+      from !== null &&
+      (s.startHint === null || events.comparePositions(from, s.startHint) < 0)
+    )
+      s.startHint = from;
     wake();
   });
   const timer = setInterval(() => {
-    if (hub.connections() > 0) hub.announceListening(position ?? null);
+    if (hub.connections() > 0) hub.announceListening(s.position ?? null);
     wake();
   }, opts.pollMs);
   timer.unref();
-
-  return {
-    framesOf,
-    ready: async () => {
-      await serial(async () => {
-        if (position === undefined) position = await events.headPosition();
-      });
-      const at = position ?? null;
-      // The leader may be another node, idle until now: it starts no later than this connection's start.
-      hub.announceListening(at);
-      return at;
-    },
-    tick: () => serial(step),
-    stop: async () => {
-      stopped = true;
-      clearInterval(timer);
-      unAppended();
-      unPeer();
-      unListening();
-      await running.catch(() => undefined);
-      await lock.release();
-    },
+  return () => {
+    clearInterval(timer);
+    unAppended();
+    unPeer();
+    unListening();
   };
 }

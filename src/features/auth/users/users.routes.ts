@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppDeps } from '../../../deps.ts';
@@ -52,6 +52,12 @@ const IdParams = z.object({ id: RecordId });
  * that has one), read, change the role, remove from the site. Names are the owner's (or an instance admin's).
  */
 export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
+  memberListRoutes(plain, deps);
+  memberRoutes(plain, deps);
+};
+
+/** The site's members: list them, add one. */
+function memberListRoutes(plain: FastifyInstance, deps: AppDeps): void {
   const app = plain.withTypeProvider<ZodTypeProvider>();
   const { db, clock } = deps;
   const config = { caller: 'site-admin' as const };
@@ -107,6 +113,14 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       return { data: memberView(await member(deps, req, added.userId)) };
     },
   );
+}
+
+/** One member: read, update (names, role), remove from the site. */
+function memberRoutes(plain: FastifyInstance, deps: AppDeps): void {
+  const app = plain.withTypeProvider<ZodTypeProvider>();
+  const { clock } = deps;
+  const config = { caller: 'site-admin' as const };
+  const tags = ['users'];
 
   app.get(
     '/api/v1/users/:id',
@@ -160,4 +174,4 @@ export const usersRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       return reply.status(204).send();
     },
   );
-};
+}
