@@ -76,9 +76,7 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
     return scope;
   };
 
-  /** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.queries.ts). */
-  const inside = (req: Principal, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
-    readAsSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
+  const inside = insideOf(deps);
 
   /**
    * 404 RECORD_NOT_FOUND when the item lies outside what the caller may read (history, versions). A purged item is
@@ -108,23 +106,47 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
       }),
     );
 
-  /** The ids among `ids` whose rows lie outside a scope's conditions (none when it has none). */
-  const idsOutside = async (req: Principal, schema: SiteSchema, collection: string, ids: string[], scope: Scope) => {
+  const idsOutside = idsOutsideOf(deps);
+  const decryptable = decryptableOf(deps);
+
+  return {
+    guardFor,
+    scopeFor,
+    authorizeWrite,
+    checkValidation,
+    checkVisible,
+    readableIds,
+    readableSamples,
+    idsOutside,
+    decryptable,
+    rights,
+  };
+}
+
+/** id → inside the conditions, for items of the read model or, once purged, of the history (see item-rows.queries.ts). */
+const insideOf =
+  (deps: Pick<AppDeps, 'db'>) =>
+  (req: Principal, schema: SiteSchema, collection: string, ids: string[], c: RowCondition[]) =>
+    readAsSite(deps.db, siteOf(req), (trx) => rowsInside(trx, siteOf(req), schema, collection, ids, c));
+
+/** The ids among `ids` whose rows lie outside a scope's conditions (none when it has none). */
+function idsOutsideOf(deps: Pick<AppDeps, 'db'>) {
+  const inside = insideOf(deps);
+  return async (req: Principal, schema: SiteSchema, collection: string, ids: string[], scope: Scope) => {
     if (!scope.filter || !ids.length) return [];
     const found = await inside(req, schema, collection, ids, [{ filter: scope.filter }]);
     return ids.filter((id) => found.get(id) !== true);
   };
+}
 
-  /**
-   * Who sees an encrypted value in clear: site admins, and whoever may both read and update that field of that row
-   * (both rules' fields and conditions); everyone else reads '***'. `wanted` names the rows per collection.
-   */
-  const decryptable = async (
-    req: Principal,
-    schema: SiteSchema,
-    wanted: Map<string, Set<string>>,
-  ): Promise<MayDecrypt> => {
-    const p = await rights(req);
+/**
+ * Who sees an encrypted value in clear: site admins, and whoever may both read and update that field of that row
+ * (both rules' fields and conditions); everyone else reads '***'. `wanted` names the rows per collection.
+ */
+function decryptableOf(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
+  const inside = insideOf(deps);
+  return async (req: Principal, schema: SiteSchema, wanted: Map<string, Set<string>>): Promise<MayDecrypt> => {
+    const p = await deps.authorizer.rights(req);
     if (p.full) return () => true;
     const allowed = new Map<string, { fields: (f: string) => boolean; rows: Map<string, boolean> | null }>();
     for (const [collection, ids] of wanted) {
@@ -138,19 +160,6 @@ export function itemPermissions(deps: Pick<AppDeps, 'db' | 'authorizer'>) {
       const a = allowed.get(collection);
       return !!a && a.fields(field) && (a.rows === null || a.rows.get(id) === true);
     };
-  };
-
-  return {
-    guardFor,
-    scopeFor,
-    authorizeWrite,
-    checkValidation,
-    checkVisible,
-    readableIds,
-    readableSamples,
-    idsOutside,
-    decryptable,
-    rights,
   };
 }
 

@@ -77,29 +77,6 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
     if (withDeleted) guard.mayAdminister(caller);
   };
 
-  /** The item as it was (DESIGN §5 time travel): 404 before it existed and while it was deleted. */
-  const itemAsOf = async (caller: Principal, s: CollectionSchema, id: string, at: ItemRead) => {
-    const found = await readAsSite(db, siteOf(caller), (trx) =>
-      revisionAt(trx, siteOf(caller), s.collection.name, id, {
-        asOf: at.asOf ?? undefined,
-        version: at.version ?? undefined,
-      }),
-    );
-    if (!found || found.revision.action === 'delete') throw new ItemAbsentThen({ id });
-    const { revision, first } = found;
-    return translateRecord(
-      {
-        ...revision.data,
-        id,
-        created_at: first.timestamp,
-        created_by: first.actor.id,
-        updated_at: revision.timestamp,
-        updated_by: revision.actor.id,
-      },
-      at.locale,
-    );
-  };
-
   /** A collection's items: the list-query language with `asOf` and `withDeleted`. */
   const list = (caller: Principal, s: CollectionSchema, q: ListRead) => {
     checkWithDeleted(caller, q.withDeleted);
@@ -114,7 +91,7 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
     if (at.asOf || at.version) {
       // A past state is shown only while the item is visible to the caller now.
       if (!(await one(caller, s, id, { locale: at.locale, withDeleted: true }))) throw new ItemNotFound({ id });
-      return { data: await show(caller, s, await itemAsOf(caller, s, id, at)) };
+      return { data: await show(caller, s, await itemAsOf(db, caller, s, id, at)) };
     }
     const item = await one(caller, s, id, at);
     if (!item) throw new ItemNotFound({ id });
@@ -144,4 +121,27 @@ export function itemReader(deps: Pick<AppDeps, 'db' | 'authorizer' | 'schemas' |
   };
 
   return { one, list, read, revisions };
+}
+
+/** The item as it was (DESIGN §5 time travel): 404 before it existed and while it was deleted. */
+async function itemAsOf(db: AppDeps['db'], caller: Principal, s: CollectionSchema, id: string, at: ItemRead) {
+  const found = await readAsSite(db, siteOf(caller), (trx) =>
+    revisionAt(trx, siteOf(caller), s.collection.name, id, {
+      asOf: at.asOf ?? undefined,
+      version: at.version ?? undefined,
+    }),
+  );
+  if (!found || found.revision.action === 'delete') throw new ItemAbsentThen({ id });
+  const { revision, first } = found;
+  return translateRecord(
+    {
+      ...revision.data,
+      id,
+      created_at: first.timestamp,
+      created_by: first.actor.id,
+      updated_at: revision.timestamp,
+      updated_by: revision.actor.id,
+    },
+    at.locale,
+  );
 }

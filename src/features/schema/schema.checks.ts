@@ -11,7 +11,7 @@ import {
   UnknownWorkflowField,
   WrongCarrierType,
 } from './schema.errors.ts';
-import type { SchemaState } from './schema.decider.ts';
+import type { SchemaState } from '../../contracts/schema/schema.snapshot.ts';
 import { isSystemCollection } from '../../contracts/schema/system-collections.types.ts';
 import {
   CARRIER_TYPES,
