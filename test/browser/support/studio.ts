@@ -120,6 +120,14 @@ let axeSource: string | undefined;
  * govern: the product's CSP stays as strict as it is and reports nothing about the check.
  */
 export async function expectNoSeriousA11yViolations(page: Page, label: string): Promise<void> {
+  // A dialog closing or a notice sliding in is half transparent until its transition ends: judge the page at rest.
+  // (A spinner's endless animation is no transition and is not waited for.)
+  await page.waitForFunction(
+    () =>
+      document.getAnimations().every((a) => a.playState !== 'running' || a.effect?.getTiming().iterations === Infinity),
+    undefined,
+    { timeout: 5000 },
+  );
   axeSource ??= readFileSync(join(dirname(require.resolve('axe-core')), 'axe.min.js'), 'utf8');
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${axeSource}\n;void 0`);
   const violations = await page.evaluate(async () => {
