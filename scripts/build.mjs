@@ -1,5 +1,5 @@
 // The service's build: esbuild bundles our own TypeScript (src/, projections/) into dist/main.mjs (the server) and
-// dist/cli.mjs (`npx svc`); every package stays an import of node_modules (native addons, PGlite's wasm and data files
+// dist/cli.mjs (`npx svc`), with what they load on demand in dist/chunks/; every package stays an import of node_modules (native addons, PGlite's wasm and data files
 // load from where npm put them). Types are tsc's job (`npm run typecheck`); esbuild only strips them.
 //
 // `node scripts/build.mjs [outdir]` builds (npm's postinstall and `npm run build`). `ensureBuilt()` (the start
@@ -70,6 +70,11 @@ export async function build(outdir = dist) {
     packages: 'external',
     platform: 'node',
     format: 'esm',
+    // Each `import()` of the sources is a chunk of its own, loaded when the code reaches it: an adapter the
+    // configuration does not pick (S3, Redis, EventStoreDB, SMTP, PGlite on PostgreSQL) never loads its client.
+    // Chunks are named by their content, so a build next to a running server never changes a chunk it may still load.
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
     target: 'node20.19',
     // Error and class names stay as written (logs, `err.name` checks) although bundling renames clashing locals.
     keepNames: true,
@@ -77,7 +82,7 @@ export async function build(outdir = dist) {
     write: false,
     logLevel: 'warning',
   });
-  fs.mkdirSync(outdir, { recursive: true });
+  fs.mkdirSync(path.join(outdir, 'chunks'), { recursive: true });
   const put = (file, contents) => {
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, contents);

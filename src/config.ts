@@ -167,7 +167,7 @@ const EnvSchema = z.object({
   SVC_FLOW_SITE_LIVE_RUNS: z.coerce.number().int().min(1).max(1_000_000).default(1000),
   SVC_FLOW_SITE_ROOTS_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(600),
   /** The machine-translation provider behind POST /api/v1/tm/translate; unset: none (memory and glossary only). */
-  /** Web Push (RFC 8292): the one key pair of the instance and its contact; all three or none (kernel/push/vapid.ts). */
+  /** Web Push (RFC 8292): the one key pair of the instance and its contact; all three or none (platform/push/vapid.ts). */
   VAPID_PUBLIC_KEY: z.string().optional(),
   VAPID_PRIVATE_KEY: z.string().optional(),
   VAPID_SUBJECT: z.string().optional(),

@@ -15,7 +15,7 @@ const tryLockInChild = () =>
     '--import',
     'tsx',
     '-e',
-    `import('./src/kernel/db/data-dir-lock.ts').then((m) => { m.lockDataDir(${JSON.stringify(dir)}); console.log('locked'); })`,
+    `import('./src/adapters/db/data-dir-lock.ts').then((m) => { m.lockDataDir(${JSON.stringify(dir)}); console.log('locked'); })`,
   ]);
 
 describe('data directory lock', () => {

@@ -29,10 +29,18 @@ describe('the compiled server', () => {
   it('builds into a folder, starts from it with plain node and answers /health and the API', async () => {
     const built = await run(process.execPath, ['scripts/build.mjs', out], { cwd: root });
     expect(built.stdout).toMatch(/^built .* in \d+ ms$/m);
-    const code = fs.readFileSync(path.join(out, 'main.mjs'), 'utf8');
-    // Our own modules are inside the bundle; what it imports are packages and node: built-ins.
-    expect(code).not.toMatch(/(from|import\() *["']\.{1,2}\//);
-    expect(code).not.toMatch(/["']tsx["']/);
+    // Our own modules are inside the build (the entry and its chunks); what they import besides each other are
+    // packages and node: built-ins.
+    const chunks = fs.readdirSync(path.join(out, 'chunks')).filter((f) => f.endsWith('.mjs'));
+    for (const file of ['main.mjs', ...chunks.map((c) => `chunks/${c}`)]) {
+      const code = fs.readFileSync(path.join(out, file), 'utf8');
+      // (Template strings of generated code, such as typegen's `./${name}.js`, are not imports.)
+      const own = [...code.matchAll(/(?:from|import\(|import) *["'](\.{1,2}\/[^"'$]+)["']/g)].map((m) => m[1]!);
+      for (const spec of own)
+        expect([file, fs.existsSync(path.resolve(path.dirname(path.join(out, file)), spec))]).toEqual([file, true]);
+      expect(code).not.toMatch(/["']tsx["']/);
+      expect(code).not.toMatch(/["'][^"']*\/src\/[^"']*\.ts["']/);
+    }
 
     await store.create();
     server = await startServer(store.env(), 120_000, [path.join(out, 'main.mjs')]);

@@ -32,7 +32,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('round trips per request (Postgr
     id = (await post('/api/v1/items/articles', { title: 'first', views: 1 })).data.id;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       if (counting) {
-        // A pipelined group (kernel/db/site-scoped.ts) is one round trip: its statements joined by ' ; '.
+        // A pipelined group (adapters/db/site-scoped.ts) is one round trip: its statements joined by ' ; '.
         const q = args[0] as string | { text?: string; prelude?: { text: string }[]; main?: { text: string } };
         if (typeof q === 'string') sent.push(q);
         else if (q.main) sent.push([...(q.prelude ?? []), q.main].map((x) => x.text).join(' ; '));

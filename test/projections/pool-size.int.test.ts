@@ -14,7 +14,7 @@ import { ADMIN } from '../setup/app.ts';
 const url = process.env.TEST_DATABASE_URL;
 if (!url) console.info('pool-size test skipped: it needs TEST_DATABASE_URL (PGlite has one connection)');
 
-/** The smallest pool the service accepts (MIN_POOL_SIZE, checked by checkPoolSize in src/kernel/db/create-db.ts). */
+/** The smallest pool the service accepts (MIN_POOL_SIZE, checked by checkPoolSize in src/adapters/db/create-db.ts). */
 const SMALLEST = 2;
 const LEADERS = [':async-projections', ':reactors'];
 

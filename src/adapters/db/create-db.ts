@@ -58,7 +58,7 @@ async function openPostgres(config: PostgresConfig): Promise<Database> {
   const locks = new PgLockSession(pool.options);
   // Statements whose answer nobody reads (begin, the site setting, savepoints) travel with the next one.
   const db = pipelinedKysely(pool);
-  // Reads send the site with each statement in one round trip (kernel/db/site-scoped.ts).
+  // Reads send the site with each statement in one round trip (adapters/db/site-scoped.ts).
   registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
   if (!separate)
     return {

@@ -12,7 +12,7 @@ import type { Db, DB } from '../../kernel/db/database.ts';
 import { grantReadModel, secureTable } from '../../kernel/db/row-security.ts';
 
 /**
- * Site-scoped readers (kernel/db/site-scoped.ts): each statement sent right behind `set_config('svc.site_id', …,
+ * Site-scoped readers (adapters/db/site-scoped.ts): each statement sent right behind `set_config('svc.site_id', …,
  * true)` in one round trip, so that row-level security confines it to the site and the setting ends with it; and
  * the serving connection, whose `begin`, site setting and savepoints travel with the statement after them.
  * Most of this needs PostgreSQL with the serving role `svc_app` under FORCEd row-level security: PGlite runs as a

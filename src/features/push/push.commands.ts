@@ -42,7 +42,7 @@ export async function saveSubscription(
   input: { userId: string; endpoint: string; keys: PushKeys },
 ): Promise<{ id: string; created: boolean }> {
   checkEndpoint(input.endpoint, deps.config.SVC_PUSH_ALLOW_PRIVATE);
-  // A name is resolved too, by the rule every saved URL follows (kernel/net/saved-url.ts).
+  // A name is resolved too, by the rule every saved URL follows (platform/net/saved-url.ts).
   const problem = await savedUrlProblem(input.endpoint, { allowPrivate: deps.config.SVC_PUSH_ALLOW_PRIVATE });
   if (problem?.reason === 'private_address') throw new InvalidPushEndpoint({ reason: 'private_address' });
   const id = subscriptionId(ctx.siteId, input.endpoint);

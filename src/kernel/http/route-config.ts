@@ -27,7 +27,7 @@ declare module 'fastify' {
     /**
      * The route's answer carries a secret chosen for this request (a session, a key, a TOTP seed, recovery codes, a
      * signing secret shown once): it is never compressed, so its size cannot reveal the secret next to text the
-     * caller chose (BREACH). See `kernel/http/compression.ts`.
+     * caller chose (BREACH). See `platform/http/compression.ts`.
      */
     secretAnswer?: boolean;
   }

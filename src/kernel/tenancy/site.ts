@@ -42,7 +42,7 @@ export function siteFromRequest(
 /** The transaction-local setting that PostgreSQL row-level security compares each row's `site_id` with. */
 export const SITE_SETTING = 'svc.site_id';
 
-/** Per serving database: its site-scoped readers (PostgreSQL; see kernel/db/site-scoped.ts). */
+/** Per serving database: its site-scoped readers (PostgreSQL; see adapters/db/site-scoped.ts). */
 const readers = new WeakMap<object, (site: string) => Kysely<DB>>();
 
 /** Lets `readAsSite`, `asSite` and `asSystem` on `db` send the site with each statement (one round trip). */

@@ -49,7 +49,7 @@ describe('the generated JWT signing key', () => {
 
   it('is sealed anew when the active key changes, and replaced when its key is gone', async () => {
     // No account yet, so no subject key is wrapped under v1 and a start without v1 is allowed (with accounts it is
-    // refused: src/kernel/privacy/subject-keys.int.test.ts).
+    // refused: src/platform/privacy/subject-keys.int.test.ts).
     const t = await createTestApp({ env: env({ ENCRYPTION_KEY: KEY }) });
     apps.push(t);
     const next = randomBytes(32).toString('base64');

@@ -3,7 +3,7 @@ import { ForwardingStore, type EventStore } from '../../kernel/es/event-store.ts
 
 /**
  * How the nodes of a deployment tell each other that a watched stream moved on: PostgreSQL NOTIFY
- * (kernel/db/version-channel.ts), or nothing at all for the embedded database, which has one node.
+ * (adapters/db/version-channel.ts), or nothing at all for the embedded database, which has one node.
  */
 export interface VersionChannel {
   /** Tells the other nodes (not necessarily this one) that `streamId` is at `version`. */
