@@ -1,4 +1,5 @@
-import type { Db } from '../../src/kernel/db/database.ts';
+import type { Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
 
 /** An erasure as the read model knows it: where its stream is, and whether it has its proof. */
@@ -10,13 +11,7 @@ export interface ErasureRow {
   completed: boolean;
 }
 
-const toRow = (r: {
-  site_id: string;
-  erasure_id: string;
-  subject_id: string;
-  started_at: Date | string;
-  completed_at: Date | string | null;
-}): ErasureRow => ({
+const toRow = (r: Selectable<DB['erasures']>): ErasureRow => ({
   siteId: r.site_id,
   erasureId: r.erasure_id,
   subjectId: r.subject_id,

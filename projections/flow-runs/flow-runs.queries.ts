@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
 import type { RunStepRow } from './flow-runs.table.ts';
 
@@ -21,20 +21,6 @@ export interface FlowRunRecord {
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
-type Row = {
-  run_id: string;
-  flow_id: string;
-  status: string;
-  trigger: string;
-  input: unknown;
-  depth: number;
-  steps: RunStepRow[];
-  error: { code: string; message: string } | null;
-  failed_node: string | null;
-  retry_of: string | null;
-  started_at: Date;
-  finished_at: Date | null;
-};
 const COLUMNS = [
   'run_id',
   'flow_id',
@@ -49,6 +35,7 @@ const COLUMNS = [
   'started_at',
   'finished_at',
 ] as const;
+type Row = Pick<Selectable<DB['flow_runs']>, (typeof COLUMNS)[number]>;
 
 const toRecord = (r: Row): FlowRunRecord => ({
   id: r.run_id,
@@ -114,7 +101,7 @@ export async function dueFlowRuns(
   round: { total: number; perSite: number },
 ): Promise<{ siteId: string; runId: string }[]> {
   const r = await asSystem(db, (db) =>
-    sql<{ site_id: string; run_id: string }>`
+    sql<Pick<Selectable<DB['flow_runs']>, 'site_id' | 'run_id'>>`
       select site_id, run_id from (
         select site_id, run_id, next_at,
                row_number() over (partition by site_id order by next_at, run_id) as turn

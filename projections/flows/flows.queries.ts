@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
-import type { Db } from '../../src/kernel/db/database.ts';
-import type { FlowDefinition, FlowGraph, FlowStatus, FlowTrigger } from '../../src/contracts/flows/flow.events.ts';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
+import type { FlowDefinition, FlowStatus, FlowTrigger } from '../../src/contracts/flows/flow.events.ts';
 
 /** A flow as the API shows it: its definition, never its webhook token (only whether it has one). */
 export interface FlowRecord extends FlowDefinition {
@@ -31,22 +31,7 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-type Row = {
-  flow_id: string;
-  name: string;
-  description: string | null;
-  status: string;
-  trigger: string;
-  trigger_options: Record<string, unknown>;
-  graph: FlowGraph;
-  run_as: string;
-  options: Record<string, unknown>;
-  next_run_at: Date | null;
-  has_token: boolean;
-  version: number;
-  created_at: Date;
-  updated_at: Date;
-};
+type Row = Pick<Selectable<DB['flows']>, (typeof COLUMNS)[number]>;
 
 const toRecord = (r: Row): FlowRecord => ({
   id: r.flow_id,

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { GitAuthMethod, GitHubApp, GitProvider, SyncConfig } from '../../src/contracts/git/git.events.ts';
 
 /** An integration as the list shows it (the receiver's address is the slice's to add). */
@@ -308,7 +308,9 @@ export async function duePreviews(
   db: Db,
   now: Date,
 ): Promise<{ baseSiteId: string; integrationId: string; number: number; siteId: string }[]> {
-  const r = await sql<{ site_id: string; integration_id: string; number: number; preview_site_id: string }>`
+  const r = await sql<
+    Pick<Selectable<DB['git_previews']>, 'site_id' | 'integration_id' | 'number' | 'preview_site_id'>
+  >`
     select p.site_id, p.integration_id, p.number, p.preview_site_id
     from git_previews p
     join git_integrations i on i.site_id = p.site_id and i.integration_id = p.integration_id

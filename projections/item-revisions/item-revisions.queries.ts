@@ -1,20 +1,13 @@
-import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { ActorRef } from '../../src/kernel/es/event.ts';
 import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 import type { RevisionAction } from './item-revisions.projector.ts';
 
-interface Row {
-  collection: string;
-  item_id: string;
-  version: number;
-  revision_id: string;
-  action: RevisionAction;
-  data: ItemValues;
-  delta: ItemValues;
-  actor: ActorRef;
-  at: Date;
-}
+type Row = Pick<
+  Selectable<DB['item_revisions']>,
+  'collection' | 'item_id' | 'version' | 'revision_id' | 'action' | 'data' | 'delta' | 'actor' | 'at'
+>;
 
 /** The revision record of DESIGN §5. */
 export interface Revision {
@@ -56,14 +49,18 @@ export async function listRevisions(
   id: string,
   page: { limit: number; offset: number },
 ): Promise<{ revisions: Revision[]; total: number }> {
-  const r = await sql<Row & { total: number }>`
+  // The left join answers one row of nulls beside the total when the page holds no revision.
+  const r = await sql<{ total: number } & (Row | { [K in keyof Row]: null })>`
     with n as (select coalesce(max(ordinal), 0) as total from item_revisions
                where site_id = ${site} and collection = ${collection} and item_id = ${id})
     select n.total, ${COLUMNS} from n left join item_revisions on site_id = ${site} and collection = ${collection}
       and item_id = ${id} and ordinal <= n.total - ${page.offset} and ordinal > n.total - ${page.offset} - ${page.limit}
     order by ordinal desc`.execute(db);
   const total = r.rows[0]?.total ?? 0;
-  return { revisions: r.rows.filter((x) => x.revision_id !== null).map(toRevision), total };
+  return {
+    revisions: r.rows.filter((x): x is { total: number } & Row => x.revision_id !== null).map(toRevision),
+    total,
+  };
 }
 
 /** One revision of one item; a revision of another item or site is not found. */

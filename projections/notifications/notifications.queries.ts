@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { NotificationKind, Recipient, Severity } from '../../src/contracts/notifications/notifications.events.ts';
 
 /** Whose notifications a caller sees: their own, their role chain's, and the admins' when they are a site admin. */
@@ -49,20 +49,21 @@ const base = (db: Db, siteId: string, v: InboxViewer) =>
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-type Row = {
-  notification_id: string;
-  kind: NotificationKind;
-  severity: Severity;
-  title: string;
-  body: string;
-  deep_link: string | null;
-  entity_id: string | null;
-  recipient_type: 'user' | 'role' | 'admins';
-  recipient_id: string | null;
-  ts: Date;
-  seq: string;
-  handled_at: Date | null;
-};
+/** A notification beside its receipt's time (null while unhandled: the receipt is left-joined). */
+type Row = Pick<
+  Selectable<DB['notifications']>,
+  | 'notification_id'
+  | 'kind'
+  | 'severity'
+  | 'title'
+  | 'body'
+  | 'deep_link'
+  | 'entity_id'
+  | 'recipient_type'
+  | 'recipient_id'
+  | 'ts'
+  | 'seq'
+> & { handled_at: Selectable<DB['notification_receipts']>['handled_at'] | null };
 
 const COLUMNS = [
   'n.notification_id',
@@ -107,7 +108,7 @@ export async function listInbox(
     query.select(COLUMNS).orderBy('n.seq', 'desc').limit(q.limit).offset(q.offset).execute(),
     query.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
   ]);
-  return { rows: (rows as Row[]).map(toRecord), total: Number(count.n) };
+  return { rows: rows.map(toRecord), total: Number(count.n) };
 }
 
 /** One notification of the caller's inbox, or null (another's, another site's, or none). */
@@ -121,7 +122,7 @@ export async function findInboxEntry(
     .select(COLUMNS)
     .where('n.notification_id', '=', notificationId)
     .executeTakeFirst();
-  return row ? toRecord(row as Row) : null;
+  return row ? toRecord(row) : null;
 }
 
 /** The ids of the caller's unhandled notifications, oldest first, at most `limit`. */

@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { asSite, asSystem } from '../../src/kernel/tenancy/site.ts';
-import type { Db } from '../../src/kernel/db/database.ts';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { ReleaseState } from '../../src/contracts/releases/release.events.ts';
 
 export type ReleaseRecord = Extract<ReleaseState, { exists: true }> & {
@@ -9,12 +9,7 @@ export type ReleaseRecord = Extract<ReleaseState, { exists: true }> & {
   updatedAt: string;
 };
 
-interface Row {
-  release_id: string;
-  state: ReleaseState;
-  created_at: Date;
-  updated_at: Date;
-}
+type Row = Selectable<DB['releases']>;
 const toRecord = (r: Row) =>
   ({
     ...(r.state as Extract<ReleaseState, { exists: true }>),
@@ -48,7 +43,7 @@ export async function listReleases(
 export async function dueReleases(db: Db, now: Date): Promise<(ReleaseRecord & { siteId: string })[]> {
   // The scheduler looks across every site; each row carries its folded state, so no second read per release.
   const r = await asSystem(db, (db) =>
-    sql<Row & { site_id: string }>`
+    sql<Row>`
     select * from releases
     where deleted_at is null and ((status = 'scheduled' and publish_at <= ${now}) or publishing)
     order by publish_at nulls first`.execute(db),

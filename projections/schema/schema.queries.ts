@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
-import type { Db } from '../../src/kernel/db/database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import {
   isVersioned,
   type CollectionDef,
@@ -22,12 +22,10 @@ export interface RelationRecord extends RelationDef {
   oneField: string | null;
 }
 
-interface CollectionRow {
-  definition: CollectionDef;
-  created_at: Date;
-  updated_at: Date;
-  deleted_at: Date | null;
-}
+type CollectionRow = Pick<
+  Selectable<DB['schema_collections']>,
+  'definition' | 'created_at' | 'updated_at' | 'deleted_at'
+>;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const toCollection = (r: CollectionRow): CollectionRecord => ({
   ...r.definition,
@@ -57,14 +55,14 @@ export async function listFields(
   siteId: string,
   collection: string,
 ): Promise<(FieldDef & { collection: string; personal: boolean })[]> {
-  const r = await sql<{ definition: FieldDef }>`
+  const r = await sql<Pick<Selectable<DB['schema_fields']>, 'definition'>>`
     select definition from schema_fields where site_id = ${siteId} and collection = ${collection}
     order by (definition->>'sort')::int nulls last, position`.execute(db);
   return r.rows.map((x) => fieldRecord(collection, x.definition));
 }
 
 export async function findField(db: Db, siteId: string, collection: string, field: string) {
-  const r = await sql<{ definition: FieldDef }>`
+  const r = await sql<Pick<Selectable<DB['schema_fields']>, 'definition'>>`
     select definition from schema_fields where site_id = ${siteId} and collection = ${collection} and field = ${field}`.execute(
     db,
   );
@@ -88,15 +86,15 @@ export function toRelationRecord(stored: RelationDef): RelationRecord {
 }
 
 export async function listRelations(db: Db, siteId: string): Promise<RelationRecord[]> {
-  const r = await sql<{
-    definition: RelationDef;
-  }>`select definition from schema_relations where site_id = ${siteId} order by id`.execute(db);
+  const r = await sql<
+    Pick<Selectable<DB['schema_relations']>, 'definition'>
+  >`select definition from schema_relations where site_id = ${siteId} order by id`.execute(db);
   return r.rows.map((x) => toRelationRecord(x.definition));
 }
 
 export async function findRelation(db: Db, siteId: string, id: string): Promise<RelationRecord | null> {
-  const r = await sql<{
-    definition: RelationDef;
-  }>`select definition from schema_relations where site_id = ${siteId} and id = ${id}`.execute(db);
+  const r = await sql<
+    Pick<Selectable<DB['schema_relations']>, 'definition'>
+  >`select definition from schema_relations where site_id = ${siteId} and id = ${id}`.execute(db);
   return r.rows[0] ? toRelationRecord(r.rows[0].definition) : null;
 }

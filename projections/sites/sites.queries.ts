@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { asSite, asSystem } from '../../src/kernel/tenancy/site.ts';
-import type { Db } from '../../src/kernel/db/database.ts';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 
 export interface SiteRecord {
   id: string;
@@ -11,19 +11,13 @@ export interface SiteRecord {
   version: number;
 }
 
-interface SiteRow {
-  site_id: string;
-  name: string;
-  settings: Record<string, unknown>;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-}
+type SiteRow = Selectable<DB['sites']>;
 
 const toRecord = (r: SiteRow): SiteRecord => ({
   id: r.site_id,
   name: r.name,
-  settings: r.settings,
+  // The API answers settings as an open object (sites.schemas.ts); the column holds a SiteSettings, an interface.
+  settings: r.settings as Record<string, unknown>,
   createdAt: new Date(r.created_at).toISOString(),
   updatedAt: new Date(r.updated_at).toISOString(),
   version: r.version,

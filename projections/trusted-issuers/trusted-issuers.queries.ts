@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { asSite } from '../../src/kernel/tenancy/site.ts';
-import type { Db } from '../../src/kernel/db/database.ts';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 import type { TrustedIssuerConfig } from '../../src/contracts/issuers/issuer.events.ts';
 
 /** A trusted issuer as the admin API answers it. */
@@ -11,13 +11,7 @@ export interface TrustedIssuerRecord extends TrustedIssuerConfig {
   version: number;
 }
 
-interface Row {
-  issuer_id: string;
-  config: TrustedIssuerConfig;
-  created_at: Date;
-  updated_at: Date;
-  version: number;
-}
+type Row = Pick<Selectable<DB['trusted_issuers']>, 'issuer_id' | 'config' | 'created_at' | 'updated_at' | 'version'>;
 
 const toRecord = (r: Row): TrustedIssuerRecord => ({
   id: r.issuer_id,

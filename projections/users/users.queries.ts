@@ -1,6 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { asSystem } from '../../src/kernel/tenancy/site.ts';
-import type { Db } from '../../src/kernel/db/database.ts';
+import type { Db, DB } from '../../src/kernel/db/database.ts';
 
 export interface UserRow {
   userId: string;
@@ -16,19 +16,8 @@ export interface UserRow {
   roles: Record<string, string>;
 }
 
-interface Row {
-  user_id: string;
-  email: string | null;
-  password_hash: string | null;
-  first_name: string | null;
-  last_name: string | null;
-  instance_admin: boolean;
-  status: 'active' | 'unverified' | 'invited';
-  token_version: number;
-  password_version: number;
-  preferences: Record<string, unknown>;
-  roles: Record<string, string> | null;
-}
+/** `users.*` with the user's roles by site (null for a user of no site). */
+type Row = Selectable<DB['users']> & { roles: Record<string, string> | null };
 
 const SELECT = sql`
   select u.*, (select jsonb_object_agg(s.site_id, s.role) from user_sites s where s.user_id = u.user_id) as roles
@@ -108,6 +97,12 @@ export interface MemberRow {
   createdAt: string;
 }
 
+type MemberJoin = Pick<
+  Selectable<DB['users']>,
+  'user_id' | 'email' | 'first_name' | 'last_name' | 'status' | 'instance_admin' | 'created_at'
+> &
+  Pick<Selectable<DB['user_sites']>, 'role'>;
+
 /** The site's members (instance admins excepted unless `withInstanceAdmins`), by email, with the total. */
 export async function listMembers(
   db: Db,
@@ -121,16 +116,8 @@ export async function listMembers(
     ${pattern ? sql`and (u.email ilike ${pattern} or u.first_name ilike ${pattern} or u.last_name ilike ${pattern})` : sql``}`;
   // Accounts are instance-wide (site `_system`): a member list joins them to one site's memberships.
   return asSystem(db, async (db) => {
-    const rows = await sql<{
-      user_id: string;
-      email: string | null;
-      first_name: string | null;
-      last_name: string | null;
-      role: string;
-      status: string;
-      instance_admin: boolean;
-      created_at: Date;
-    }>`select u.user_id, u.email, u.first_name, u.last_name, s.role, u.status, u.instance_admin, u.created_at
+    const rows =
+      await sql<MemberJoin>`select u.user_id, u.email, u.first_name, u.last_name, s.role, u.status, u.instance_admin, u.created_at
      from user_sites s join users u on u.user_id = s.user_id where ${where}
      order by lower(u.email), u.user_id limit ${q.limit} offset ${q.offset}`.execute(db);
     const total = await sql<{
