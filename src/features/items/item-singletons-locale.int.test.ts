@@ -59,6 +59,31 @@ describe('singletons', () => {
   });
 });
 
+describe('a singleton written with X-Svc-Locale', () => {
+  it('answers its record in the asked locale, and a malformed header is refused before anything is written', async () => {
+    await call('POST', '/api/v1/collections', { name: 'banner', singleton: true });
+    await call('POST', '/api/v1/fields/banner', { field: 'title', type: 'string' });
+    await call('POST', '/api/v1/fields/banner', { field: 'translations', type: 'json' });
+    const de = { 'x-svc-locale': 'de' };
+    const written = await call(
+      'PATCH',
+      '/api/v1/items/banner',
+      { title: 'Sale', translations: { de: { title: 'Rabatt' } } },
+      'main',
+      de,
+    );
+    expect(written.statusCode).toBe(200);
+    expect(written.json().data.title).toBe('Rabatt');
+    const bad = await call('PATCH', '/api/v1/items/banner', { title: 'Changed' }, 'main', {
+      'x-svc-locale': 'not a locale',
+    });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().errors[0].path).toEqual(['headers', 'x-svc-locale']);
+    const now = await call('GET', '/api/v1/items/banner');
+    expect(now.json().data.title).toBe('Sale');
+  });
+});
+
 describe('X-Svc-Locale and X-Svc-Draft', () => {
   it('applies the translation of the asked locale server-side, falling back to the language, then the value', async () => {
     const page = (

@@ -7,7 +7,7 @@ import { itemGuard } from './item.guard.ts';
 import { checkLiveQuery, readLive } from './item.live-reads.ts';
 import { readItemsAs } from './item.principal-reads.ts';
 import { present, presentRevision, writeMeta, writtenRecord } from './item.present.ts';
-import { itemReader, type ListRead } from './item.reader.ts';
+import { itemReader, type ItemRead, type ListRead } from './item.reader.ts';
 import { readItem, type CollectionSchema } from './item.reads.ts';
 import { checkReferences } from './item.references.ts';
 import { withNullFields } from './item.values.ts';
@@ -52,8 +52,13 @@ export function itemsApi(deps: Engine) {
       list: reader.list,
       /** One item now, as it was, or its draft (GET of an item). */
       get: reader.read,
-      /** One item through the list query, or null when the caller may not see it. */
-      one: reader.one,
+      /** One item through the list query, or null when the caller may not see it (soft-deleted ones never). */
+      one: (
+        caller: Principal,
+        s: CollectionSchema,
+        id: string,
+        at: { query?: ItemRead['query']; locale?: string | null } = {},
+      ) => reader.one(caller, s, id, at),
       revisions: reader.revisions,
       /** Items as a person (the one behind a flow run) may read them, through the list-query language. */
       as: (...a: Rest<typeof readItemsAs>) => readItemsAs(deps, ...a),

@@ -89,9 +89,12 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
       if (!s.collection.singleton) throw new NotASingleton({ collection: s.collection.name });
       const { id: _ignored, ...values } = req.body;
       const id = singletonId(s);
+      // The read headers are checked before the write, so a malformed one never answers 400 after a write.
+      const shown = singletonRead(req, {});
       const scope = await guard.authorizeWrite(req, s, 'update', id, values);
       // Through the list query and before the write: a caller who may not read the singleton is refused (403) first.
-      const current = (await one(req, s, id, {})) ?? {};
+      // The rule's validation sees the stored values, never a translation the caller picked with X-Svc-Locale.
+      const current = (await one(req, s, id)) ?? {};
       await guard.checkValidation(req, s, id, { ...current, ...values }, scope);
       const res = await upsertSingleton(deps, commandContext(req, deps.clock), {
         schema: s,
@@ -99,7 +102,7 @@ export const itemsRoutes: FastifyPluginAsync<AppDeps> = async (plain, deps) => {
         changes: values,
         as: req,
       });
-      return { data: await one(req, s, id, {}), meta: writeMeta(res) };
+      return { data: await one(req, s, id, shown), meta: writeMeta(res) };
     },
   );
 
