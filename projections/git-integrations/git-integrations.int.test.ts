@@ -7,15 +7,7 @@ import { createTestApp, type TestApp } from '../../test/setup/app.ts';
 import { apiClient } from '../../test/setup/api.ts';
 import { sendGithubDelivery } from '../../test/support/git-deliveries.ts';
 import { startGitProvider, type GitProviderServer } from '../../test/support/git-provider.ts';
-import {
-  gitCiRunsProjector,
-  gitContentIntentsProjector,
-  gitDeliveriesProjector,
-  gitIntegrationsProjector,
-  gitPreviewsProjector,
-  gitProvenanceProjector,
-  gitPullRequestsProjector,
-} from './index.ts';
+import { gitProjectors } from './index.ts';
 
 /**
  * The git read model is the log's: each of its tables, rebuilt from the log by its own projector, equals what live
@@ -33,15 +25,9 @@ const TOKEN = 'read-model-provider-token';
 const SECRET = 'a-webhook-secret-of-forty-characters-long';
 const BASE = '/api/v1/integrations/git';
 
-const PROJECTORS = [
-  gitIntegrationsProjector,
-  gitDeliveriesProjector,
-  gitPullRequestsProjector,
-  gitCiRunsProjector,
-  gitContentIntentsProjector,
-  gitProvenanceProjector,
-  gitPreviewsProjector,
-];
+const PROJECTORS = gitProjectors;
+/** The projector of the integrations themselves (kept its name and version when the read model was split). */
+const INTEGRATIONS = PROJECTORS.find((p) => p.name === 'git-integrations')!;
 /** Each table with the order of its primary key. */
 const TABLES: Record<string, string> = {
   git_integrations: 'site_id, integration_id',
@@ -183,7 +169,7 @@ describe('the git read model', () => {
   it('is completed at start by rebuilding only the projectors without a checkpoint, to the same tables', async () => {
     const before = { rows: await dump(Object.keys(TABLES)), shape: await shape() };
     const owner = t.deps.database.owner;
-    const missing = PROJECTORS.filter((p) => p !== gitIntegrationsProjector).map((p) => p.name);
+    const missing = PROJECTORS.filter((p) => p !== INTEGRATIONS).map((p) => p.name);
     await owner.deleteFrom('projection_state').where('name', 'in', missing).execute();
     // A projector with its checkpoint is not rebuilt: a row changed behind its back stays as it is.
     await sql`update git_integrations set repository = 'drifted'`.execute(owner);
@@ -194,7 +180,7 @@ describe('the git read model', () => {
     expect((await rows('git_integrations')).every((r) => (r as { repository: string }).repository === 'drifted')).toBe(
       true,
     );
-    await t.deps.engine.rebuild(gitIntegrationsProjector.name);
+    await t.deps.engine.rebuild(INTEGRATIONS.name);
     expect({ rows: await dump(Object.keys(TABLES)), shape: await shape() }).toEqual(before);
     const states = await owner.selectFrom('projection_state').select(['name', 'version', 'status']).execute();
     for (const p of PROJECTORS)

@@ -2,13 +2,24 @@
  * The public surface of the git integrations read model: each site's integrations, deliveries, pull requests, CI
  * runs, content intents, provenance and previews, one projector per table.
  */
-export { gitIntegrationsProjector } from './git-integrations.projector.ts';
-export { gitDeliveriesProjector } from './git-deliveries.projector.ts';
-export { gitPullRequestsProjector } from './git-pull-requests.projector.ts';
-export { gitCiRunsProjector } from './git-ci-runs.projector.ts';
-export { gitContentIntentsProjector } from './git-content-intents.projector.ts';
-export { gitProvenanceProjector } from './git-provenance.projector.ts';
-export { gitPreviewsProjector } from './git-previews.projector.ts';
+import { gitCiRunsProjector } from './git-ci-runs.projector.ts';
+import { gitContentIntentsProjector } from './git-content-intents.projector.ts';
+import { gitDeliveriesProjector } from './git-deliveries.projector.ts';
+import { gitIntegrationsProjector } from './git-integrations.projector.ts';
+import { gitPreviewsProjector } from './git-previews.projector.ts';
+import { gitProvenanceProjector } from './git-provenance.projector.ts';
+import { gitPullRequestsProjector } from './git-pull-requests.projector.ts';
+
+/** The read model's projectors, one per table, in the order the git slice registers them. */
+export const gitProjectors = [
+  gitIntegrationsProjector,
+  gitDeliveriesProjector,
+  gitPullRequestsProjector,
+  gitCiRunsProjector,
+  gitContentIntentsProjector,
+  gitProvenanceProjector,
+  gitPreviewsProjector,
+];
 export {
   duePreviews,
   listCiRuns,

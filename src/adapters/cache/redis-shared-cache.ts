@@ -121,9 +121,3 @@ export class RedisSharedCache implements SharedCache {
     this.redis.disconnect();
   }
 }
-
-/** The shared cache of this deployment: Redis when REDIS_URL is set, else in-process. */
-export function createSharedCache(opts: Omit<RedisCacheOptions, 'url'> & { url?: string }): SharedCache {
-  if (!opts.url) return new MemorySharedCache();
-  return new RedisSharedCache({ url: opts.url, prefix: opts.prefix, onError: opts.onError });
-}

@@ -1,14 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppDeps, Feature } from '../../deps.ts';
-import {
-  gitCiRunsProjector,
-  gitContentIntentsProjector,
-  gitDeliveriesProjector,
-  gitIntegrationsProjector,
-  gitPreviewsProjector,
-  gitProvenanceProjector,
-  gitPullRequestsProjector,
-} from '../../../projections/git-integrations/index.ts';
+import { gitProjectors } from '../../../projections/git-integrations/index.ts';
 import { gitRoutes } from './http/git.routes.ts';
 import { gitWebhookRoutes } from './http/git-webhook.routes.ts';
 import { gitOAuthRoutes } from './http/git-oauth.routes.ts';
@@ -28,15 +20,7 @@ const routes: FastifyPluginAsync<AppDeps> = async (app, deps) => {
  */
 export const gitFeature: Feature = {
   name: 'git',
-  projectors: [
-    gitIntegrationsProjector,
-    gitDeliveriesProjector,
-    gitPullRequestsProjector,
-    gitCiRunsProjector,
-    gitContentIntentsProjector,
-    gitProvenanceProjector,
-    gitPreviewsProjector,
-  ],
+  projectors: gitProjectors,
   routes,
   reactors: (deps) => [gitDeliveryProcessor(deps), gitIncidentReporter(deps), gitPreviewer(deps)],
   loops: (deps) => [
