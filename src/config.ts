@@ -54,7 +54,10 @@ const EnvSchema = z.object({
   SVC_REQUIRE_SETUP_TOKEN: bool(false),
   SVC_SETUP_TOKEN: z.string().optional(),
   SVC_OBSERVABILITY_TOKEN: z.string().optional(),
-  SVC_ASYNC_PROJECTION_POLL_MS: z.coerce.number().int().min(10).default(200),
+  /** How long the log feed waits after an append on this node before it reads (a burst of writes: one read). */
+  SVC_FEED_DEBOUNCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
+  /** The log feed's read while nothing was appended: another node's append it was not told of, a retry come due. */
+  SVC_FEED_SWEEP_MS: z.coerce.number().int().min(100).default(30_000),
   SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   ENCRYPTION_KEY: z.string().optional(),
   REDIS_KEY_PREFIX: z.string().default('svc:'),

@@ -22,6 +22,7 @@ import type { PersonalDataPart } from './platform/privacy/personal-data.ts';
 import type { RealtimeHub } from './platform/realtime/hub.ts';
 import type { FrameSource, Relay } from './platform/realtime/relay.ts';
 import type { AfterAnswer } from './kernel/after-answer.ts';
+import type { LoopSpec } from './platform/leader-loop.ts';
 
 /** Everything a feature needs, handed to its routes as plugin options. */
 export interface AppDeps {
@@ -84,7 +85,7 @@ export interface Feature {
   /** Ways this feature recognises bearer tokens (API keys, external issuers, access tokens). */
   authenticators?: (deps: AppDeps) => Authenticator[];
   /** Periodic work run by one node at a time (leader lock): time turned into commands, e.g. the content scheduler. */
-  loops?: (deps: AppDeps) => { name: string; intervalMs: number; run(): Promise<void> }[];
+  loops?: (deps: AppDeps) => LoopSpec[];
   /** Read-model rows it keeps for a limited time, and how to prune them (the retention slice runs them). */
   retention?: (deps: AppDeps) => RetentionKind[];
   /**

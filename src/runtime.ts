@@ -23,8 +23,9 @@ import {
 import { migrate } from './platform/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
 import { instanceSecret } from './platform/crypto/instance-secrets.ts';
-import { catchUpOnce, projectionState, startAsyncProjections } from './platform/es/async-projections.ts';
-import { placeReactors, startReactors, type ReactorRunner } from './platform/es/reactor-runner.ts';
+import { catchUpOnce, projectionState } from './platform/es/async-projections.ts';
+import { placeReactors } from './platform/es/reactor-state.ts';
+import { startLogFeed, type LogFeedOptions } from './platform/es/log-feed.ts';
 import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
 import { ProjectedStore } from './platform/es/projected-store.ts';
 import { VersionCachedStore } from './platform/es/version-cache.ts';
@@ -87,15 +88,6 @@ export async function startRuntime(
     log,
   });
   const asyncProjectors = allProjectors().filter((p) => p.mode === 'async');
-  const worker = startAsyncProjections({
-    db,
-    events,
-    locks: database.locks,
-    projectors: opts.asyncWorker === false ? [] : asyncProjectors,
-    log,
-    pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
-    context,
-  });
   const io = await openIo(config, database, store, log);
   let parts: PersonalDataPart[] | undefined;
   let items: ItemsApi | undefined;
@@ -123,11 +115,17 @@ export async function startRuntime(
     },
     authorizer: createAuthorizer({ store, clock, stepUp: (id) => stepUpError(deps, id) }),
     drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
-    drainReactors: (name) => background.reactors.drain(name),
+    drainReactors: (name) => background.feed.drain(name),
     retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
     personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
   };
-  const background = await startBackground(deps, events, opts.asyncWorker !== false, log);
+  const background = await startBackground(deps, events, {
+    nodes: { subscribe: (wake) => channel.onLog(wake), poke: () => channel.pokeLog() },
+    active: opts.asyncWorker !== false,
+    projectors: opts.asyncWorker === false ? [] : asyncProjectors,
+    context,
+    log,
+  });
   return {
     deps,
     stop: async () => {
@@ -136,7 +134,6 @@ export async function startRuntime(
       await background.stop();
       await io.relay.stop();
       await io.hub.close();
-      await worker.stop();
       await subscription?.stop();
       await io.mail?.stop();
       await io.limiter.close();
@@ -175,29 +172,49 @@ async function openIo(config: Config, database: Database, store: EventStore, log
   return { limiter, storage, sharedCache, mail, hub, relay };
 }
 
-/** The reactors and the features' leader loops, which run beside requests (loops only with the async worker). */
-async function startBackground(deps: AppDeps, events: EventStore, poll: boolean, log: Logger) {
+/**
+ * The log feed (the reactors and the async projectors) and the features' leader loops, which run beside requests;
+ * without the async worker the feed runs only when drained and no loop runs.
+ */
+async function startBackground(
+  deps: AppDeps,
+  events: EventStore,
+  opts: {
+    active: boolean;
+    projectors: readonly Projector[];
+    context: ProjectionContext;
+    nodes: LogFeedOptions['nodes'];
+    log: Logger;
+  },
+) {
   const { config, database, db } = deps;
-  const reactorList = features.flatMap((f) => f.reactors?.(deps) ?? []);
-  await placeReactors(db, events, reactorList);
+  const { active, log } = opts;
+  const reactors = features.flatMap((f) => f.reactors?.(deps) ?? []);
+  await placeReactors(db, events, reactors);
   // Reactors read the log itself (`events`), never waiting on projections; what they send goes through `store`.
-  const reactors: ReactorRunner = startReactors({
+  const feed = startLogFeed({
     db,
     events,
     locks: database.locks,
-    reactors: reactorList,
+    reactors,
+    projectors: opts.projectors,
+    context: opts.context,
+    nodes: opts.nodes,
     log,
-    pollMs: config.SVC_ASYNC_PROJECTION_POLL_MS,
-    poll,
+    active,
+    debounceMs: config.SVC_FEED_DEBOUNCE_MS,
+    sweepMs: config.SVC_FEED_SWEEP_MS,
   });
-  const loops = poll
-    ? features.flatMap((f) => f.loops?.(deps) ?? []).map((l) => startLeaderLoop({ ...l, locks: database.locks, log }))
+  const loops = active
+    ? features
+        .flatMap((f) => f.loops?.(deps) ?? [])
+        .map((l) => startLeaderLoop({ ...l, locks: database.locks, log, appends: events, nodes: opts.nodes }))
     : [];
   return {
-    reactors,
+    feed,
     stop: async () => {
       await Promise.all(loops.map((l) => l.stop()));
-      await reactors.stop();
+      await feed.stop();
     },
   };
 }

@@ -115,6 +115,21 @@ export async function dueFlowRuns(
 }
 
 /**
+ * When the flow worker next has work: the earliest `next_at` of a run (due now or later) or `next_run_at` of an
+ * active schedule; null when there is none. One statement, across every site.
+ */
+export async function nextFlowWorkAt(db: Db): Promise<Date | null> {
+  const r = await asSystem(db, (db) =>
+    sql<{ at: Date | null }>`
+      select least(
+        (select min(next_at) from flow_runs where next_at is not null),
+        (select min(next_run_at) from flows where status = 'active' and trigger = 'schedule')
+      ) as at`.execute(db),
+  );
+  return r.rows[0]?.at ?? null;
+}
+
+/**
  * How many runs of the site are live (running, due, sleeping: every run that has not ended has a `next_at`), counted
  * up to `cap` at most: the check of a site's live runs reads no more rows than its cap.
  */

@@ -5,6 +5,7 @@ export {
   dueFlowRuns,
   findFlowRun,
   listFlowRuns,
+  nextFlowWorkAt,
   pruneFinishedRuns,
   type FlowRunRecord,
 } from './flow-runs.queries.ts';

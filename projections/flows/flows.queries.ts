@@ -112,15 +112,14 @@ export async function dueScheduledFlows(
   return r.rows.map((x) => ({ siteId: x.site_id, flowId: x.flow_id, nextRunAt: iso(x.next_run_at) }));
 }
 
-/** A site's active event flows that existed at `at` (a flow made later hears none of the past). */
-export async function activeEventFlows(db: Db, siteId: string, at: Date): Promise<FlowRecord[]> {
+/** A site's active event flows (the caller drops those made after the event it weighs: they hear none of the past). */
+export async function activeEventFlows(db: Db, siteId: string): Promise<FlowRecord[]> {
   const rows = await db
     .selectFrom('flows')
     .select(COLUMNS)
     .where('site_id', '=', siteId)
     .where('status', '=', 'active')
     .where('trigger', '=', 'event')
-    .where('created_at', '<=', at)
     .orderBy('flow_id')
     .execute();
   return rows.map(toRecord);

@@ -119,17 +119,24 @@ async function applyItemEvent(trx: Transaction<DB>, e: StoredEventOf<IndexedItem
   const values = e.type === 'ItemUpdated' ? e.data.changes : e.data.values;
   const keys = Object.keys(values);
   // A replacement drops every field it leaves empty; an update only the fields it names.
-  await later(trx, e.type === 'ItemUpdated' ? item.where('field', 'in', keys.length ? keys : ['']) : item);
+  const dropped = e.type === 'ItemUpdated' ? item.where('field', 'in', keys.length ? keys : ['']) : item;
   const texts = keys.flatMap((k) => {
     const text = valueText(values[k]);
     return text === null ? [] : [{ field: k, text }];
   });
-  if (!texts.length) return;
+  if (!texts.length) return later(trx, dropped);
   const title = sql`(select f.field from schema_fields f where f.site_id = ${e.siteId}
     and f.collection = ${d.collection} and (f.definition ->> 'type') = 'string' and ${SEARCHABLE}
     order by (f.definition ->> 'sort')::int nulls last, f.position limit 1)`;
   const table = sql.table(t('search_fields'));
+  // One statement: the rows of the fields left without text go, those with text are written. The two sets are
+  // disjoint, so the delete and the upsert never touch one row.
+  const named = e.type === 'ItemUpdated' ? sql`and field = any(${keys}::text[])` : sql``;
   const insert = sql`
+    with gone as (
+      delete from ${table} where site_id = ${e.siteId} and collection = ${d.collection} and item_id = ${d.id}
+        and version < ${e.streamVersion}::int ${named} and field <> all(${texts.map((x) => x.field)}::text[])
+    )
     insert into ${table} (site_id, collection, item_id, field, text, weight, version)
     select ${e.siteId}, ${d.collection}, ${d.id}, c.field, c.text,
            case when c.field = ${title} then 'A' else 'B' end, ${e.streamVersion}::int

@@ -7,6 +7,7 @@ export {
   findWebhook,
   listDeliveries,
   listWebhooks,
+  nextDeliveryAt,
   pruneDeliveries,
   type DeliveryRecord,
   type WebhookRecord,

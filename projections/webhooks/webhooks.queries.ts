@@ -131,6 +131,18 @@ export async function dueDeliveries(
   return rows.map((r) => ({ siteId: r.site_id, deliveryId: r.delivery_id }));
 }
 
+/** When the sender next has work: the earliest attempt of a pending delivery, across every site; null: none. */
+export async function nextDeliveryAt(db: Db): Promise<Date | null> {
+  const row = await asSystem(db, (db) =>
+    db
+      .selectFrom('webhook_deliveries')
+      .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst(),
+  );
+  return row?.at ?? null;
+}
+
 /**
  * Deletes the site's finished deliveries (delivered or abandoned) last changed before `before`; pending ones stay
  * whatever their age. Answers how many went. The log keeps them: a rebuild brings them back until the next prune.

@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { sql } from 'kysely';
-import { startAsyncProjections } from '../../src/platform/es/async-projections.ts';
+import { startLogFeed } from '../../src/platform/es/log-feed.ts';
 import { startLeaderLoop } from '../../src/platform/leader-loop.ts';
 import { LeaderLock } from '../../src/kernel/db/leader-lock.ts';
 import { PgLockSession } from '../../src/adapters/db/pg-lock-session.ts';
 import { siteActivityProjector } from '../../projections/site-activity/site-activity.projector.ts';
 import { createTestApp, type TestApp } from '../setup/app.ts';
+import { randomUUID } from 'node:crypto';
+import { defineReactor } from '../../src/kernel/es/reactor.ts';
+import type { DomainEvent, NewEvent } from '../../src/kernel/es/event.ts';
+import { PgEventStore } from '../../src/adapters/event-store/pg-event-store.ts';
+import { PgVersionChannel } from '../../src/adapters/db/version-channel.ts';
+import { placeReactors } from '../../src/platform/es/reactor-state.ts';
 
 const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 if (!onPostgres)
@@ -27,19 +33,21 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
       events: t.deps.store,
       locks: t.deps.database.locks,
       projectors: [siteActivityProjector],
+      reactors: [],
       log,
-      pollMs: 20,
+      active: true,
+      sweepMs: 100,
     };
     // The second node has a lock session of its own, as another process would.
     const otherNode = new PgLockSession(t.deps.database.pool.options);
-    const a = startAsyncProjections(opts);
+    const a = startLogFeed(opts);
     await new Promise((r) => setTimeout(r, 200));
-    const b = startAsyncProjections({ ...opts, locks: otherNode });
+    const b = startLogFeed({ ...opts, locks: otherNode });
     const holders = async () =>
       Number(
         (
           await sql<{ n: string }>`select count(*)::text as n from pg_locks where locktype = 'advisory' and granted
-           and objid = (hashtext(current_schema() || ':async-projections'))::oid`.execute(t.deps.db)
+           and objid = (hashtext(current_schema() || ':log-feed'))::oid`.execute(t.deps.db)
         ).rows[0]!.n,
       );
     expect(await holders()).toBe(1);
@@ -49,6 +57,61 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
     const lag = (await t.deps.engine.status()).find((s) => s.name === 'site-activity')!.lag;
     expect(lag).toBe(0);
     await b.stop();
+    await otherNode.close();
+  });
+
+  it("wakes the leading node's feed at once when another node appends (no wait for the sweep)", async () => {
+    const log = pino({ level: 'silent' });
+    const heard: string[] = [];
+    const reactor = defineReactor<DomainEvent<'Pinged', { n: number }>, null, string>({
+      name: `pinged-${randomUUID()}`,
+      handles: ['Pinged'],
+      load: async () => null,
+      react: (e) => [e.eventId],
+      send: async (id) => void heard.push(id),
+    });
+    // Two nodes: each its own store object (an append on one is not heard by the other's listeners), lock session
+    // and channel, as two processes would have.
+    const storeA = new PgEventStore(t.deps.db);
+    const storeB = new PgEventStore(t.deps.db);
+    const channelA = new PgVersionChannel(t.deps.database.pool);
+    const channelB = new PgVersionChannel(t.deps.database.pool);
+    await channelA.start();
+    await channelB.start();
+    const nodes = (c: PgVersionChannel) => ({
+      subscribe: (wake: () => void) => c.onLog(wake),
+      poke: () => c.pokeLog(),
+    });
+    const otherNode = new PgLockSession(t.deps.database.pool.options);
+    await placeReactors(t.deps.db, storeA, [reactor]);
+    const base = { db: t.deps.db, projectors: [], reactors: [reactor], log, active: true, sweepMs: 60_000 };
+    const a = startLogFeed({ ...base, events: storeA, locks: t.deps.database.locks, nodes: nodes(channelA) });
+    await new Promise((r) => setTimeout(r, 200));
+    const b = startLogFeed({ ...base, events: storeB, locks: otherNode, nodes: nodes(channelB) });
+    const appended = await storeB.append(
+      `main/ping/${randomUUID()}`,
+      [
+        {
+          type: 'Pinged',
+          data: { n: 1 },
+          metadata: {
+            siteId: 'main',
+            actor: { type: 'system', id: 'test' },
+            correlationId: randomUUID(),
+            causationId: null,
+            requestId: null,
+            occurredAt: new Date().toISOString(),
+          },
+        } as NewEvent,
+      ],
+      { expectedVersion: 'no_stream' },
+    );
+    for (let i = 0; i < 200 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(heard).toEqual([appended.events[0]!.eventId]);
+    await b.stop();
+    await a.stop();
+    await channelA.close();
+    await channelB.close();
     await otherNode.close();
   });
 

@@ -16,7 +16,7 @@ if (!url) console.info('pool-size test skipped: it needs TEST_DATABASE_URL (PGli
 
 /** The smallest pool the service accepts (MIN_POOL_SIZE, checked by checkPoolSize in src/adapters/db/create-db.ts). */
 const SMALLEST = 2;
-const LEADERS = [':async-projections', ':reactors'];
+const LEADERS = [':log-feed'];
 
 /** Rejects when the promise has not settled in `ms`: a request that waits for a connection forever fails the test. */
 const within = <T>(ms: number, p: Promise<T>): Promise<T> =>
@@ -34,7 +34,6 @@ describe.skipIf(!url)('the serving pool', () => {
       JWT_SECRET: 'test-secret-test-secret-test-secret-123',
       SVC_PRESSURE_LIMITER_ENABLED: 'false',
       SVC_RATE_LIMIT_DISABLED: 'true',
-      SVC_ASYNC_PROJECTION_POLL_MS: '20',
     });
     // The whole node: the async projection worker, the reactors and the loops lead as in production.
     runtime = await startRuntime(config, database, pino({ level: 'silent' }));

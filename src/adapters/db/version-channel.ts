@@ -42,6 +42,22 @@ export class PgVersionChannel implements VersionChannel {
     this.handlers = { onVersion, onReset };
   }
 
+  /** The message that says "the log grew" (no space in it, so never read as a version). */
+  private static readonly LOG = 'log';
+  private readonly logListeners = new Set<() => void>();
+
+  pokeLog(): void {
+    if (!this.channel) return;
+    this.pool
+      .query('select pg_notify($1, $2)', [this.channel, PgVersionChannel.LOG])
+      .catch((err: Error) => this.log?.warn({ err: err.message }, 'could not tell the other nodes of an append'));
+  }
+
+  onLog(listener: () => void): () => void {
+    this.logListeners.add(listener);
+    return () => this.logListeners.delete(listener);
+  }
+
   publish(streamId: string, version: number): void {
     if (!this.channel) return;
     this.pool
@@ -56,6 +72,10 @@ export class PgVersionChannel implements VersionChannel {
     client.on('end', () => this.down(client));
     client.on('notification', (m) => {
       const payload = m.payload ?? '';
+      if (payload === PgVersionChannel.LOG) {
+        for (const l of this.logListeners) l();
+        return;
+      }
       const space = payload.indexOf(' ');
       const version = Number(payload.slice(0, space));
       if (space > 0 && Number.isSafeInteger(version)) this.handlers?.onVersion(payload.slice(space + 1), version);

@@ -168,38 +168,25 @@ export class PgEventStore implements EventStore {
   }
 
   /**
-   * One narrow read of the positions and types of the next `limit` events (the same snapshot guard as `readAll`),
-   * then the rows of the wanted ones by position: the data of the others never leaves the database.
+   * One statement (svc_scan_log): the positions and types of the next `limit` events (the same snapshot guard as
+   * `readAll`), the rows in full of the wanted ones only, so the data of the others never leaves the database.
    */
   async scanAll(opts: ScanOptions): Promise<LogScan> {
     const [tx, pos] = parseCheckpoint(opts.after);
     // Stored under an older type an upcaster renames: read too, and kept if it reads as a wanted type today.
-    const stored = this.upcasters.storedTypesOf(opts.types);
-    const types = new Set(opts.types);
-    return withSystem(this.db, async (trx) => {
-      const seen = await sql<{ tx: string; pos: string; wanted: boolean }>`
-        select transaction_id::text as tx, global_position::text as pos, type = any(${stored}::text[]) as wanted
-        from events
-        where (transaction_id, global_position) > (${tx}::xid8, ${pos}::bigint)
-          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        order by transaction_id, global_position
-        limit ${opts.limit}`.execute(trx);
-      const last = seen.rows.at(-1);
-      const wanted = seen.rows.filter((r) => r.wanted);
-      const rows = wanted.length
-        ? (
-            await sql<EventRow>`
-              select e.* from unnest(${wanted.map((w) => w.tx)}::xid8[], ${wanted.map((w) => w.pos)}::bigint[]) as k(tx, pos)
-              join events e on e.transaction_id = k.tx and e.global_position = k.pos
-              order by e.transaction_id, e.global_position`.execute(trx)
-          ).rows
-        : [];
-      return {
-        events: rows.map((r) => this.upcasters.upcast(toStoredEvent(r))).filter((e) => types.has(e.type)),
-        through: last ? `${last.tx}:${last.pos}` : null,
-        scanned: seen.rows.length,
-      };
-    });
+    const stored = opts.types === '*' ? null : this.upcasters.storedTypesOf(opts.types);
+    const types = opts.types === '*' ? null : new Set(opts.types);
+    const { rows } = await sql<EventRow>`
+      select * from svc_scan_log(${tx}::xid8, ${pos}::bigint, ${opts.limit}::int, ${stored}::text[])`.execute(this.db);
+    const last = rows.at(-1);
+    return {
+      events: rows
+        .filter((r) => r.data !== null)
+        .map((r) => this.upcasters.upcast(toStoredEvent(r)))
+        .filter((e) => types === null || types.has(e.type)),
+      through: last ? `${last.transaction_id}:${last.global_position}` : null,
+      scanned: rows.length,
+    };
   }
 
   async readAll(opts: ReadAllOptions = {}): Promise<StoredEvent[]> {

@@ -207,6 +207,29 @@ describe('event trigger', () => {
     expect(await runs(flowId)).toHaveLength(2);
   });
 
+  it('follows the flows as the log changes them: a flow paused, changed or made between two events', async () => {
+    const trigger = { events: ['items.create'], collections: ['notes'] };
+    await call('POST', '/api/v1/collections', { name: 'notes' });
+    await call('POST', '/api/v1/fields/notes', { field: 'title', type: 'string' });
+    const flowId = await createFlow({ trigger: 'event', triggerOptions: trigger });
+    const made = async (id: string) => {
+      expect((await call('POST', '/api/v1/items/notes', { id, title: id })).statusCode).toBe(201);
+      await drain();
+    };
+    const heard = async (id: string) => (await runs(id)).map((r: { input: { id: string } }) => r.input.id).sort();
+    await made('n1');
+    expect(await heard(flowId)).toEqual(['n1']);
+    // Paused: the reactor, which kept the site's flows since n1, hears of it before n2.
+    expect((await call('PATCH', `/api/v1/flows/${flowId}`, { status: 'inactive' })).statusCode).toBe(200);
+    await made('n2');
+    expect(await heard(flowId)).toEqual(['n1']);
+    expect((await call('PATCH', `/api/v1/flows/${flowId}`, { status: 'active' })).statusCode).toBe(200);
+    const later = await createFlow({ trigger: 'event', triggerOptions: trigger });
+    await made('n3');
+    expect(await heard(flowId)).toEqual(['n1', 'n3']);
+    expect(await heard(later)).toEqual(['n3']);
+  });
+
   it('starts no run for the records or the account of a person who restricted processing', async () => {
     const flowId = await createFlow({ trigger: 'event', triggerOptions: { events: ['items.create', 'items.update'] } });
     const rita = await createUser(t, 'rita@example.com', 'Long-enough-pass-1!', { main: 'editor' });

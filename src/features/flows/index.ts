@@ -9,7 +9,8 @@ import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { flowsRoutes } from './http/flows.routes.ts';
 import { flowRunsRoutes } from './http/flow-runs.routes.ts';
 import { flowWebhookRoutes } from './http/flow-webhook.routes.ts';
-import { FLOW_WORKER, runDueFlows } from './runs/flow-run.worker.ts';
+import { FLOW_WORKER, flowWorkerRound } from './runs/flow-run.worker.ts';
+import { FLOW_EVENT_TYPES } from '../../contracts/flows/flow.events.ts';
 import { flowEventTrigger } from './runs/flow-event.reactor.ts';
 
 export { shredRunsConcerning } from './runs/flow-run.privacy.ts';
@@ -30,7 +31,10 @@ export const flowsFeature: Feature = {
     {
       name: FLOW_WORKER,
       intervalMs: deps.config.SVC_FLOW_INTERVAL_MS,
-      run: async () => void (await runDueFlows(deps)),
+      // Woken by a run started and by a flow changed (its schedule); else it sleeps until the next run is due.
+      wakeOn: ['FlowRunStarted', ...FLOW_EVENT_TYPES],
+      idleMs: 60_000,
+      run: () => flowWorkerRound(deps),
     },
   ],
   retention: () => [

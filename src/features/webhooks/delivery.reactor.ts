@@ -1,6 +1,7 @@
 import type { AppDeps } from '../../deps.ts';
 import { concernsRestricted } from '../consents/index.ts';
-import type { EventMetadata } from '../../kernel/es/event.ts';
+import type { EventMetadata, StoredEvent } from '../../kernel/es/event.ts';
+import { LocalCache } from '../../platform/cache/local-cache.ts';
 import { WrongExpectedVersion } from '../../kernel/es/event-store.ts';
 import type { StoredEventOf } from '../../kernel/es/projector.ts';
 import { defineReactor, reactionMetadata, type Reactor } from '../../kernel/es/reactor.ts';
@@ -12,6 +13,7 @@ import {
   deliveryIdOf,
   deliveryStream,
   webhooksStream,
+  WEBHOOK_EVENT_TYPES,
   type WebhookEvent,
 } from '../../contracts/webhooks/webhook.events.ts';
 import { domainEvent } from '../../kernel/es/on-events.ts';
@@ -44,12 +46,25 @@ function forWebhook(payload: Outgoing['payload'], collections: readonly string[]
   return { ...payload, data: { ...payload.data, items } };
 }
 
-/** The site's webhooks as they were when the event was recorded: a webhook made later takes none of the past. */
-async function webhooksAt(deps: AppDeps, e: StoredEventOf<SourceEvent>): Promise<WebhooksState> {
-  let state = webhooksDecider.initialState();
-  for await (const x of deps.store.readStream<WebhookEvent>(webhooksStream(e.siteId), { until: e.createdAt }))
-    state = webhooksDecider.evolve(state, domainEvent(x));
-  return state;
+/** How long a site's webhook settings are kept at most (a safety net: a change of them clears them at once). */
+const MEMO_MS = 10 * 60_000;
+
+/**
+ * The site's webhooks as they were when the event was recorded (a webhook made later takes none of the past): the
+ * site's settings stream is read once and kept until the reactor observes a change of it, in log order.
+ */
+function webhooksAt(deps: AppDeps, memo: LocalCache<StoredEvent<WebhookEvent>[]>) {
+  return async (e: StoredEventOf<SourceEvent>): Promise<WebhooksState> => {
+    let events = memo.get(e.siteId);
+    if (!events) {
+      events = [];
+      for await (const x of deps.store.readStream<WebhookEvent>(webhooksStream(e.siteId))) events.push(x);
+      memo.set(e.siteId, events, MEMO_MS);
+    }
+    let state = webhooksDecider.initialState();
+    for (const x of events) if (x.createdAt <= e.createdAt) state = webhooksDecider.evolve(state, domainEvent(x));
+    return state;
+  };
 }
 
 /**
@@ -71,13 +86,18 @@ const dispatchMetadata = (e: StoredEventOf<SourceEvent>, occurredAt: string): Ev
  * them.
  */
 export function webhookDispatcher(deps: AppDeps): Reactor {
+  const memo = new LocalCache<StoredEvent<WebhookEvent>[]>({ maxEntries: 1000 });
+  const webhooksOf = webhooksAt(deps, memo);
   return defineReactor<SourceEvent, { webhooks: WebhooksState; restricted: boolean }, ScheduleDelivery>({
     name: WEBHOOK_DISPATCHER,
     handles: SOURCE_EVENT_TYPES,
+    observes: WEBHOOK_EVENT_TYPES,
+    observe: (e) => void memo.delete(e.siteId),
+    reset: () => memo.clear(),
     // The stream, not the read model (in the subscription mode the read model may lag behind the event), folded up
     // to the event's time: a reactor that runs late must not match the past against webhooks made since.
     load: async (e) => {
-      const webhooks = await webhooksAt(deps, e);
+      const webhooks = await webhooksOf(e);
       // The restriction is asked only of an event some webhook takes (most item events go nowhere).
       const wanted = deliveriesFor(e, webhooks, e.data.at).length > 0;
       return { webhooks, restricted: wanted && (await touchesRestricted(deps, e)) };

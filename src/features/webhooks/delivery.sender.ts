@@ -5,7 +5,7 @@ import type { EventMetadata } from '../../kernel/es/event.ts';
 import { handleCommand, readState } from '../../kernel/es/handle-command.ts';
 import { OutboundError, outboundRequest } from '../../platform/net/outbound-http.ts';
 import { unseal } from '../../platform/privacy/pii.ts';
-import { dueDeliveries } from '../../../projections/webhooks/index.ts';
+import { dueDeliveries, nextDeliveryAt } from '../../../projections/webhooks/index.ts';
 import { deliveryDecider, type DeliveryCommand, type DeliveryState } from './delivery.decider.ts';
 import { siteWebhooks } from './webhook.commands.ts';
 import { deliveryStream } from '../../contracts/webhooks/webhook.events.ts';
@@ -105,4 +105,10 @@ export async function sendDueDeliveries(deps: Deps, now: Date): Promise<Record<S
     for (const o of outcomes) counts[o]++;
   }
   return counts;
+}
+
+/** A round of the sender loop: the due deliveries, then when the next attempt is due (the loop sleeps until then). */
+export async function senderRound(deps: Deps, now: Date): Promise<Date | null> {
+  await sendDueDeliveries(deps, now);
+  return nextDeliveryAt(deps.db);
 }

@@ -3,7 +3,7 @@ import { retentionEnvKey } from '../../kernel/retention.ts';
 import { pruneDeliveries, webhooksProjector } from '../../../projections/webhooks/index.ts';
 import { readAsSite } from '../../kernel/tenancy/site.ts';
 import { webhookDispatcher } from './delivery.reactor.ts';
-import { sendDueDeliveries, WEBHOOK_SENDER } from './delivery.sender.ts';
+import { senderRound, WEBHOOK_SENDER } from './delivery.sender.ts';
 import { webhooksRoutes } from './http/webhooks.routes.ts';
 
 /**
@@ -29,7 +29,10 @@ export const webhooksFeature: Feature = {
     {
       name: WEBHOOK_SENDER,
       intervalMs: deps.config.SVC_WEBHOOK_INTERVAL_MS,
-      run: async () => void (await sendDueDeliveries(deps, deps.clock.now())),
+      // Woken by a delivery scheduled; else it sleeps until the next attempt is due.
+      wakeOn: ['WebhookDeliveryScheduled'],
+      idleMs: 60_000,
+      run: () => senderRound(deps, deps.clock.now()),
     },
   ],
   retention: () => [

@@ -33,6 +33,11 @@ export class LeaderLock {
   }
 
   /** After a failed run: give the lock up, so that another node may lead next. */
+  /** Whether this node held the lock when last asked (no round trip). */
+  held(): boolean {
+    return this.locks === null || (this.generation !== null && this.locks.holds(this.key, this.generation));
+  }
+
   async reset(): Promise<void> {
     await this.release();
   }

@@ -66,9 +66,9 @@ export interface LogScan {
 /** Scans the next `limit` events after a checkpoint and reads in full only those of `types`. */
 export const scanByReading = async (log: Pick<GlobalLog, 'readAll'>, opts: ScanOptions): Promise<LogScan> => {
   const all = await log.readAll({ ...(opts.after ? { after: opts.after } : {}), limit: opts.limit });
-  const types = new Set(opts.types);
+  const types = opts.types === '*' ? null : new Set(opts.types);
   return {
-    events: all.filter((e) => types.has(e.type)),
+    events: all.filter((e) => types === null || types.has(e.type)),
     through: all.at(-1)?.checkpoint ?? null,
     scanned: all.length,
   };
@@ -77,7 +77,8 @@ export const scanByReading = async (log: Pick<GlobalLog, 'readAll'>, opts: ScanO
 export interface ScanOptions {
   after?: GlobalPosition;
   limit: number;
-  types: readonly string[];
+  /** The types read in full; `'*'`: every event. */
+  types: readonly string[] | '*';
 }
 
 /**

@@ -9,8 +9,11 @@ import type { StoredEventOf } from './projector.ts';
  */
 export interface Reactor {
   name: string;
+  /** Every type it is handed: those it reacts to and those it only observes. */
   handles: readonly string[];
   handle(event: StoredEvent): Promise<void>;
+  /** Forget what was kept in memory: events may have passed by this node (another node led meanwhile). */
+  reset?(): void;
 }
 
 /** What a slice declares: read what it needs, decide purely, send each command. */
@@ -28,17 +31,29 @@ export interface ReactorSpec<E extends DomainEvent, S, C> {
    * the command's decider makes is an answer, recorded by the command itself; what it throws is retried.
    */
   send(command: C, event: StoredEventOf<E>): Promise<void>;
+  /**
+   * Types it only watches, in log order with the others, to keep what it holds in memory current (a site's flows,
+   * its webhooks): `observe` is called for each, and no command follows.
+   */
+  observes?: readonly string[];
+  observe?(event: StoredEvent): void;
+  /** Forget what `observe` kept: the feed calls it when events may have passed by (another node led meanwhile). */
+  reset?(): void;
 }
 
 /** Declares a reactor over the events `E` (given explicitly), erased for the runner's one list. */
 export function defineReactor<E extends DomainEvent = never, S = unknown, C = unknown>(
   spec: ReactorSpec<E, S, C>,
 ): Reactor {
+  const reacts = new Set<string>(spec.handles);
+  const observed = (spec.observes ?? []).filter((t) => !reacts.has(t));
   return {
     name: spec.name,
-    handles: spec.handles,
+    handles: [...spec.handles, ...observed],
+    ...(spec.reset ? { reset: spec.reset } : {}),
     handle: async (stored) => {
-      // The runner calls `handle` only with events whose type `handles` names, which are E's events.
+      if (!reacts.has(stored.type)) return spec.observe?.(stored);
+      // Past the check above, the event's type is one `handles` names: one of E's events.
       const event = stored as StoredEventOf<E>;
       const commands = spec.react(event, await spec.load(event));
       for (const command of commands) await spec.send(command, event);

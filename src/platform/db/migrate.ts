@@ -207,6 +207,38 @@ const migrations: { id: string; up: (db: Kysely<DB>) => Promise<void> }[] = [
       );
     },
   },
+  {
+    id: '014_scan_log_function',
+    up: async (db) => {
+      // The log feed's read in one statement instead of a transaction of four: the next `p_limit` events after a
+      // position (the same snapshot guard as every global read: never past the oldest open transaction), in full
+      // only those of `p_types` (null: all); the others come with their position and type alone, so that a reader
+      // knows how far it looked.
+      await sql`
+        create or replace function svc_scan_log(p_tx xid8, p_pos bigint, p_limit integer, p_types text[])
+        returns table (
+          global_position bigint, transaction_id xid8, site_id text, stream_id text, stream_version integer,
+          event_id uuid, type text, schema_version integer, data jsonb, metadata jsonb, created_at timestamptz
+        )
+        language plpgsql volatile as $$
+        begin
+          perform set_config('svc.site_id', '_system', true);
+          return query
+            select k.global_position, k.transaction_id, e.site_id, e.stream_id, e.stream_version, e.event_id, k.type,
+                   e.schema_version, e.data, e.metadata, e.created_at
+            from (
+              select x.transaction_id, x.global_position, x.type from events x
+              where (x.transaction_id, x.global_position) > (p_tx, p_pos)
+                and x.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+              order by x.transaction_id, x.global_position
+              limit p_limit
+            ) k
+            left join events e on (p_types is null or k.type = any(p_types))
+              and e.transaction_id = k.transaction_id and e.global_position = k.global_position
+            order by k.transaction_id, k.global_position;
+        end $$`.execute(db);
+    },
+  },
 ];
 
 const quoteIdent = (name: string): string => `"${name.replace(/"/g, '""')}"`;

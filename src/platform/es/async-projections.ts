@@ -1,7 +1,4 @@
 import { sql, type Kysely } from 'kysely';
-import type { LockSession } from '../../kernel/db/leader-lock.ts';
-import { LeaderLock } from '../../kernel/db/leader-lock.ts';
-import type { Logger } from 'pino';
 import type { DB } from '../../kernel/db/database.ts';
 import type { GlobalLog } from '../../kernel/es/event-store.ts';
 import { applyAll } from './projection-engine.ts';
@@ -57,57 +54,4 @@ export function projectionState(
   return withSystem(db, (trx) =>
     trx.selectFrom('projection_state').select(['checkpoint', 'status']).where('name', '=', name).executeTakeFirst(),
   );
-}
-
-export interface AsyncRunnerOptions {
-  db: Kysely<DB>;
-  /** The log, read through the event store port. */
-  events: GlobalLog;
-  /** The node's lock session for the leader lock (PostgreSQL); null on PGlite (one process owns the data directory). */
-  locks: LockSession | null;
-  projectors: readonly Projector[];
-  log: Logger;
-  pollMs?: number;
-  /** What the projectors' `apply` gets (the instance keyring); none configured when left out. */
-  context?: ProjectionContext;
-}
-
-/**
- * Runs the async projectors while this node holds the leader lock (a session advisory lock), so any number
- * of nodes may run and exactly one projects.
- */
-export function startAsyncProjections(opts: AsyncRunnerOptions): { stop(): Promise<void>; drain(): Promise<void> } {
-  const pollMs = opts.pollMs ?? 200;
-  let stopped = false;
-  const lock = new LeaderLock(opts.locks, ':async-projections');
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-
-  const drain = async (): Promise<void> => {
-    if (!(await lock.acquire())) return;
-    for (const p of opts.projectors) while ((await catchUpOnce(opts.db, opts.events, p, opts.context)) > 0);
-  };
-
-  const tick = (): void => {
-    if (stopped) return;
-    running = drain()
-      .catch(async (err) => {
-        opts.log.error({ err }, 'async projection failed; retrying');
-        await lock.reset();
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, pollMs);
-      });
-  };
-  if (opts.projectors.length > 0) tick();
-
-  return {
-    drain: () => (running = running.then(drain)),
-    stop: async () => {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-      await lock.release();
-    },
-  };
 }

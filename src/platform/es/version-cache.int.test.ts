@@ -171,6 +171,8 @@ function handChannel() {
       onVersion = v;
       onReset = r;
     },
+    pokeLog: () => undefined,
+    onLog: () => () => undefined,
     close: async () => undefined,
   };
   return {

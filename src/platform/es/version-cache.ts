@@ -15,6 +15,10 @@ export interface VersionChannel {
   listen(onVersion: (streamId: string, version: number) => void, onReset: () => void): void;
   /** Whether messages arrive now; while not, the cache is bypassed. */
   readonly live: boolean;
+  /** Tells the other nodes that this one appended to the log (the node that reads it for everyone wakes). */
+  pokeLog(): void;
+  /** `listener` for each "appended" of another node. */
+  onLog(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -23,6 +27,8 @@ export const singleNode: VersionChannel = {
   publish: () => undefined,
   listen: () => undefined,
   live: true,
+  pokeLog: () => undefined,
+  onLog: () => () => undefined,
   close: async () => undefined,
 };
 

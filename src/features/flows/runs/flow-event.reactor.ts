@@ -2,6 +2,8 @@ import type { AppDeps } from '../../../deps.ts';
 import type { StoredEventOf } from '../../../kernel/es/projector.ts';
 import { defineReactor, type Reactor } from '../../../kernel/es/reactor.ts';
 import { readAsSite } from '../../../kernel/tenancy/site.ts';
+import { LocalCache } from '../../../platform/cache/local-cache.ts';
+import { FLOW_EVENT_TYPES } from '../../../contracts/flows/flow.events.ts';
 import { activeEventFlows, type FlowRecord } from '../../../../projections/flows/index.ts';
 import { touchesRestricted } from '../../webhooks/index.ts';
 import { SOURCE_EVENT_TYPES, sourceEventName, type SourceEvent } from '../../../contracts/webhooks/webhook.sources.ts';
@@ -12,6 +14,8 @@ import { loadRun, startRun } from './flow-run.commands.ts';
 import { budgetOf, type TreePlace } from './flow-budget.ts';
 
 export const FLOW_EVENT_TRIGGER = 'flow-event-trigger';
+/** How long a site's flows are kept at most (a safety net: a change of them clears them at once). */
+const MEMO_MS = 10 * 60_000;
 
 /** The log's events an event flow hears of: those a webhook hears of, under the same names. */
 export type TriggerEvent = SourceEvent;
@@ -79,12 +83,26 @@ type StartFor = { type: 'StartEventRun'; flowId: string } & Cause;
  * flow's own writes start runs one level deeper, up to MAX_TRIGGER_DEPTH, within the budget of the writer's root.
  */
 export function flowEventTrigger(deps: AppDeps): Reactor {
+  // Each site's active event flows, read once and kept until a flow of the site changes: the reactor sees the flows'
+  // events in log order with the others, so an item event never meets flows older than the log says.
+  const memo = new LocalCache<FlowRecord[]>({ maxEntries: 1000 });
+  const flowsOf = async (siteId: string): Promise<FlowRecord[]> => {
+    const kept = memo.get(siteId);
+    if (kept) return kept;
+    const read = await readAsSite(deps.db, siteId, (db) => activeEventFlows(db, siteId));
+    memo.set(siteId, read, MEMO_MS);
+    return read;
+  };
   return defineReactor<TriggerEvent, { flows: string[] } & Cause, StartFor>({
     name: FLOW_EVENT_TRIGGER,
     handles: TRIGGER_EVENT_TYPES,
+    observes: FLOW_EVENT_TYPES,
+    observe: (e) => void memo.delete(e.siteId),
+    reset: () => memo.clear(),
     load: async (e) => {
       const { event, collections } = triggerInput(e);
-      const all = await readAsSite(deps.db, e.siteId, (db) => activeEventFlows(db, e.siteId, e.createdAt));
+      // A flow made after the event takes none of it.
+      const all = (await flowsOf(e.siteId)).filter((f) => Date.parse(f.createdAt) <= e.createdAt.getTime());
       const flows = all.filter((f) => flowTakes(f, event, collections)).map((f) => f.id);
       const none = { flows: [], depth: 0, parent: null };
       if (!flows.length) return none;

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../../../deps.ts';
-import { dueFlowRuns } from '../../../../projections/flow-runs/index.ts';
+import { dueFlowRuns, nextFlowWorkAt } from '../../../../projections/flow-runs/index.ts';
 import { advanceRun } from './flow-run.executor.ts';
 import { tickSchedules } from './flow-schedule.ts';
 
@@ -39,4 +39,10 @@ export async function runDueFlows(deps: AppDeps, opts: { maxActions?: number } =
   );
   if (failures.length) throw failures[0];
   return due.length;
+}
+
+/** A round of the worker loop: the due runs, then when the next work is due (the loop sleeps until then). */
+export async function flowWorkerRound(deps: AppDeps): Promise<Date | null> {
+  await runDueFlows(deps);
+  return nextFlowWorkAt(deps.db);
 }
