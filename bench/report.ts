@@ -36,6 +36,7 @@ const TARGETS: { what: string; key: string; ok: (r: Measured) => boolean; shown:
   { what: 'read by id (c): p99 < 5 ms', key: 'c', ok: (r) => r.p99_ms < 5, shown: (r) => `p99 ${r.p99_ms} ms` },
   { what: 'filtered list (b): p99 < 20 ms', key: 'b', ok: (r) => r.p99_ms < 20, shown: (r) => `p99 ${r.p99_ms} ms` },
   { what: 'create (d): > 1 000/s', key: 'd', ok: (r) => r.rps > 1000, shown: (r) => `${r.rps} req/s` },
+  { what: 'deep page (g): ≥ 80 req/s', key: 'g', ok: (r) => r.rps >= 80, shown: (r) => `${r.rps} req/s` },
 ];
 
 function headline(info: RunInfo): string {

@@ -1,4 +1,4 @@
-/** The loads: a–e as the Directus peer's `bench.mjs` sends them, f (ours only), and the site record. */
+/** The loads: a–e as the Directus peer's `bench.mjs` sends them, f and g (ours only), and the site record. */
 export interface Scenario {
   key: string;
   name: string;
@@ -60,6 +60,15 @@ export const SCENARIOS: Scenario[] = [
     name: 'f list with an m2o expanded (fields=title,author.name), limit 25',
     method: 'GET',
     path: '/api/v1/items/articles?fields=title,author.name&limit=25',
+  },
+  {
+    key: 'g',
+    group: 'items',
+    oursOnly: true,
+    // 90 % into the default 100 000 articles; with 90 000 or fewer seeded (SEED_N) the page is empty.
+    name: 'g deep page of the default order (offset 90 000), limit 25',
+    method: 'GET',
+    path: '/api/v1/items/articles?limit=25&offset=90000',
   },
   { key: 'site-read', group: 'site', name: 'GET /api/v1/site (read one record)', method: 'GET', path: '/api/v1/site' },
   {
