@@ -58,6 +58,8 @@ const EnvSchema = z.object({
   SVC_FEED_DEBOUNCE_MS: z.coerce.number().int().min(0).max(1000).default(20),
   /** The log feed's read while nothing was appended: another node's append it was not told of, a retry come due. */
   SVC_FEED_SWEEP_MS: z.coerce.number().int().min(100).default(30_000),
+  /** The embedded database's vacuum and analyze (PGlite has no autovacuum): how often to look whether one is due; 0: never. */
+  SVC_EMBEDDED_MAINTENANCE_MS: z.coerce.number().int().min(0).default(60_000),
   SVC_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   ENCRYPTION_KEY: z.string().optional(),
   REDIS_KEY_PREFIX: z.string().default('svc:'),

@@ -8,6 +8,7 @@ import { createAuthorizer } from './features/access/index.ts';
 import { itemsApi, type ItemsApi } from './features/items/index.ts';
 import { schemaReader } from '../projections/schema/index.ts';
 import { startLeaderLoop } from './platform/leader-loop.ts';
+import { embeddedMaintenance } from './platform/db/embedded-maintenance.ts';
 import { stepUpError, TokenService } from './features/auth/index.ts';
 import { AddressHasher } from './contracts/auth/address-hash.ts';
 import { systemClock, type Clock } from './kernel/clock.ts';
@@ -205,14 +206,20 @@ async function startBackground(
     debounceMs: config.SVC_FEED_DEBOUNCE_MS,
     sweepMs: config.SVC_FEED_SWEEP_MS,
   });
+  // The embedded database has no autovacuum: a loop of the node's own does its work.
+  const maintenance =
+    active && database.kind === 'pglite' && config.SVC_EMBEDDED_MAINTENANCE_MS > 0
+      ? embeddedMaintenance(database.owner, events, config.SVC_EMBEDDED_MAINTENANCE_MS)
+      : null;
   const loops = active
-    ? features
-        .flatMap((f) => f.loops?.(deps) ?? [])
-        .map((l) => startLeaderLoop({ ...l, locks: database.locks, log, appends: events, nodes: opts.nodes }))
+    ? [...features.flatMap((f) => f.loops?.(deps) ?? []), ...(maintenance ? [maintenance] : [])].map((l) =>
+        startLeaderLoop({ ...l, locks: database.locks, log, appends: events, nodes: opts.nodes }),
+      )
     : [];
   return {
     feed,
     stop: async () => {
+      maintenance?.stop();
       await Promise.all(loops.map((l) => l.stop()));
       await feed.stop();
     },
