@@ -72,6 +72,12 @@ async function main(): Promise<void> {
       rows.push(`| ${s.name} | ${per.toFixed(2)} | ${busy} | ${idle} |`);
       console.error(`[statements] ${s.key}: ${per.toFixed(2)} per request (${busy} in ${N} requests, ${idle} idle)`);
     }
+    // Idle: nothing sent for 10 s after the last scenario's work settled.
+    await new Promise((r) => setTimeout(r, 1000));
+    const idleFrom = fs.statSync(LOG).size;
+    await new Promise((r) => setTimeout(r, 10_000));
+    const idlePerSecond = statements(linesSince(idleFrom)).length / 10;
+    console.error(`[statements] idle: ${idlePerSecond} per second`);
     console.log(
       [
         `Statements per request, from PostgreSQL's log (\`log_statement = 'all'\` on the bench database), ${N} requests per scenario one after the other, warm:`,
@@ -79,6 +85,8 @@ async function main(): Promise<void> {
         '| request | statements per request | logged while sending | logged in an idle window as long |',
         '| --- | --- | --- | --- |',
         ...rows,
+        '',
+        `Idle (nothing sent for 10 s): ${idlePerSecond} statements a second.`,
       ].join('\n'),
     );
   } finally {
