@@ -35,7 +35,8 @@ const CONTROLS = '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]';
  */
 export const searchProjector = defineProjector<IndexedItemEvent | IndexedSchemaEvent>({
   name: 'search',
-  version: 2,
+  // 3: no index on `tsv_exact` (no query filters by it: it scores and highlights rows `tsv` found).
+  version: 3,
   mode: 'inline',
   tables: ['search_fields'],
   handles: [...ITEM_TYPES, ...SCHEMA_TYPES],
@@ -57,7 +58,6 @@ export const searchProjector = defineProjector<IndexedItemEvent | IndexedSchemaE
         primary key (site_id, collection, item_id, field)
       )`.execute(db);
     await sql`create index ${sql.raw(`${table}_tsv`)} on ${sql.table(table)} using gin (tsv)`.execute(db);
-    await sql`create index ${sql.raw(`${table}_tsv_exact`)} on ${sql.table(table)} using gin (tsv_exact)`.execute(db);
   },
   apply: async (trx, e, t) => {
     switch (e.type) {
