@@ -91,7 +91,8 @@ async function insertUpdate(
  */
 export const itemRevisionsProjector = defineProjector<ItemEvent>({
   name: 'item-revisions',
-  version: 2,
+  // 3: a creation's delta is not stored (it is its data).
+  version: 3,
   mode: 'inline',
   tables: ['item_revisions'],
   handles: ITEM_EVENT_TYPES,
@@ -107,7 +108,7 @@ export const itemRevisionsProjector = defineProjector<ItemEvent>({
         revision_id uuid not null,
         action text not null,
         data jsonb not null,
-        delta jsonb not null,
+        delta jsonb,
         actor jsonb not null,
         at timestamptz not null,
         primary key (site_id, collection, item_id, version)
@@ -157,7 +158,7 @@ export const itemRevisionsProjector = defineProjector<ItemEvent>({
           revision_id: e.eventId,
           action: rev.action,
           data: JSON.stringify(rev.data),
-          delta: JSON.stringify(rev.delta),
+          delta: rev.action === 'create' ? null : JSON.stringify(rev.delta),
           actor: JSON.stringify(e.metadata.actor),
           at: e.data.at,
         })

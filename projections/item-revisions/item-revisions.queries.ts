@@ -30,7 +30,7 @@ const toRevision = (r: Row): Revision => ({
   version: r.version,
   action: r.action,
   data: r.data,
-  delta: r.delta,
+  delta: r.delta ?? r.data,
   actor: r.actor,
   committed: true,
   timestamp: new Date(r.at).toISOString(),

@@ -1,4 +1,4 @@
-import type { Json, Timestamp } from '../../src/kernel/db/database.ts';
+import type { Json, NullableJson, Timestamp } from '../../src/kernel/db/database.ts';
 import type { ActorRef } from '../../src/kernel/es/event.ts';
 import type { ItemValues } from '../../src/contracts/items/item.events.ts';
 import type { RevisionAction } from './item-revisions.projector.ts';
@@ -15,7 +15,8 @@ export interface ItemRevisionsTable {
   revision_id: string;
   action: RevisionAction;
   data: Json<ItemValues>;
-  delta: Json<ItemValues>;
+  /** The changed keys; null for a creation, whose change is all of `data` (kept once, not twice). */
+  delta: NullableJson<ItemValues>;
   actor: Json<ActorRef>;
   at: Timestamp;
 }
