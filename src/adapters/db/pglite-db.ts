@@ -6,18 +6,27 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database, DB } from '../../kernel/db/database.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { PgliteThread } from './pglite-thread.ts';
+import { ThreadPgConnection } from './pglite-thread-connection.ts';
 
-/** The embedded database (PGlite) in a data directory, or in memory without one; one process holds the directory. */
-export async function openPglite(config: { dataDir: string | null; loadDataDir?: Blob }): Promise<Database> {
+export interface PgliteConfig {
+  dataDir: string | null;
+  loadDataDir?: Blob;
+  /** Run the database on a thread of its own (SVC_PGLITE_WORKER), beside the one serving requests. */
+  thread?: boolean;
+}
+
+/**
+ * The embedded database (PGlite) in a data directory, or in memory without one; one process holds the directory.
+ * On its own thread (adapters/db/pglite-worker.ts) or inside this one: either way node-postgres talks to it through
+ * a pool of one connection, so statements, transactions and errors behave the same.
+ */
+export async function openPglite(config: PgliteConfig): Promise<Database> {
   const unlock = config.dataDir ? lockDataDir(config.dataDir) : () => undefined;
   try {
-    const pglite = new PGlite(config.dataDir ?? 'memory://', {
-      extensions: { unaccent, pg_trgm },
-      loadDataDir: config.loadDataDir,
-    });
-    await pglite.waitReady;
+    const opened = config.thread ? await onThread(config) : await inProcess(config);
     // PGlite runs one transaction at a time: a pool of one connection, never two.
-    const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1 } as pg.PoolConfig);
+    const pool = new pg.Pool({ ...opened.pgConfig, max: 1 } as pg.PoolConfig);
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
@@ -29,7 +38,7 @@ export async function openPglite(config: { dataDir: string | null; loadDataDir?:
       locks: null,
       close: async () => {
         await db.destroy();
-        await pglite.close();
+        await opened.close();
         unlock();
       },
     };
@@ -37,4 +46,34 @@ export async function openPglite(config: { dataDir: string | null; loadDataDir?:
     unlock();
     throw err;
   }
+}
+
+interface Opened {
+  /** What node-postgres connects with (the connection object and the fields PGlite's config gives it). */
+  pgConfig: object;
+  close(): Promise<void>;
+}
+
+async function inProcess(config: PgliteConfig): Promise<Opened> {
+  const pglite = new PGlite(config.dataDir ?? 'memory://', {
+    extensions: { unaccent, pg_trgm },
+    loadDataDir: config.loadDataDir,
+  });
+  await pglite.waitReady;
+  return { pgConfig: createPgConfig(pglite), close: () => pglite.close() };
+}
+
+async function onThread(config: PgliteConfig): Promise<Opened> {
+  const loadDataDir = config.loadDataDir ? new Uint8Array(await config.loadDataDir.arrayBuffer()) : undefined;
+  const thread = await PgliteThread.start({ dataDir: config.dataDir, loadDataDir });
+  // The fields of PGlite's own config (`createPgConfig`), with the thread's connection.
+  const pgConfig = {
+    connection: new ThreadPgConnection(thread),
+    user: 'postgres',
+    password: 'dummy',
+    database: 'postgres',
+    host: 'localhost',
+    port: 5432,
+  };
+  return { pgConfig, close: () => thread.close() };
 }
