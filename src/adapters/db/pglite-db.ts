@@ -5,9 +5,11 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Database, DB } from '../../kernel/db/database.ts';
+import { registerSiteReaders, SITE_SETTING } from '../../kernel/tenancy/site.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PgliteThread } from './pglite-thread.ts';
 import { ThreadPgConnection } from './pglite-thread-connection.ts';
+import { pipelinedKysely, siteScopedReaders } from './site-scoped.ts';
 
 export interface PgliteConfig {
   dataDir: string | null;
@@ -27,7 +29,7 @@ export async function openPglite(config: PgliteConfig): Promise<Database> {
     const opened = config.thread ? await onThread(config) : await inProcess(config);
     // PGlite runs one transaction at a time: a pool of one connection, never two.
     const pool = new pg.Pool({ ...opened.pgConfig, max: 1 } as pg.PoolConfig);
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = config.thread ? threadKysely(pool) : new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
       owner: db,
@@ -46,6 +48,17 @@ export async function openPglite(config: PgliteConfig): Promise<Database> {
     unlock();
     throw err;
   }
+}
+
+/**
+ * Every statement to the thread is a round trip between threads, so the thread's database is driven as PostgreSQL
+ * is (adapters/db/site-scoped.ts): `begin`, site settings and savepoints go with the next statement, a site's read
+ * goes with its setting in one implicit transaction, and fixed-shape statements are parsed once.
+ */
+function threadKysely(pool: pg.Pool): Kysely<DB> {
+  const db = pipelinedKysely(pool);
+  registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
+  return db;
 }
 
 interface Opened {

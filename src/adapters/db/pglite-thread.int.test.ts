@@ -7,7 +7,8 @@ import { eventStoreContract } from '../../../test/contracts/event-store.contract
 import { PGLITE_TEMPLATE } from '../../../test/setup/db.ts';
 import { migrate } from '../../platform/db/migrate.ts';
 import { PgEventStore } from '../event-store/pg-event-store.ts';
-import type { Database } from '../../kernel/db/database.ts';
+import type { Database, Db } from '../../kernel/db/database.ts';
+import { readAsSite, withSite } from '../../kernel/tenancy/site.ts';
 import { openPglite } from './pglite-db.ts';
 
 /**
@@ -96,6 +97,43 @@ describe('the embedded database on its own thread', () => {
     ]);
     expect(bad).toMatchObject({ status: 'rejected', reason: { code: '42601' } });
     expect(good).toMatchObject({ status: 'fulfilled', value: { rows: [{ n: 2 }] } });
+  });
+});
+
+describe('the embedded database on its thread, driven as PostgreSQL is', () => {
+  let threaded: Database;
+  beforeAll(async () => {
+    threaded = await openPglite({ dataDir: null, thread: true });
+    await sql`create table r (site_id text not null, n int not null)`.execute(threaded.db);
+    await sql`insert into r values ('a', 1), ('b', 2), ('a', 3)`.execute(threaded.db);
+  });
+  afterAll(() => threaded?.close());
+  const setting = (db: Db) =>
+    sql<{ s: string | null }>`select current_setting('svc.site_id', true) as s`.execute(db).then((r) => r.rows[0]!.s);
+  const prepared = (like: string) =>
+    sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${`%${like}%`}
+      and statement not like '%pg_prepared_statements%'`
+      .execute(threaded.db)
+      .then((r) => r.rows.map((x) => x.statement));
+
+  it('runs a site read outside a transaction, with the setting ending with its statement', async () => {
+    const seen = await readAsSite(threaded.db, 'a', async (r) => ({ trx: r.isTransaction, s: await setting(r) }));
+    expect(seen).toEqual({ trx: false, s: 'a' });
+    expect(await setting(threaded.db)).toBe('');
+    const inTrx = await withSite(threaded.db, 'b', async (trx) => [await setting(trx), await setting(trx)]);
+    expect(inTrx).toEqual(['b', 'b']);
+  });
+
+  it('parses a fixed-shape statement once, and forgets one that failed', async () => {
+    for (let i = 0; i < 3; i++)
+      await readAsSite(threaded.db, 'a', (r) => sql`select n from r where n > ${i} and site_id = 'a'`.execute(r));
+    expect(await prepared("from r where n > $1 and site_id = 'a'")).toHaveLength(1);
+    const err = await readAsSite(threaded.db, 'a', (r) => sql`select n / ${0}::int from r`.execute(r)).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toMatchObject({ code: '22012' });
+    await readAsSite(threaded.db, 'a', (r) => sql`select 1 from r where n = ${1}`.execute(r));
+    expect(await prepared('n / $1::int')).toEqual([]);
   });
 });
 
