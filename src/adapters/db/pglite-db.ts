@@ -2,9 +2,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import type { Database, DB } from '../../kernel/db/database.ts';
+import type { Database } from '../../kernel/db/database.ts';
 import { registerSiteReaders, SITE_SETTING } from '../../kernel/tenancy/site.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PgliteThread } from './pglite-thread.ts';
@@ -21,7 +20,11 @@ export interface PgliteConfig {
 /**
  * The embedded database (PGlite) in a data directory, or in memory without one; one process holds the directory.
  * On its own thread (adapters/db/pglite-worker.ts) or inside this one: either way node-postgres talks to it through
- * a pool of one connection, so statements, transactions and errors behave the same.
+ * a pool of one connection, so statements, transactions and errors behave the same, and kysely drives it as it
+ * drives PostgreSQL (adapters/db/site-scoped.ts): `begin`, site settings and savepoints go with the next statement,
+ * a site's read goes with its setting in one implicit transaction, fixed-shape statements are parsed once. On the
+ * thread each of those statements would be a round trip between threads; inside the process, a trip through PGlite's
+ * protocol layer.
  */
 export async function openPglite(config: PgliteConfig): Promise<Database> {
   const unlock = config.dataDir ? lockDataDir(config.dataDir) : () => undefined;
@@ -29,7 +32,8 @@ export async function openPglite(config: PgliteConfig): Promise<Database> {
     const opened = config.thread ? await onThread(config) : await inProcess(config);
     // PGlite runs one transaction at a time: a pool of one connection, never two.
     const pool = new pg.Pool({ ...opened.pgConfig, max: 1 } as pg.PoolConfig);
-    const db = config.thread ? threadKysely(pool) : new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    const db = pipelinedKysely(pool);
+    registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
     return {
       db,
       owner: db,
@@ -48,17 +52,6 @@ export async function openPglite(config: PgliteConfig): Promise<Database> {
     unlock();
     throw err;
   }
-}
-
-/**
- * Every statement to the thread is a round trip between threads, so the thread's database is driven as PostgreSQL
- * is (adapters/db/site-scoped.ts): `begin`, site settings and savepoints go with the next statement, a site's read
- * goes with its setting in one implicit transaction, and fixed-shape statements are parsed once.
- */
-function threadKysely(pool: pg.Pool): Kysely<DB> {
-  const db = pipelinedKysely(pool);
-  registerSiteReaders(db, siteScopedReaders(pool, SITE_SETTING));
-  return db;
 }
 
 interface Opened {

@@ -25,8 +25,8 @@ export class PgliteThread {
   private constructor(worker: Worker) {
     this.#worker = worker;
     worker.on('message', (m: FromPgliteWorker) => this.#answer(m));
-    worker.on('error', (err) => this.#fail(err));
-    worker.on('exit', (code) => this.#fail(new PgliteThreadDown(`the embedded database's thread exited (${code})`)));
+    worker.on('error', (err) => this.#died(err));
+    worker.on('exit', (code) => this.#died(new PgliteThreadDown(`the embedded database's thread exited (${code})`)));
     worker.unref();
   }
 
@@ -77,9 +77,19 @@ export class PgliteThread {
     else waiting.reject(Object.assign(new Error(m.error.message), { stack: m.error.stack }));
   }
 
-  #fail(err: Error): void {
+  /**
+   * The thread ended: what waits fails, and later statements fail at once. Unless it was closed, the error is thrown
+   * on this thread too (an uncaught one, which ends the process): with the database inside the process, what kills
+   * the thread would have ended the process, and the service cannot go on without its database.
+   */
+  #died(err: Error): void {
+    const first = !this.#down;
     this.#down ??= this.#closing ? new PgliteThreadDown('the embedded database is closed') : err;
     for (const w of this.#waiting.splice(0)) w.reject(this.#down);
+    if (first && !this.#closing)
+      process.nextTick(() => {
+        throw err;
+      });
   }
 }
 

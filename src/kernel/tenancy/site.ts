@@ -58,7 +58,7 @@ export function registerSiteReaders(db: Kysely<DB>, reader: (site: string) => Ky
 
 /**
  * Reads of one site: each statement runs under the site in a transaction of its own, in one round trip where the
- * database allows it (PostgreSQL, PGlite on its own thread), else in one transaction (PGlite inside the process).
+ * database has site-scoped readers (PostgreSQL and PGlite, adapters/db/site-scoped.ts), else in one transaction.
  * For reads and single-statement writes; statements that must commit together use `withSite`. Inside a transaction,
  * `fn` runs in it as it is.
  */
