@@ -61,7 +61,7 @@ export async function build(outdir = dist) {
   const started = performance.now();
   const print = fingerprint();
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({
+  const options = {
     absWorkingDir: root,
     entryPoints: ENTRIES,
     outdir,
@@ -81,7 +81,10 @@ export async function build(outdir = dist) {
     sourcemap: 'linked',
     write: false,
     logLevel: 'warning',
-  });
+  };
+  // esbuild answers from a service process that stays until its parent exits: `npm start` builds and then runs the
+  // server in the same process, so the service would sit beside the server for its whole life (about 120 MB).
+  const result = await esbuild.build(options).finally(() => esbuild.stop());
   fs.mkdirSync(path.join(outdir, 'chunks'), { recursive: true });
   const put = (file, contents) => {
     const tmp = `${file}.${process.pid}.tmp`;

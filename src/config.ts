@@ -18,6 +18,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   SVC_DATA_DIR: z.string().default('./.data'),
+  /** The embedded database on a thread of its own beside the HTTP server (0: inside the server's thread). */
+  SVC_PGLITE_WORKER: bool(true),
   DATABASE_URL: z.string().optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).default(10),
   /** The owner role's connection (migrations, DDL, projection rebuilds); DATABASE_URL then names the serving role. */

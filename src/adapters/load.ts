@@ -26,7 +26,7 @@ export async function databaseFromConfig(config: Config): Promise<Database> {
         ownerUrl: config.DATABASE_MIGRATION_URL,
         poolSize: config.DATABASE_POOL_SIZE,
       })
-    : createDatabase({ kind: 'pglite', dataDir: path.resolve(config.SVC_DATA_DIR) });
+    : createDatabase({ kind: 'pglite', dataDir: path.resolve(config.SVC_DATA_DIR), thread: config.SVC_PGLITE_WORKER });
 }
 
 /** Files go to S3-compatible storage when S3_BUCKET is set, else to the disk (SVC_FILES_DIR, SVC_DATA_DIR/files). */

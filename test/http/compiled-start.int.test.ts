@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -55,4 +55,19 @@ describe('the compiled server', () => {
     expect(await server.exited).toBe(0);
     server = undefined;
   }, 180_000);
+
+  it('is built by `npm start` in the process that then serves, which keeps no esbuild process beside it', async () => {
+    const { build } = (await import(path.join(root, 'scripts/build.mjs'))) as {
+      build(outdir: string): Promise<unknown>;
+    };
+    const again = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-build-'));
+    try {
+      await build(again);
+      // A child that was killed and not yet reaped (state Z) holds no memory.
+      const children = execFileSync('ps', ['-o', 'stat=,args=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+      expect(children.split('\n').filter((line) => /esbuild/.test(line) && !/^Z/.test(line.trim()))).toEqual([]);
+    } finally {
+      fs.rmSync(again, { recursive: true, force: true });
+    }
+  });
 });

@@ -44,9 +44,12 @@ async function ensureServingRole(ownerUrl: string): Promise<void> {
 /**
  * A migrated database of its own for one test file: a fresh schema on TEST_DATABASE_URL (owned by its user, served
  * by the role `svc_app`, so row-level security holds every test), or else an in-memory PGlite loaded from the
- * template dump. `drop()` removes it.
+ * template dump: inside the test's process, or on a thread of its own as `npm start` runs it with `thread` (or
+ * TEST_PGLITE_WORKER=1 for every test). `drop()` removes it.
  */
-export async function openTestDatabase(): Promise<Database & { schema: string | null; drop(): Promise<void> }> {
+export async function openTestDatabase(
+  options: { thread?: boolean } = {},
+): Promise<Database & { schema: string | null; drop(): Promise<void> }> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const schema = `t_${randomBytes(6).toString('hex')}`;
@@ -74,7 +77,8 @@ export async function openTestDatabase(): Promise<Database & { schema: string | 
     };
   }
   const loadDataDir = fs.existsSync(PGLITE_TEMPLATE) ? new Blob([fs.readFileSync(PGLITE_TEMPLATE)]) : undefined;
-  const database = await createDatabase({ kind: 'pglite', dataDir: null, loadDataDir });
+  const thread = options.thread ?? process.env.TEST_PGLITE_WORKER === '1';
+  const database = await createDatabase({ kind: 'pglite', dataDir: null, loadDataDir, thread });
   await migrate(database.db);
   return { ...database, schema: null, drop: () => database.close() };
 }

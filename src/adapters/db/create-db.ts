@@ -4,13 +4,14 @@ import type { Database, DB } from '../../kernel/db/database.ts';
 import { PgLockSession } from './pg-lock-session.ts';
 import { registerSiteReaders, SITE_SETTING, SYSTEM_SITE } from '../../kernel/tenancy/site.ts';
 import { pipelinedKysely, siteScopedReaders } from './site-scoped.ts';
+import type { PgliteConfig } from './pglite-db.ts';
 
 // bigint (int8) columns arrive as strings; global positions are compared as bigint in code.
 pg.types.setTypeParser(20, (v) => v);
 
 export type DatabaseConfig =
   | { kind: 'postgres'; url: string; ownerUrl?: string; schema?: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir: string | null; loadDataDir?: Blob };
+  | ({ kind: 'pglite' } & PgliteConfig);
 
 export type { Database };
 

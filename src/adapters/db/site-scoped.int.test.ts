@@ -67,8 +67,8 @@ describe('readAsSite on the embedded database and on PostgreSQL', () => {
           select rolsuper or rolbypassrls as exempt from pg_roles where rolname = current_user`.execute(r)
       ).rows[0]!.exempt,
     }));
-    // PGlite has no site-scoped reader: readAsSite falls back to a transaction under the site (withSite).
-    expect(seen.isTransaction).toBe(database.kind === 'pglite');
+    // Both have site-scoped readers: the statement runs in an implicit transaction of its own, with its setting.
+    expect(seen.isTransaction).toBe(false);
     expect(seen.setting).toBe('a');
     expect(seen.exempt).toBe(!walled);
     expect(seen.rows).toEqual(

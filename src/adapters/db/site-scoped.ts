@@ -22,7 +22,8 @@ import type { DeferringConnection } from '../../kernel/db/later.ts';
 
 /**
  * PostgreSQL connections that send the statements whose answer nobody reads together with the next one, in one
- * round trip (the extended protocol's pipelining: several Parse/Bind/Execute, one Sync).
+ * round trip (the extended protocol's pipelining: several Parse/Bind/Execute, one Sync). PGlite's too
+ * (adapters/db/pglite-db.ts), where a round trip is one between threads or one through its protocol layer.
  *
  * - Site-scoped readers: each statement goes right behind `select set_config('svc.site_id', $site, true)`, and the
  *   two run in one implicit transaction, so the setting holds for the statement and ends with it. One round trip

@@ -2,8 +2,8 @@ import { CompiledQuery, type DatabaseConnection, type Kysely, type Transaction }
 import type { DB } from './database.ts';
 
 /**
- * A connection that sends the statements whose answer nobody reads with the next one (the PostgreSQL pipelining
- * driver, `adapters/db/site-scoped.ts`). Other connections (PGlite) run them at once.
+ * A connection that sends the statements whose answer nobody reads with the next one (the pipelining driver of
+ * PostgreSQL and PGlite, `adapters/db/site-scoped.ts`). Other connections (kysely's own driver) run them at once.
  */
 export interface DeferringConnection extends DatabaseConnection {
   readonly defers: true;
@@ -19,8 +19,9 @@ const defers = (c: DatabaseConnection): c is DeferringConnection => (c as Partia
  * Runs a write whose answer nobody reads inside a transaction on the serving connection: it is sent with the
  * transaction's next statement (at the latest its release, commit or rollback), in order, so later statements
  * of the transaction see it. A failure is reported by that next statement, as `mapError` makes it (the write's
- * own domain meaning, such as a unique field's value being taken). Elsewhere (outside a transaction, PGlite) it
- * runs at once. The inline projectors of an append write this way: an append then costs a round trip or two.
+ * own domain meaning, such as a unique field's value being taken). Elsewhere (outside a transaction, another
+ * driver) it runs at once. The inline projectors of an append write this way: an append then costs a round trip or
+ * two.
  */
 export async function later(
   db: Kysely<DB> | Transaction<DB>,

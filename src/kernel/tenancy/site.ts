@@ -58,8 +58,9 @@ export function registerSiteReaders(db: Kysely<DB>, reader: (site: string) => Ky
 
 /**
  * Reads of one site: each statement runs under the site in a transaction of its own, in one round trip where the
- * database allows it (PostgreSQL), else in one transaction (PGlite, in process). For reads and single-statement
- * writes; statements that must commit together use `withSite`. Inside a transaction, `fn` runs in it as it is.
+ * database has site-scoped readers (PostgreSQL and PGlite, adapters/db/site-scoped.ts), else in one transaction.
+ * For reads and single-statement writes; statements that must commit together use `withSite`. Inside a transaction,
+ * `fn` runs in it as it is.
  */
 export function readAsSite<T>(db: Db, siteId: string, fn: (db: Db) => Promise<T>): Promise<T> {
   if (db.isTransaction) return fn(db);
