@@ -96,12 +96,13 @@ export function startLeaderLoop(opts: LeaderLoopOptions): { stop(): Promise<void
       offs.push(
         opts.appends.onAppended((events) => {
           if (!events.some((e) => wakeOn.has(e.type))) return;
-          // The leader may be another node: tell it too.
+          // Another node leads: tell it (this node tries the lock again at its idle round).
           if (opts.locks && !lock.held()) opts.nodes?.poke();
-          wake();
+          else wake();
         }),
       );
-    if (wakeOn.size > 0 && opts.nodes) offs.push(opts.nodes.subscribe(wake));
+    // Another node's append: only the node that leads the loop has work to do.
+    if (wakeOn.size > 0 && opts.nodes) offs.push(opts.nodes.subscribe(() => lock.held() && wake()));
     sleep(opts.intervalMs);
   }
 

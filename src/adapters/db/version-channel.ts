@@ -46,11 +46,19 @@ export class PgVersionChannel implements VersionChannel {
   private static readonly LOG = 'log';
   private readonly logListeners = new Set<() => void>();
 
+  private poking = false;
+
+  /** Tells the other nodes that this one appended: one message per 10 ms at most, whatever the appends. */
   pokeLog(): void {
-    if (!this.channel) return;
-    this.pool
-      .query('select pg_notify($1, $2)', [this.channel, PgVersionChannel.LOG])
-      .catch((err: Error) => this.log?.warn({ err: err.message }, 'could not tell the other nodes of an append'));
+    if (!this.channel || this.poking) return;
+    this.poking = true;
+    setTimeout(() => {
+      this.poking = false;
+      if (this.closed || !this.channel) return;
+      this.pool
+        .query('select pg_notify($1, $2)', [this.channel, PgVersionChannel.LOG])
+        .catch((err: Error) => this.log?.warn({ err: err.message }, 'could not tell the other nodes of an append'));
+    }, 10).unref();
   }
 
   onLog(listener: () => void): () => void {

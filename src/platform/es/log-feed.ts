@@ -85,6 +85,9 @@ class Feed implements LogFeed {
   private scheduled: NodeJS.Timeout | undefined;
   private sweep: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** Whether the next wake asks for the leader lock whenever it last asked (at start, at each sweep). */
+  private asks = true;
+  private askedAt = 0;
   /** The furthest position appended on this node that a pass has not yet been seen to cover. */
   private wanted: GlobalPosition | null = null;
   private readonly offs: (() => void)[] = [];
@@ -106,7 +109,9 @@ class Feed implements LogFeed {
         this.schedule(this.opts.debounceMs ?? 20);
       }),
     );
-    if (this.opts.nodes) this.offs.push(this.opts.nodes.subscribe(() => this.schedule(this.opts.debounceMs ?? 20)));
+    // Another node appended: only the node that leads has work (the others try the lock at their sweep).
+    if (this.opts.nodes)
+      this.offs.push(this.opts.nodes.subscribe(() => this.lock.held() && this.schedule(this.opts.debounceMs ?? 20)));
     this.schedule(0);
     return this;
   }
@@ -151,13 +156,21 @@ class Feed implements LogFeed {
   private afterWake(): void {
     if (this.stopped || this.scheduled) return;
     clearTimeout(this.sweep);
-    this.sweep = setTimeout(() => this.schedule(0), this.opts.sweepMs ?? 30_000);
+    this.sweep = setTimeout(() => {
+      this.asks = true;
+      this.schedule(0);
+    }, this.opts.sweepMs ?? 30_000);
   }
 
   /** One wake: passes until the log is read through (or a consumer waits for its retry time). */
   private async wake(): Promise<void> {
     try {
-      if (!(await this.lead())) {
+      // A node that does not lead asks for the lock at most once a second (and at each sweep), not at each append.
+      const held = this.lock.held();
+      const asks = held || this.asks || Date.now() - this.askedAt >= 1000;
+      this.asks = false;
+      if (!held && asks) this.askedAt = Date.now();
+      if (!asks || !(await this.lead())) {
         // Another node reads the log: tell it of this node's appends.
         if (this.wanted !== null) this.opts.nodes?.poke();
         this.wanted = null;
@@ -171,6 +184,7 @@ class Feed implements LogFeed {
     } catch (err) {
       this.opts.log.error({ err }, 'the log feed failed; retrying');
       this.statesLoaded = false;
+      this.asks = true;
       await this.lock.reset();
       this.scheduleAt(Date.now() + 1000);
     }
