@@ -80,7 +80,7 @@ const rows = SCENARIOS.filter((s) => ours.has(s.key) || peer.has(s.key)).map((s)
   const o = ours.get(s.key) ?? [];
   const p = peer.get(s.key) ?? [];
   const ratio = o.length && p.length ? `${(median(o) / median(p)).toFixed(2)}×` : '';
-  return `| ${s.key} ${s.name} | ${p.length ? `${Math.round(median(p))} (${spread(p)})` : ''} | ${o.length ? `${Math.round(median(o))} (${spread(o)})` : ''} | ${ratio} |`;
+  return `| ${s.name} | ${p.length ? `${Math.round(median(p))} (${spread(p)})` : ''} | ${o.length ? `${Math.round(median(o))} (${spread(o)})` : ''} | ${ratio} |`;
 });
 const floor = ours.get('floor') ?? [];
 const c = ours.get('c') ?? [];
