@@ -59,9 +59,13 @@ export async function receiveUpload(
       done(null, chunk);
     },
   });
+  const out = createWriteStream(path, { flags: 'wx' });
   try {
-    await pipeline(body, counter, hasher, createWriteStream(path, { flags: 'wx' }));
+    await pipeline(body, counter, hasher, out);
   } catch (err) {
+    // A body that fails at once (it ends inside a part) can fail before the file is even open: the stream opens it
+    // and closes it after that, so it is removed only once closed, or it would be left behind.
+    if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
     await discard();
     if (err instanceof ObjectTooLarge) {
       // The client may still be sending; what it sends next is read and dropped, not stored.
