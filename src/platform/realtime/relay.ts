@@ -43,7 +43,7 @@ export interface Relay {
    * the clients joined before the call, so a connection replays up to it and takes the rest live.
    */
   ready(): Promise<GlobalPosition | null>;
-  /** Reads the log now and broadcasts what it frames (tests; otherwise woken by appends and the poll). */
+  /** Reads the log through what was committed before the call and broadcasts what it frames (tests; otherwise woken by appends and the poll). */
   tick(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -87,7 +87,16 @@ export function startRelay(opts: RelayOptions): Relay {
       hub.announceListening(at);
       return at;
     },
-    tick: () => queue.run(step),
+    tick: async () => {
+      // What was committed before the call: the global read holds back events newer than an older transaction still
+      // open (anywhere in the database), so read until the head of the call is reached, giving such one up to 30 s.
+      const head = await events.headPosition();
+      for (let i = 0; i < 1500; i++) {
+        await queue.run(step);
+        if (s.position == null || head === null || events.comparePositions(s.position, head) >= 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
     stop: async () => {
       s.stopped = true;
       unsubscribe();
