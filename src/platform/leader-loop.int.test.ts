@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
+import { systemMetadata } from '../../test/support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../test/setup/db.ts';
 import type { NewEvent } from '../kernel/es/event.ts';
@@ -22,14 +23,7 @@ const append = (type: string) =>
       {
         type,
         data: {},
-        metadata: {
-          siteId: 'lp',
-          actor: { type: 'system', id: 'test' },
-          correlationId: randomUUID(),
-          causationId: null,
-          requestId: null,
-          occurredAt: new Date().toISOString(),
-        },
+        metadata: systemMetadata('lp'),
       } as NewEvent,
     ],
     { expectedVersion: 'no_stream' },

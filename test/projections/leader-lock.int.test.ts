@@ -1,3 +1,4 @@
+import { systemMetadata } from '../support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { sql } from 'kysely';
@@ -94,14 +95,7 @@ describe.skipIf(!onPostgres)('async projections leader lock', () => {
         {
           type: 'Pinged',
           data: { n: 1 },
-          metadata: {
-            siteId: 'main',
-            actor: { type: 'system', id: 'test' },
-            correlationId: randomUUID(),
-            causationId: null,
-            requestId: null,
-            occurredAt: new Date().toISOString(),
-          },
+          metadata: systemMetadata('main'),
         } as NewEvent,
       ],
       { expectedVersion: 'no_stream' },

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import { systemMetadata } from '../../../test/support/metadata.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../../test/setup/db.ts';
 import type { NewEvent } from '../../kernel/es/event.ts';
@@ -31,14 +32,7 @@ const appendMany = async (n: number) => {
       ({
         type: 'Counted',
         data: { i },
-        metadata: {
-          siteId: 'mx',
-          actor: { type: 'system', id: 'test' },
-          correlationId: randomUUID(),
-          causationId: null,
-          requestId: null,
-          occurredAt: new Date().toISOString(),
-        },
+        metadata: systemMetadata('mx'),
       }) as NewEvent,
   );
   await store.append(`mx/counter/${randomUUID()}`, events, { expectedVersion: 'no_stream' });
