@@ -24,10 +24,9 @@ import {
 import { migrate } from './platform/db/migrate.ts';
 import { checkServingRole, grantServing } from './kernel/db/row-security.ts';
 import { instanceSecret } from './platform/crypto/instance-secrets.ts';
-import { catchUpOnce, projectionState } from './platform/es/async-projections.ts';
 import { placeReactors } from './platform/es/reactor-state.ts';
 import { startLogFeed, type LogFeedOptions } from './platform/es/log-feed.ts';
-import type { EventStore, GlobalLog } from './kernel/es/event-store.ts';
+import type { EventStore } from './kernel/es/event-store.ts';
 import { ProjectedStore } from './platform/es/projected-store.ts';
 import { VersionCachedStore } from './platform/es/version-cache.ts';
 import { ProjectionEngine } from './platform/es/projection-engine.ts';
@@ -115,7 +114,7 @@ export async function startRuntime(
       return (items ??= itemsApi(deps));
     },
     authorizer: createAuthorizer({ store, clock, stepUp: (id) => stepUpError(deps, id) }),
-    drainAsync: () => drainAsyncProjectors(db, events, asyncProjectors, context),
+    drainAsync: () => background.feed.drainProjections(),
     drainReactors: (name) => background.feed.drain(name),
     retentionKinds: () => features.flatMap((f) => f.retention?.(deps) ?? []),
     personalData: () => (parts ??= checkParts(features.flatMap((f) => f.personalData?.(deps) ?? []))),
@@ -123,7 +122,8 @@ export async function startRuntime(
   const background = await startBackground(deps, events, {
     nodes: { subscribe: (wake) => channel.onLog(wake), poke: () => channel.pokeLog() },
     active: opts.asyncWorker !== false,
-    projectors: opts.asyncWorker === false ? [] : asyncProjectors,
+    // Without the async worker the feed still holds them, and runs them only when drained.
+    projectors: asyncProjectors,
     context,
     log,
   });
@@ -293,29 +293,6 @@ async function logFromConfig(
   subscription.start();
   const store = new ProjectedStore(events, subscription, config.SVC_PROJECTION_WAIT_MS, log);
   return { store, events, subscription, engine };
-}
-
-/**
- * Projects every event committed before the call. The global reader holds back events newer than the oldest open
- * transaction of the database (so none is ever skipped), so "no batch" can mean "not yet visible": drain until each
- * checkpoint reaches the log's head at the call, giving such a transaction up to 30 s to end.
- */
-async function drainAsyncProjectors(
-  db: Kysely<DB>,
-  events: GlobalLog,
-  projectors: Projector[],
-  context: ProjectionContext,
-): Promise<void> {
-  const target = await events.headPosition();
-  if (target === null) return;
-  for (const p of projectors) {
-    for (let i = 0; i < 1500; i++) {
-      while ((await catchUpOnce(db, events, p, context)) > 0);
-      const state = await projectionState(db, p.name);
-      if (state?.status !== 'live' || events.comparePositions(state.checkpoint, target) >= 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
 }
 
 /**
